@@ -1,0 +1,5 @@
+import sys
+
+from colosseum.cli import main
+
+sys.exit(main())

@@ -1,0 +1,206 @@
+"""Structural diagnostics of a project, with stable codes (``colosseum/<name>``).
+
+Labels and references are judged per root, as LaTeX would judge each build; a finding that
+holds in only some of the roots that read a file says which.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from colosseum.structure import Diagnostic, Location, Position, Range, RelatedInfo
+
+if TYPE_CHECKING:
+    from colosseum.index import ProjectIndex
+
+PREFIX = "colosseum/"
+
+
+def code(name: str) -> str:
+    return PREFIX + name
+
+
+def _range_at(index: "ProjectIndex", path: Path, start: int, end: int) -> Range:
+    ft = index.text_of(path)
+    if ft is None:
+        return Range(Position(0, 0), Position(0, 0))
+    return ft.lines.range(start, end)
+
+
+def similar_labels(name: str, candidates) -> list[str]:
+    """Labels that differ from ``name`` only in case or by one edit (insert, delete, swap, change)."""
+    lowered = name.lower()
+    out = []
+    for cand in candidates:
+        if cand == name:
+            continue
+        if cand.lower() == lowered or _one_edit(name, cand):
+            out.append(cand)
+    return sorted(out)[:5]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1:]
+
+
+def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
+    found: dict[tuple, tuple[Diagnostic, set[Path]]] = {}
+    multi_root = len(index.roots) > 1
+
+    def add(diag: Diagnostic, root: Path | None = None) -> None:
+        key = (diag.file, diag.range, diag.code, diag.message)
+        entry = found.get(key)
+        if entry is None:
+            found[key] = (diag, {root} if root else set())
+        elif root:
+            entry[1].add(root)
+
+    # reading the files
+    for path in index.files():
+        ft = index.text_of(path)
+        if ft is not None and ft.problem is not None:
+            severity, name, message = ft.problem
+            add(Diagnostic(path, Range(Position(0, 0), Position(0, 0)), severity, code(name), message))
+    for problem in index.config.problems:
+        assert index.config.path is not None
+        pos = Position(problem.line, 0)
+        add(Diagnostic(index.config.path, Range(pos, pos), "error", code("config-error"), problem.message))
+    for message in index.root_problems:
+        target = index.config.path or index.root_dir
+        add(Diagnostic(target, Range(Position(0, 0), Position(0, 0)), "error", code("config-error"), message))
+    for problem in index.include_problems:
+        add(Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end), problem.severity,
+                       code(problem.code), problem.message), problem.root)
+
+    # scanner errors (unbalanced braces, unterminated verbatim) and environment structure
+    for result in index.root_results:
+        for problem in result.problems:
+            add(Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end), "error",
+                           code(problem.code), problem.message), result.root)
+    for path in index.files():
+        entry = index._scans.get(path)
+        if entry is None:
+            continue
+        for analysis in entry.analyses.values():
+            for err in analysis.errors:
+                if err.name == "unterminated-environment" and "not closed before" in err.value:
+                    continue  # reported per root by the linker
+                add(Diagnostic(path, analysis.lines.range(err.start, err.end), "error", code(err.name), err.value))
+            break
+
+    # labels and references, per root
+    all_labels = index.labels
+    for result in index.root_results:
+        for name, labels in result.labels.items():
+            distinct = list({id(x): x for x in labels}.values())
+            if len(distinct) > 1:
+                for label in distinct:
+                    others = [x for x in distinct if x is not label]
+                    where = ", ".join(f"{index.relative(o.location.file)}:{o.location.range.start.line + 1}" for o in others)
+                    add(Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
+                                   f"label `{name}` is defined {len(distinct)} times (also at {where})",
+                                   tuple(RelatedInfo(o.location, f"`{name}` is also defined here") for o in others)),
+                        result.root)
+        for ref in result.references:
+            if ref.label in result.labels:
+                continue
+            if ref.label in all_labels:
+                elsewhere = all_labels[ref.label][0].location
+                message = (f"undefined reference `{ref.label}` in this build: its \\label is in "
+                           f"{index.relative(elsewhere.file)}, which this root does not include")
+            else:
+                message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
+                near = similar_labels(ref.label, result.labels)
+                if near:
+                    message += "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
+            add(Diagnostic(ref.location.file, ref.location.range, "error", code("undefined-reference"), message),
+                result.root)
+        for name, labels in result.labels.items():
+            if "," in name and labels:
+                add(Diagnostic(labels[0].location.file, labels[0].location.range, "warning", code("label-with-comma"),
+                               f"label `{name}` contains a comma: \\cref and \\uses read it as "
+                               + " and ".join(f"`{p.strip()}`" for p in name.split(","))), result.root)
+
+    _graph_diagnostics(index, add)
+    _claim_diagnostics(index, add)
+
+    out = []
+    for (diag, roots) in found.values():
+        if multi_root and roots:
+            reading = index.file_roots.get(diag.file, [])
+            if len(reading) > 1 and len(roots) < len(reading):
+                names = ", ".join(sorted(index.relative(r) for r in roots))
+                diag = Diagnostic(diag.file, diag.range, diag.severity, diag.code,
+                                  f"{diag.message} (when built from {names})", diag.related)
+        out.append(diag)
+    out.sort(key=Diagnostic.sort_key)
+    return out
+
+
+def _node_location(index: "ProjectIndex", node: str) -> Location | None:
+    if node in index.claims:
+        return index.claims[node].location
+    if node in index.sections:
+        return index.sections[node].location
+    return None
+
+
+def _graph_diagnostics(index: "ProjectIndex", add) -> None:
+    graph = index.graph
+    for cycle in graph.cycles():
+        path = " -> ".join(cycle)
+        for node in cycle[:-1]:
+            loc = _node_location(index, node)
+            if loc is None:
+                continue
+            related = tuple(RelatedInfo(other, f"`{n}` is on the cycle")
+                            for n in cycle[:-1] if n != node and (other := _node_location(index, n)) is not None)
+            add(Diagnostic(loc.file, loc.range, "error", code("dependency-cycle"),
+                           f"circular argument: {path} (each uses the next)", related))
+    for node, path in graph.conditional_on.items():
+        loc = _node_location(index, node)
+        origin = _node_location(index, path[0])
+        if loc is None:
+            continue
+        via = f" (via {' -> '.join(path[1:-1])})" if len(path) > 2 else ""
+        related = (RelatedInfo(origin, f"open obligation `{path[0]}`"),) if origin else ()
+        add(Diagnostic(loc.file, loc.range, "warning", code("depends-on-open-obligation"),
+                       f"`{node}` is conditional: its proof relies on the open obligation `{path[0]}`{via}", related))
+
+
+def _claim_diagnostics(index: "ProjectIndex", add) -> None:
+    referenced = {ref.label for ref in index.references if ref.part != "proof-title"}
+    referenced |= {ref.label for ref in index.references if ref.command == "proves"}
+    per_label = defaultdict(list)
+    for name, labels in index.labels.items():
+        per_label[name] = labels
+    for claim in index.claims.values():
+        if claim.kind == "leannode":
+            continue
+        if claim.label and claim.label not in referenced:
+            label = per_label[claim.label][0]
+            add(Diagnostic(label.location.file, label.location.range, "hint", code("unused-label"),
+                           f"{claim.kind} `{claim.label}` is never referenced"))
+        if claim.lean_decls and not claim.leanok and not claim.mathlibok:
+            add(Diagnostic(claim.location.file, claim.location.range, "hint", code("lean-without-leanok"),
+                           f"{claim.kind} `{claim.id}` names Lean declaration(s) "
+                           f"{', '.join(claim.lean_decls)} but is not marked \\leanok (not formalized yet)"))
+        if claim.leanok and not claim.lean_decls:
+            add(Diagnostic(claim.location.file, claim.location.range, "warning", code("leanok-without-lean"),
+                           f"{claim.kind} `{claim.id}` is marked \\leanok but names no Lean declaration (\\lean{{...}})"))
+        if claim.notready and claim.leanok:
+            add(Diagnostic(claim.location.file, claim.location.range, "warning", code("leanok-but-notready"),
+                           f"{claim.kind} `{claim.id}` is marked both \\notready and \\leanok"))

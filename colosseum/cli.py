@@ -1,0 +1,81 @@
+"""The ``colosseum`` command line: check, dag, obligations, serve."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from colosseum import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="colosseum", description="Check and solve the proof obligations of a LaTeX project.")
+    parser.add_argument("--version", action="version", version=f"colosseum {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="report broken references, cycles, open obligations ...")
+    check.add_argument("path", help="project directory or its root .tex file")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    dag = sub.add_parser("dag", help="print the dependency DAG")
+    dag.add_argument("path")
+    dag.add_argument("--format", choices=("json", "dot", "mermaid"), default="json")
+    obligations = sub.add_parser("obligations", help="the obligations in a valid solve order")
+    obligations.add_argument("path")
+    obligations.add_argument("--format", choices=("text", "json"), default="text")
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead of stdio")
+    serve.add_argument("--log-file", help="write the server log here")
+    return parser
+
+
+def _open(path: str):
+    from colosseum.index import ProjectError, ProjectIndex
+
+    try:
+        return ProjectIndex.open(path)
+    except ProjectError as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        from colosseum_lsp.main import run_server  # the server package; the engine never imports it
+
+        return run_server(tcp_port=args.tcp, log_file=args.log_file)
+    index = _open(args.path)
+    if index is None:
+        return 2
+    from colosseum import export
+
+    if args.command == "check":
+        diagnostics = index.diagnostics()
+        if args.format == "json":
+            print(export.diagnostics_json(index, diagnostics))
+        else:
+            text = export.diagnostics_text(index, diagnostics)
+            if text:
+                print(text)
+            counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in ("error", "warning", "information", "hint")}
+            print(f"{len(index.claims)} claims, {len(index.sections)} sections, {len(index.graph.edges)} edges in "
+                  f"{len(index.roots)} root(s): {counts['error']} errors, {counts['warning']} warnings, "
+                  f"{counts['hint'] + counts['information']} notes", file=sys.stderr)
+        return 1 if any(d.severity == "error" for d in diagnostics) else 0
+    if args.command == "dag":
+        render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid}[args.format]
+        print(render(index))
+        return 0
+    if args.command == "obligations":
+        plan = export.obligation_plan(index)
+        if args.format == "json":
+            print(json.dumps({"obligations": plan}, indent=2, ensure_ascii=False))
+        elif not plan:
+            print("no obligations (mark a claim with \\obligation or a line `% colosseum: obligation`)")
+        else:
+            for item in plan:
+                waits = ", ".join(item["waits_on"]) if item["waits_on"] else "nothing"
+                print(f"{item['generation']}. {item['id']} [{item['status']}] {item['file']}:{item['line']} "
+                      f"- waits on: {waits}")
+        return 0
+    return 2

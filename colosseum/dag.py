@@ -1,0 +1,274 @@
+"""The dependency DAG: nodes are claims and sections, ``A -> B`` means *B uses A*.
+
+The queries the index needs on every edit (strongly connected components, generations,
+reachability) are small linear-time algorithms over plain adjacency dicts: importing networkx
+alone costs 0.3 s, more than indexing a whole blueprint. ``DependencyGraph.nx`` builds the
+networkx mirror on first use, for everything else (drawing, ad-hoc analysis), and the tests
+check every query here against networkx's own.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from colosseum.structure import Edge
+
+if TYPE_CHECKING:
+    import networkx
+
+    from colosseum.index import ProjectIndex
+
+DEPENDENCY_KINDS = ("statement-uses", "proof-uses")
+STATUSES = ("proved", "open", "obligation", "conditional")
+
+
+class DependencyGraph:
+    def __init__(self):
+        self.node_kind: dict[str, str] = {}  # id -> environment name or "section"
+        self.edges: list[Edge] = []
+        self.succ: dict[str, set[str]] = {}  # dependency edges only
+        self.pred: dict[str, set[str]] = {}
+        self.proof_succ: dict[str, set[str]] = {}  # proof-uses only: what carries conditionality
+        self.status: dict[str, str] = {}
+        self.conditional_on: dict[str, list[str]] = {}  # id -> path from an open obligation
+        self._nx = None
+
+    # ---- construction ----------------------------------------------------------------------------
+    @classmethod
+    def build(cls, index: "ProjectIndex") -> "DependencyGraph":
+        graph = cls()
+        for sid in index.sections:
+            graph._add_node(sid, "section")
+        for cid, claim in index.claims.items():
+            graph._add_node(cid, claim.kind)
+        label_owner = {name: labels[0].owner for name, labels in index.labels.items() if labels}
+        section_parent = {sid: s.parent for sid, s in index.sections.items()}
+        claim_section = {cid: c.section for cid, c in index.claims.items()}
+
+        def section_chain(node: str | None) -> set[str]:
+            chain = set()
+            sec = claim_section.get(node) if node in claim_section else node
+            while sec is not None and sec not in chain and len(chain) < 64:
+                chain.add(sec)
+                sec = section_parent.get(sec)
+            return chain
+
+        seen: set[tuple[str, str, str]] = set()
+        for ref in index.references:
+            user = ref.owner
+            if user is None or ref.part == "proof-title" or ref.command == "proves":
+                continue
+            used = label_owner.get(ref.label)
+            if used is None or used == user:
+                continue
+            if used in section_parent and used in section_chain(user):
+                continue  # a claim citing the section it sits in, or a section citing its parent
+            if user in section_parent and (used in claim_section or used in section_parent):
+                if user in section_chain(used):
+                    continue  # a section's road map pointing into its own content
+            kind = "statement-uses" if ref.part == "statement" else "proof-uses"
+            key = (used, user, kind)
+            if key not in seen:
+                seen.add(key)
+                graph.edges.append(Edge(used, user, kind))
+                graph.succ[used].add(user)
+                graph.pred[user].add(used)
+                if kind == "proof-uses":
+                    graph.proof_succ[used].add(user)
+        for cid, claim in index.claims.items():
+            if claim.section is not None and claim.section in index.sections:
+                graph.edges.append(Edge(claim.section, cid, "contains"))
+        for sid, section in index.sections.items():
+            if section.parent is not None and section.parent in index.sections:
+                graph.edges.append(Edge(section.parent, sid, "contains"))
+        graph._compute_status(index)
+        return graph
+
+    def _add_node(self, node: str, kind: str) -> None:
+        self.node_kind[node] = kind
+        self.succ.setdefault(node, set())
+        self.pred.setdefault(node, set())
+        self.proof_succ.setdefault(node, set())
+
+    def _compute_status(self, index: "ProjectIndex") -> None:
+        contained: dict[str, bool] = {}
+        for claim in index.claims.values():
+            if claim.section:
+                contained[claim.section] = True
+        for section in index.sections.values():
+            if section.parent:
+                contained[section.parent] = True
+        for cid, claim in index.claims.items():
+            proved = (claim.proof is not None and claim.proof.has_content) or claim.mathlibok
+            if proved:
+                self.status[cid] = "proved"
+            elif claim.obligation:
+                self.status[cid] = "obligation"
+            elif claim.needs_proof:
+                self.status[cid] = "open"
+            else:
+                self.status[cid] = "proved"  # definitions and remarks: nothing to prove
+        for sid, section in index.sections.items():
+            empty = not section.has_content and not contained.get(sid)
+            self.status[sid] = "obligation" if section.obligation and empty else "proved"
+        # conditional: proved, but a proof-uses path leads back to an open obligation
+        for origin in sorted(n for n, s in self.status.items() if s == "obligation"):
+            parent = {origin: None}
+            queue = deque([origin])
+            while queue:
+                node = queue.popleft()
+                for nxt in self.proof_succ.get(node, ()):
+                    if nxt in parent:
+                        continue
+                    parent[nxt] = node
+                    queue.append(nxt)
+                    if self.status.get(nxt) in ("proved", "conditional") and nxt not in self.conditional_on:
+                        path = [nxt]
+                        while parent[path[-1]] is not None:
+                            path.append(parent[path[-1]])
+                        self.conditional_on[nxt] = list(reversed(path))
+                        self.status[nxt] = "conditional"
+
+    # ---- queries ---------------------------------------------------------------------------------
+    def dependency_edges(self) -> list[Edge]:
+        return [e for e in self.edges if e.kind in DEPENDENCY_KINDS]
+
+    def ancestors(self, node: str) -> set[str]:
+        """Everything ``node`` rests on (the results it may assume are the others)."""
+        return self._reach(node, self.pred)
+
+    def descendants(self, node: str) -> set[str]:
+        """Everything an edit of ``node`` can affect."""
+        return self._reach(node, self.succ)
+
+    @staticmethod
+    def _reach(node: str, adjacency: dict[str, set[str]]) -> set[str]:
+        seen: set[str] = set()
+        stack = list(adjacency.get(node, ()))
+        while stack:
+            cur = stack.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            stack.extend(adjacency.get(cur, ()))
+        seen.discard(node)
+        return seen
+
+    def strongly_connected_components(self) -> list[list[str]]:
+        """Tarjan's algorithm, iterative (papers have long dependency chains)."""
+        index_of: dict[str, int] = {}
+        low: dict[str, int] = {}
+        on_stack: set[str] = set()
+        stack: list[str] = []
+        components: list[list[str]] = []
+        counter = 0
+        for start in sorted(self.succ):
+            if start in index_of:
+                continue
+            work = [(start, iter(sorted(self.succ[start])))]
+            index_of[start] = low[start] = counter
+            counter += 1
+            stack.append(start)
+            on_stack.add(start)
+            while work:
+                node, children = work[-1]
+                advanced = False
+                for child in children:
+                    if child not in index_of:
+                        index_of[child] = low[child] = counter
+                        counter += 1
+                        stack.append(child)
+                        on_stack.add(child)
+                        work.append((child, iter(sorted(self.succ[child]))))
+                        advanced = True
+                        break
+                    if child in on_stack:
+                        low[node] = min(low[node], index_of[child])
+                if advanced:
+                    continue
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index_of[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    components.append(sorted(component))
+        return components
+
+    def cycles(self) -> list[list[str]]:
+        """One shortest cycle per circular group of claims, each as a closed path [a, b, ..., a]."""
+        out = []
+        for component in self.strongly_connected_components():
+            if len(component) < 2:
+                continue
+            members = set(component)
+            start = component[0]
+            parent = {start: None}
+            queue = deque([start])
+            found = None
+            while queue and found is None:
+                node = queue.popleft()
+                for nxt in sorted(self.succ[node]):
+                    if nxt not in members:
+                        continue
+                    if nxt == start:
+                        found = node
+                        break
+                    if nxt not in parent:
+                        parent[nxt] = node
+                        queue.append(nxt)
+            path = [start]
+            node = found
+            while node is not None and node != start:
+                path.append(node)
+                node = parent[node]
+            path = [start] + list(reversed(path[1:])) + [start]
+            out.append(path)
+        return out
+
+    def generations(self) -> list[list[str]]:
+        """Layers that can be settled in parallel (Kahn); nodes on a cycle come last, together."""
+        indegree = {n: len(self.pred[n]) for n in self.succ}
+        layer = sorted(n for n, d in indegree.items() if d == 0)
+        out = []
+        done = 0
+        while layer:
+            out.append(layer)
+            done += len(layer)
+            nxt = set()
+            for node in layer:
+                for child in self.succ[node]:
+                    indegree[child] -= 1
+                    if indegree[child] == 0:
+                        nxt.add(child)
+            layer = sorted(nxt)
+        if done < len(indegree):
+            out.append(sorted(n for n, d in indegree.items() if d > 0))
+        return out
+
+    @property
+    def nx(self) -> "networkx.DiGraph":
+        """The networkx mirror: every node with its kind and status, every edge with its kind."""
+        if self._nx is None:
+            import networkx
+
+            g = networkx.DiGraph()
+            for node, kind in self.node_kind.items():
+                g.add_node(node, kind=kind, status=self.status.get(node))
+            for edge in self.edges:
+                if g.has_edge(edge.source, edge.target):
+                    data = g.edges[edge.source, edge.target]
+                    data["kinds"].add(edge.kind)
+                    if data["kind"] == "contains" or (data["kind"] == "proof-uses" and edge.kind == "statement-uses"):
+                        data["kind"] = edge.kind
+                else:
+                    g.add_edge(edge.source, edge.target, kind=edge.kind, kinds={edge.kind})
+            self._nx = g
+        return self._nx

@@ -1,0 +1,379 @@
+"""One file's structure, computed from its scan events alone.
+
+The result is cached per (scan, set of theorem-like environments), so an edit re-analyses only
+the edited file. What depends on the files before it (the section a file's first paragraph
+belongs to, the claim a leading ``proof`` proves, environments opened in one file and closed in
+another) is left as ``INCOMING`` / dangling entries for the project linker to resolve.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from colosseum.latex_scanner import Event
+from colosseum.source_text import LineIndex
+
+INCOMING = -1  # "the claim / section in effect where this file is included"
+
+DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
+    "theorem", "lemma", "proposition", "corollary", "definition", "remark", "example", "conjecture",
+    "claim", "fact", "observation", "notation", "exercise", "problem", "question", "assumption",
+    "hypothesis", "axiom", "sublemma", "thm", "lem", "prop", "cor", "defn", "dfn", "rem",
+))
+PROOF_ENVIRONMENTS = frozenset(("proof", "proof*"))
+_ASSERTION = re.compile(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
+_NON_ASSERTION = re.compile(
+    r"^(def|dfn|rem|ex|note|notation|conv|conj|question|problem|assum|hyp|axiom|algo|setup|param|"
+    r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice)",
+    re.I,
+)
+_STRIP_FOR_CONTENT = re.compile(
+    r"%[^\n]*|\\(?:label|uses|proves|lean|leanok|notready|mathlibok|obligation|discussion)\b\*?(?:\{[^{}]*\})?|\s+"
+)
+
+
+def needs_proof(env: str, title: str = "", style: str = "plain") -> bool:
+    """Whether an environment states something to be proved (a lemma) or not (a definition)."""
+    base = env.rstrip("*")
+    for word in (base, title):
+        if word and _ASSERTION.search(word):
+            return True
+    if _NON_ASSERTION.match(base) or (title and _NON_ASSERTION.match(title)):
+        return False
+    return style not in ("definition", "remark")
+
+
+@dataclass(slots=True)
+class RefRec:
+    label: str
+    command: str
+    start: int
+    end: int  # range of the label name itself
+    part: str  # statement | proof | prose | proof-title
+
+
+@dataclass(slots=True)
+class LabelRec:
+    name: str
+    command: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class ClaimRec:
+    env: str
+    title: str | None
+    begin: tuple[int, int]
+    end: tuple[int, int] = (-1, -1)
+    label: LabelRec | None = None
+    inner_labels: list[LabelRec] = field(default_factory=list)
+    refs: list[RefRec] = field(default_factory=list)
+    obligation: bool = False
+    lean_decls: list[str] = field(default_factory=list)
+    leanok: bool = False
+    mathlibok: bool = False
+    notready: bool = False
+    section: int = INCOMING  # index into sections, or INCOMING
+    statement_text: str = ""
+    leannode: bool = False
+    parent_claim: int | None = None  # claim this one is nested in (a claim inside a proof)
+
+
+@dataclass(slots=True)
+class ProofRec:
+    begin: tuple[int, int]
+    end: tuple[int, int] = (-1, -1)
+    attach: int | None = INCOMING  # claim index in this file, INCOMING, or None when named
+    named: str | None = None
+    refs: list[RefRec] = field(default_factory=list)
+    labels: list[LabelRec] = field(default_factory=list)
+    leanok: bool = False
+    obligation: bool = False
+    has_content: bool = False
+    section: int = INCOMING
+    title: tuple[int, int] | None = None  # range of the optional argument [Proof of ...]
+
+
+@dataclass(slots=True)
+class SectionRec:
+    level: str
+    title: str
+    begin: tuple[int, int]
+    star: bool
+    label: LabelRec | None = None
+    refs: list[RefRec] = field(default_factory=list)
+    labels: list[LabelRec] = field(default_factory=list)
+    obligation: bool = False
+    has_content: bool = False
+
+
+@dataclass(slots=True)
+class ThmDecl:
+    env: str
+    title: str
+    style: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class FileAnalysis:
+    lines: LineIndex
+    claims: list[ClaimRec] = field(default_factory=list)
+    proofs: list[ProofRec] = field(default_factory=list)
+    sections: list[SectionRec] = field(default_factory=list)
+    incoming_refs: list[RefRec] = field(default_factory=list)  # before the file's first section
+    incoming_labels: list[LabelRec] = field(default_factory=list)
+    incoming_obligation: bool = False
+    incoming_content: bool = False
+    dangling_ends: list[Event] = field(default_factory=list)  # \end with no \begin in this file
+    dangling_begins: list[Event] = field(default_factory=list)  # \begin never closed here
+    errors: list[Event] = field(default_factory=list)
+    includes: list[Event] = field(default_factory=list)
+    theorem_decls: list[ThmDecl] = field(default_factory=list)
+    magic_root: Event | None = None
+
+
+def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
+    style = "plain"
+    out = []
+    for ev in events:
+        if ev.kind == "theoremstyle":
+            style = ev.value or "plain"
+        elif ev.kind == "thmdecl":
+            title, _star = ev.extra
+            decl_style = style
+            m = re.search(r"style\s*=\s*(\w+)", ev.value if ev.name == "declaretheorem" else "")
+            if m:
+                decl_style = m.group(1)
+            out.append(ThmDecl(ev.value, title, decl_style, ev.start, ev.end))
+    return out
+
+
+def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: frozenset[str]) -> FileAnalysis:
+    """Group one file's events into claims, proofs and sections (see module docstring)."""
+    fa = FileAnalysis(lines)
+    fa.theorem_decls = theorem_declarations(events)
+    stack: list[tuple[str, str, int]] = []  # (env, role: claim|proof|other, index)
+    current_section = INCOMING
+    pending_section_label: int | None = None
+    pending_marker: tuple[int, int] | None = None  # (line of the comment, unused)
+    pending_marker_owner: tuple[str, int] = ("section", INCOMING)
+    last_claim_closed: int | None = INCOMING
+
+    def innermost(role_filter=("claim", "proof")):
+        for env, role, idx in reversed(stack):
+            if role in role_filter:
+                return role, idx
+        return None
+
+    def owner_now() -> tuple[str, int]:
+        inner = innermost()
+        if inner is not None:
+            return inner
+        return ("section", current_section)
+
+    def mark_obligation(owner: tuple[str, int]) -> None:
+        role, idx = owner
+        if role == "claim":
+            fa.claims[idx].obligation = True
+        elif role == "proof":
+            fa.proofs[idx].obligation = True
+        elif idx == INCOMING:
+            fa.incoming_obligation = True
+        else:
+            fa.sections[idx].obligation = True
+
+    for ev in events:
+        kind = ev.kind
+        carry_to_new = False
+        if pending_marker is not None and kind != "marker":
+            starts_item = kind == "section" or (
+                kind == "begin" and (ev.name in theorem_envs or ev.name in PROOF_ENVIRONMENTS))
+            if starts_item and lines.line_of(ev.start) == pending_marker[0] + 1:
+                carry_to_new = True  # "% colosseum: obligation" on the line right before it
+            else:
+                mark_obligation(pending_marker_owner)
+            pending_marker = None
+        pending_section_label_keep = kind in ("label", "marker")
+
+        if kind == "begin":
+            env = ev.name
+            if ev.extra == "verbatim":
+                stack.append((env, "other", -1))
+            elif env in theorem_envs:
+                title = ev.value if ev.vstart >= 0 else None
+                parent = innermost()
+                claim = ClaimRec(env, title, (ev.start, ev.end), section=current_section)
+                if parent is not None:
+                    # a claim stated inside another claim's proof belongs to that claim
+                    claim.parent_claim = parent[1] if parent[0] == "claim" else None
+                fa.claims.append(claim)
+                stack.append((env, "claim", len(fa.claims) - 1))
+                if carry_to_new:
+                    claim.obligation = True
+            elif env in PROOF_ENVIRONMENTS:
+                proof = ProofRec((ev.start, ev.end), section=current_section)
+                proof.attach = last_claim_closed
+                fa.proofs.append(proof)
+                stack.append((env, "proof", len(fa.proofs) - 1))
+                if ev.vstart >= 0:
+                    proof.title = (ev.vstart, ev.vend)
+                if carry_to_new:
+                    proof.obligation = True
+            else:
+                stack.append((env, "other", -1))
+        elif kind == "end":
+            env = ev.name
+            if stack and stack[-1][0] == env:
+                opened = stack.pop()
+                _close(fa, opened, ev, text)
+                if opened[1] == "claim":
+                    last_claim_closed = opened[2]
+            elif any(e == env for e, _, _ in stack):
+                while stack and stack[-1][0] != env:
+                    opened = stack.pop()
+                    fa.errors.append(Event("error", ev.start, ev.end, "unterminated-environment",
+                                           f"\\begin{{{opened[0]}}} is not closed before \\end{{{env}}}"))
+                    _close(fa, opened, ev, text)
+                opened = stack.pop()
+                _close(fa, opened, ev, text)
+                if opened[1] == "claim":
+                    last_claim_closed = opened[2]
+            else:
+                fa.dangling_ends.append(ev)
+        elif kind == "section":
+            sec = SectionRec(ev.name, ev.value.strip(), (ev.start, ev.end), bool(ev.extra))
+            fa.sections.append(sec)
+            current_section = len(fa.sections) - 1
+            pending_section_label = current_section
+            pending_section_label_keep = True
+            if carry_to_new:
+                sec.obligation = True
+            # a section closes nothing in LaTeX, but claims never span sections in practice
+        elif kind == "label" or kind == "leannode":
+            rec = LabelRec(ev.value, ev.name, ev.vstart, ev.vend)
+            if kind == "leannode":
+                claim = ClaimRec("leannode", None, (ev.start, ev.end), (ev.start, ev.end), label=rec,
+                                 section=current_section, leannode=True)
+                fa.claims.append(claim)
+                continue
+            if pending_section_label is not None and not _inside_claim_or_proof(stack):
+                sec = fa.sections[pending_section_label]
+                if sec.label is None:
+                    sec.label = rec
+                    pending_section_label = None
+                    continue
+            top = stack[-1] if stack else None
+            inner = innermost()
+            if top is not None and top[1] == "claim" and fa.claims[top[2]].label is None:
+                fa.claims[top[2]].label = rec
+            elif inner is not None and inner[0] == "claim":
+                fa.claims[inner[1]].inner_labels.append(rec)
+            elif inner is not None and inner[0] == "proof":
+                fa.proofs[inner[1]].labels.append(rec)
+            elif current_section == INCOMING:
+                fa.incoming_labels.append(rec)
+            else:
+                fa.sections[current_section].labels.append(rec)
+        elif kind == "ref":
+            inner = innermost()
+            if inner is None:
+                rec = RefRec(ev.value, ev.name, ev.vstart, ev.vend, "prose")
+                if current_section == INCOMING:
+                    fa.incoming_refs.append(rec)
+                else:
+                    fa.sections[current_section].refs.append(rec)
+            elif inner[0] == "claim":
+                fa.claims[inner[1]].refs.append(RefRec(ev.value, ev.name, ev.vstart, ev.vend, "statement"))
+            else:
+                proof = fa.proofs[inner[1]]
+                title = proof.title
+                if ev.name == "proves" or (title and title[0] <= ev.vstart < title[1]):
+                    if proof.named is None:
+                        proof.named = ev.value
+                        proof.attach = None
+                    proof.refs.append(RefRec(ev.value, ev.name, ev.vstart, ev.vend, "proof-title"))
+                else:
+                    proof.refs.append(RefRec(ev.value, ev.name, ev.vstart, ev.vend, "proof"))
+        elif kind == "marker":
+            owner = owner_now()
+            if ev.name == "obligation-comment":
+                if pending_marker is not None:
+                    mark_obligation(pending_marker_owner)
+                pending_marker = (lines.line_of(ev.start), 0)
+                pending_marker_owner = owner
+                continue
+            role, idx = owner
+            if ev.name == "obligation":
+                mark_obligation(owner)
+            elif role == "claim":
+                claim = fa.claims[idx]
+                if ev.name == "leanok":
+                    claim.leanok = True
+                elif ev.name == "mathlibok":
+                    claim.mathlibok = True
+                elif ev.name == "notready":
+                    claim.notready = True
+            elif role == "proof" and ev.name == "leanok":
+                fa.proofs[idx].leanok = True
+        elif kind == "lean":
+            inner = innermost()
+            if inner is not None and inner[0] == "claim":
+                fa.claims[inner[1]].lean_decls.extend(d for d, _, _ in ev.extra)
+        elif kind == "include":
+            fa.includes.append(ev)
+        elif kind == "error":
+            fa.errors.append(ev)
+        elif kind == "magic-root":
+            if fa.magic_root is None:
+                fa.magic_root = ev
+        if not pending_section_label_keep:
+            pending_section_label = None
+    if pending_marker is not None:
+        mark_obligation(pending_marker_owner)
+    for env, role, idx in stack:
+        fa.dangling_begins.append(Event("begin", -1, -1, env, extra=(role, idx)))
+        if role == "claim":
+            claim = fa.claims[idx]
+            claim.end = (len(text), len(text))
+            claim.statement_text = text[claim.begin[1]:len(text)]
+        elif role == "proof":
+            fa.proofs[idx].end = (len(text), len(text))
+            fa.proofs[idx].has_content = bool(_STRIP_FOR_CONTENT.sub("", text[fa.proofs[idx].begin[1]:]))
+    _section_content(fa, text)
+    return fa
+
+
+def _inside_claim_or_proof(stack) -> bool:
+    return any(role in ("claim", "proof") for _, role, _ in stack)
+
+
+def _close(fa: FileAnalysis, opened: tuple[str, str, int], ev: Event, text: str) -> None:
+    env, role, idx = opened
+    if role == "claim":
+        claim = fa.claims[idx]
+        claim.end = (ev.start, ev.end)
+        claim.statement_text = text[claim.begin[1]:ev.start]
+    elif role == "proof":
+        proof = fa.proofs[idx]
+        proof.end = (ev.start, ev.end)
+        body_start = proof.begin[1]
+        title = proof.title
+        if title:
+            body_start = max(body_start, title[1] + 1)
+        proof.has_content = bool(_STRIP_FOR_CONTENT.sub("", text[body_start:ev.start]))
+
+
+def _section_content(fa: FileAnalysis, text: str) -> None:
+    """A section has content when its own text (up to the next section) says anything."""
+    starts = [s.begin for s in fa.sections]
+    for i, sec in enumerate(fa.sections):
+        body_end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        body = text[sec.begin[1]:body_end]
+        body = body.replace("\\end{document}", "")
+        sec.has_content = bool(_STRIP_FOR_CONTENT.sub("", body))
+    first = starts[0][0] if starts else len(text)
+    fa.incoming_content = bool(_STRIP_FOR_CONTENT.sub("", text[:first]))

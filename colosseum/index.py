@@ -1,0 +1,311 @@
+"""The project index: every root of a LaTeX project, read as LaTeX reads it, kept up to date.
+
+Costs are kept per file: a file's scan is cached by its text and the macro table it is read
+with, and its analysis by that scan and the project's theorem environments. An edit rescans
+one file; the roots are then re-walked and re-linked from cached pieces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colosseum.config import ProjectConfig, load_config
+from colosseum.file_analysis import DEFAULT_THEOREM_ENVIRONMENTS, FileAnalysis, analyse, theorem_declarations
+from colosseum.latex_scanner import ScanResult, scan
+from colosseum.linker import Linker, RootResult, Visit
+from colosseum.macros import MacroTable
+from colosseum.project_files import (
+    FileText,
+    discover_roots,
+    is_within,
+    list_tex_files,
+    read_file,
+    resolve_include,
+)
+from colosseum.structure import Claim, Diagnostic, Label, Reference, Section
+
+MAX_INCLUDE_DEPTH = 64
+
+
+class ProjectError(Exception):
+    """The path given cannot be indexed at all (it does not exist, or holds no root file)."""
+
+
+@dataclass(slots=True)
+class IncludeProblem:
+    file: Path
+    start: int
+    end: int
+    code: str
+    severity: str
+    message: str
+    root: Path
+
+
+@dataclass(slots=True)
+class _ScanEntry:
+    version: int
+    results: dict[str, ScanResult] = field(default_factory=dict)
+    analyses: dict[tuple[int, str], FileAnalysis] = field(default_factory=dict)
+
+
+class ProjectIndex:
+    def __init__(self, root_dir: Path, config: ProjectConfig, explicit_root: Path | None = None):
+        self.root_dir = root_dir
+        self.config = config
+        self.explicit_root = explicit_root
+        self._texts: dict[Path, FileText] = {}
+        self._overlays: dict[Path, str] = {}
+        self._version = 0
+        self._scans: dict[Path, _ScanEntry] = {}
+        self.roots: list[Path] = []
+        self.root_problems: list[str] = []
+        self.claims: dict[str, Claim] = {}
+        self.sections: dict[str, Section] = {}
+        self.labels: dict[str, list[Label]] = {}
+        self.references: list[Reference] = []
+        self.root_results: list[RootResult] = []
+        self.include_problems: list[IncludeProblem] = []
+        self.theorem_environments: frozenset[str] = DEFAULT_THEOREM_ENVIRONMENTS
+        self.file_roots: dict[Path, list[Path]] = {}
+        self.graph = None  # DependencyGraph, set by _rebuild
+        self._diagnostics: list[Diagnostic] | None = None
+
+    # ---- construction ----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, config: ProjectConfig | None = None) -> "ProjectIndex":
+        path = Path(path)
+        if not path.exists():
+            raise ProjectError(f"{path}: no such file or directory")
+        path = path.resolve()
+        explicit_root = None
+        if path.is_file():
+            explicit_root = path
+            root_dir = path.parent
+            probe = root_dir
+            while probe != probe.parent:  # a colosseum.toml above the file marks the project
+                if (probe / "colosseum.toml").is_file():
+                    root_dir = probe
+                    break
+                probe = probe.parent
+        else:
+            root_dir = path
+        index = cls(root_dir, config or load_config(root_dir), explicit_root)
+        index.rebuild(discover=True)
+        if not index.roots:
+            raise ProjectError(f"{path}: no root file (no .tex file with \\documentclass)"
+                               + (": " + "; ".join(index.root_problems) if index.root_problems else ""))
+        return index
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root_dir).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    # ---- file texts ------------------------------------------------------------------------------
+    def text_of(self, path: Path) -> FileText | None:
+        ft = self._texts.get(path)
+        if ft is not None:
+            return ft
+        self._version += 1
+        if path in self._overlays:
+            from colosseum.project_files import decode_file
+
+            ft = decode_file(path, self._overlays[path].encode("utf-8", "surrogatepass"), self._version)
+        else:
+            ft = read_file(path, self._version)
+        if ft is not None:
+            self._texts[path] = ft
+        return ft
+
+    def update_document(self, path: Path, text: str | None) -> None:
+        """The editor changed ``path`` (``text``), or it changed on disk (``None``)."""
+        path = Path(path).resolve()
+        if text is None:
+            self._overlays.pop(path, None)
+        else:
+            self._overlays[path] = text
+        old = self._texts.pop(path, None)
+        self._scans.pop(path, None)
+        new = self.text_of(path)
+        if old is not None and new is not None and old.text == new.text:
+            return
+        rediscover = path.suffix == ".tex" and path not in self.file_roots and path not in self.roots
+        self.rebuild(discover=rediscover or (path in self.roots) or path.name == "colosseum.toml")
+
+    def close_document(self, path: Path) -> None:
+        path = Path(path).resolve()
+        if path in self._overlays:
+            self.update_document(path, None)
+
+    def forget_file(self, path: Path) -> None:
+        """A file was deleted on disk."""
+        path = Path(path).resolve()
+        self._overlays.pop(path, None)
+        self._texts.pop(path, None)
+        self._scans.pop(path, None)
+        self.rebuild(discover=True)
+
+    # ---- building --------------------------------------------------------------------------------
+    def rebuild(self, discover: bool = False) -> None:
+        if discover:
+            self._discover()
+        base = MacroTable(label_commands=frozenset(self.config.index.label_definition_commands),
+                          reference_commands=frozenset(self.config.index.label_reference_commands))
+        self.include_problems = []
+        walks: list[tuple[Path, Visit]] = []
+        scanned: list[tuple[Path, ScanResult, FileText]] = []
+        for root in self.roots:
+            walked = self._walk(root, root, base, [], scanned, None)
+            if walked is not None:
+                walks.append((root, walked[0]))
+        # theorem-like environments declared anywhere in the project count everywhere
+        envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
+        styles: dict[str, tuple[str, str]] = {}
+        for _path, result, _ft in scanned:
+            for decl in theorem_declarations(result.events):
+                envs.add(decl.env)
+                styles.setdefault(decl.env, (decl.title, decl.style))
+        self.theorem_environments = frozenset(envs)
+        env_key = hashlib.sha1("\0".join(sorted(envs)).encode()).hexdigest()
+        for _root, visit in walks:
+            self._analyse_tree(visit, env_key)
+        linker = Linker(self.root_dir, styles)
+        self.root_results = [linker.link_root(root, visit) for root, visit in walks]
+        linker.finish()
+        self.claims = linker.claims
+        self.sections = linker.sections
+        self.labels = linker.labels()
+        self.references = linker.references()
+        self.file_roots = {}
+        for result in self.root_results:
+            for f in result.files:
+                roots = self.file_roots.setdefault(f, [])
+                if result.root not in roots:
+                    roots.append(result.root)
+        from colosseum.dag import DependencyGraph
+
+        self.graph = DependencyGraph.build(self)
+        self._diagnostics = None
+
+    def _discover(self) -> None:
+        if self.explicit_root is not None:
+            self.roots = [self.explicit_root]
+            return
+        files = list_tex_files(self.root_dir, self.config.index.exclude)
+        texts = {}
+        for f in files:
+            ft = self.text_of(f)
+            if ft is not None:
+                texts[f] = ft.text
+        found = discover_roots(self.root_dir, texts, self.config.index.roots)
+        self.roots = [r.resolve() for r in found.roots]
+        self.root_problems = found.problems
+
+    def _scan(self, path: Path, ft: FileText, table: MacroTable, updates: list[tuple[int, MacroTable]]) -> ScanResult:
+        entry = self._scans.get(path)
+        if entry is None or entry.version != ft.version:
+            entry = self._scans[path] = _ScanEntry(ft.version)
+        key = table.fingerprint + "".join(f"@{off}:{t.fingerprint}" for off, t in updates)
+        result = entry.results.get(key)
+        if result is None:
+            result = entry.results[key] = scan(ft.text, table, updates)
+        return result
+
+    def _analyse_tree(self, visit: Visit, env_key: str) -> None:
+        entry = self._scans[visit.path]
+        key = (id(visit.scan), env_key)
+        cached = entry.analyses.get(key)
+        if cached is None:
+            cached = analyse(visit.text.text, visit.scan.events, visit.text.lines, self.theorem_environments)
+            entry.analyses[key] = cached
+        visit.analysis = cached
+        for child in visit.children.values():
+            self._analyse_tree(child, env_key)
+
+    def _walk(self, path: Path, root: Path, table: MacroTable, chain: list[Path],
+              scanned: list, import_base: Path | None) -> tuple[Visit, MacroTable] | None:
+        ft = self.text_of(path)
+        if ft is None:
+            return None
+        first = self._scan(path, ft, table, [])
+        visit = Visit(path, self.relative(path), ft, first)  # analysed once all roots are walked
+        scanned.append((path, first, ft))
+        current = table
+        updates: list[tuple[int, MacroTable]] = []
+        include_index = -1
+        children: dict[int, Visit] = {}
+        for ev in first.events:
+            if ev.kind == "def":
+                current = current.with_def(ev.extra)
+            elif ev.kind == "include":
+                include_index += 1
+                child = self._follow(ev, path, root, current, chain + [path], scanned, import_base)
+                if child is None:
+                    continue
+                child_visit, child_table = child
+                children[include_index] = child_visit
+                if child_table is not current:
+                    updates.append((ev.end, child_table))
+                    current = child_table
+        if updates:
+            rescanned = self._scan(path, ft, table, updates)
+            visit.scan = rescanned
+            scanned.append((path, rescanned, ft))
+        visit.children = children
+        return visit, current
+
+    def _follow(self, ev, path: Path, root: Path, table: MacroTable, chain: list[Path], scanned: list,
+                import_base: Path | None):
+        candidates = resolve_include(ev.name, ev.value, ev.extra if isinstance(ev.extra, str) else None,
+                                     path, root, import_base)
+        if not candidates:
+            return None
+        target = None
+        for candidate in candidates:
+            try:
+                if candidate.is_file():
+                    target = candidate.resolve(strict=True)
+                    break
+            except (OSError, RuntimeError):
+                self._include_problem(path, ev, "include-cycle", "error",
+                                      f"\\{ev.name}{{{ev.value}}} goes through a symbolic link cycle; not followed", root)
+                return None
+        if target is None:
+            self._include_problem(path, ev, "missing-input", "error",
+                                  f"\\{ev.name}{{{ev.value}}}: file not found (looked for "
+                                  + ", ".join(self.relative(c) for c in candidates[:3]) + ")", root)
+            return None
+        if not is_within(target, self.root_dir):
+            self._include_problem(path, ev, "include-outside-project", "warning",
+                                  f"\\{ev.name}{{{ev.value}}} points outside the project ({target}); not followed", root)
+            return None
+        if target in chain:
+            cycle = " -> ".join(self.relative(p) for p in chain[chain.index(target):] + [target])
+            self._include_problem(path, ev, "include-cycle", "error", f"include cycle: {cycle}", root)
+            return None
+        if len(chain) >= MAX_INCLUDE_DEPTH:
+            self._include_problem(path, ev, "include-cycle", "error",
+                                  f"includes nested deeper than {MAX_INCLUDE_DEPTH} levels; not followed", root)
+            return None
+        base = import_base
+        if ev.name in ("import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"):
+            base = target.parent
+        return self._walk(target, root, table, chain, scanned, base)
+
+    def _include_problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path) -> None:
+        self.include_problems.append(IncludeProblem(path, ev.start, ev.end, code, severity, message, root))
+
+    # ---- results ---------------------------------------------------------------------------------
+    def diagnostics(self) -> list[Diagnostic]:
+        if self._diagnostics is None:
+            from colosseum.checks import compute_diagnostics
+
+            self._diagnostics = compute_diagnostics(self)
+        return self._diagnostics
+
+    def files(self) -> list[Path]:
+        return sorted(self.file_roots)

@@ -1,0 +1,705 @@
+"""A fast, tolerant scanner for the LaTeX commands that carry a proof's structure.
+
+A full LaTeX parse per keystroke is too slow for a 10,000-line file (pylatexenc needs seconds), and
+almost every token of a paper is irrelevant to its dependency structure. So the scanner asks one
+compiled regular expression for the next *interesting* command or comment, in C, and only then
+reads that command's arguments in Python. Comments, ``\\iffalse`` blocks, ``\\verb`` and
+verbatim-like environments never yield labels or references. Project wrappers (see
+``colosseum.macros``) are expanded with their arguments, and what they produce is mapped back to
+the exact source offsets of the call. pylatexenc stays the reference for what LaTeX means: the
+differential tests compare against it.
+
+The scanner never raises on bad input: it reports ``error`` events and goes on.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from colosseum.macros import (
+    BLUEPRINT_LIST_COMMANDS,
+    BLUEPRINT_MARKERS,
+    DEFINITION_COMMANDS,
+    INCLUDE_COMMANDS,
+    LABEL_COMMANDS,
+    LIST_REF_COMMANDS,
+    OTHER_COMMANDS,
+    RANGE_REF_COMMANDS,
+    SECTION_LEVELS,
+    SINGLE_REF_COMMANDS,
+    THEOREM_DECL_COMMANDS,
+    MacroDef,
+    MacroTable,
+    parse_xparse_spec,
+    substitute,
+)
+
+VERBATIM_ENVIRONMENTS = frozenset((
+    "verbatim", "verbatim*", "Verbatim", "Verbatim*", "BVerbatim", "LVerbatim", "lstlisting",
+    "minted", "comment", "filecontents", "filecontents*", "lean", "lstlisting*", "spverbatim",
+))
+MAX_SHORT_ARGUMENT = 4000  # a \label or \ref argument longer than this is a runaway
+MAX_LONG_ARGUMENT = 200_000  # a macro body or section title
+MAX_EXPANSION_DEPTH = 8
+MAX_EXPANSIONS = 20_000  # per file: bounds pathological recursive wrappers
+
+BUILTIN_NAMES = frozenset(
+    SECTION_LEVELS + LABEL_COMMANDS + SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS
+    + BLUEPRINT_LIST_COMMANDS + BLUEPRINT_MARKERS + INCLUDE_COMMANDS + THEOREM_DECL_COMMANDS
+    + DEFINITION_COMMANDS + OTHER_COMMANDS
+)
+_SECTION_SET = frozenset(SECTION_LEVELS)
+_SINGLE_REF_SET = frozenset(SINGLE_REF_COMMANDS)
+_LIST_REF_SET = frozenset(LIST_REF_COMMANDS)
+_RANGE_REF_SET = frozenset(RANGE_REF_COMMANDS)
+_INCLUDE_SET = frozenset(INCLUDE_COMMANDS)
+_DEF_SET = frozenset(DEFINITION_COMMANDS)
+_MARKER_SET = frozenset(BLUEPRINT_MARKERS)
+
+_MAGIC_ROOT = re.compile(r"%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
+_MAGIC_OBLIGATION = re.compile(r"%+\s*colosseum\s*:\s*obligation\b", re.IGNORECASE)
+_GROUP_TOKEN = re.compile(r"\\.|[{}%\[\]]", re.S)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_FI = re.compile(r"\\(if[A-Za-z@]*|fi)(?![A-Za-z@])")
+_LIST_ITEM = re.compile(r"[^,]+")
+
+
+@dataclass(slots=True)
+class Event:
+    """One structural fact found in the text; offsets are into the scanned file."""
+
+    kind: str  # begin end section label ref include thmdecl theoremstyle marker lean discussion
+    #            def magic-root leannode error
+    start: int
+    end: int
+    name: str = ""
+    value: str = ""
+    vstart: int = -1
+    vend: int = -1
+    extra: object = None
+
+
+@dataclass(slots=True)
+class ScanResult:
+    events: list[Event] = field(default_factory=list)
+    table_out: MacroTable | None = None
+
+
+@lru_cache(maxsize=64)
+def _token_regex(names: frozenset[str]) -> re.Pattern[str]:
+    alternation = "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))
+    # An interesting command not preceded by an odd number of backslashes, or a comment.
+    return re.compile(r"(?<!\\)(?:\\\\)*(?:\\(" + alternation + r")(?![A-Za-z@])|(%))")
+
+
+def scan(text: str, table: MacroTable, updates: list[tuple[int, MacroTable]] | None = None) -> ScanResult:
+    """Scan one file. ``updates`` switch the macro table at given offsets (definitions made by
+    files that this one ``\\input``s take effect after the ``\\input``)."""
+    scanner = _Scanner(text, table, list(updates or ()), depth=0, budget=[MAX_EXPANSIONS])
+    scanner.run()
+    return ScanResult(scanner.events, scanner.table)
+
+
+class _Scanner:
+    def __init__(self, text: str, table: MacroTable, updates: list[tuple[int, MacroTable]], depth: int,
+                 budget: list[int]):
+        self.text = text
+        self.table = table
+        self.updates = updates
+        self.depth = depth
+        self.budget = budget
+        self.events: list[Event] = []
+        self._set_table(table)
+
+    def _set_table(self, table: MacroTable) -> None:
+        self.table = table
+        self.regex = _token_regex(BUILTIN_NAMES | table.names())
+
+    # ---- the main loop -------------------------------------------------------------------
+    def run(self) -> None:
+        text = self.text
+        n = len(text)
+        pos = 0
+        search = self.regex.search
+        while pos < n:
+            while self.updates and self.updates[0][0] <= pos:
+                self._set_table(self.updates.pop(0)[1])
+                search = self.regex.search
+            m = search(text, pos)
+            if m is None:
+                break
+            if self.updates and m.start() >= self.updates[0][0]:
+                pos = self.updates[0][0]
+                continue
+            name = m.group(1)
+            if name is None:  # a comment
+                pos = self._comment(m.start(2))
+                continue
+            start = m.start(1) - 1
+            after = m.end(1)
+            regex_before = self.regex
+            pos = self._command(name, start, after)
+            if self.regex is not regex_before:
+                search = self.regex.search
+            if pos <= start:  # never loop in place
+                pos = after
+
+    def _comment(self, pos: int) -> int:
+        text = self.text
+        end = text.find("\n", pos)
+        if end == -1:
+            end = len(text)
+        if "colosseum" in text[pos:end].lower() and _MAGIC_OBLIGATION.match(text, pos, end):
+            self.events.append(Event("marker", pos, end, "obligation-comment"))
+        elif "TEX" in text[pos:end].upper():
+            m = _MAGIC_ROOT.match(text, pos, end)
+            if m:
+                self.events.append(Event("magic-root", pos, end, value=m.group(1), vstart=m.start(1), vend=m.end(1)))
+        return end + 1
+
+    def _command(self, name: str, start: int, after: int) -> int:
+        table = self.table
+        if name in table.defs:
+            return self._expand(table.defs[name], start, after)
+        if name in table.label_commands:
+            return self._label(name, start, after)
+        if name in table.reference_commands:
+            return self._reference(name, start, after, split=True)
+        if name == "begin":
+            return self._begin(start, after)
+        if name == "end":
+            return self._end(start, after)
+        if name in LABEL_COMMANDS:
+            return self._label(name, start, after)
+        if name in _LIST_REF_SET or name in BLUEPRINT_LIST_COMMANDS:
+            return self._reference(name, start, after, split=True)
+        if name in _SINGLE_REF_SET:
+            return self._reference(name, start, after, split=False)
+        if name in _SECTION_SET:
+            return self._section(name, start, after)
+        if name in _MARKER_SET:
+            self.events.append(Event("marker", start, after, name))
+            return after
+        if name in _DEF_SET:
+            return self._definition(name, start, after)
+        if name in _INCLUDE_SET:
+            return self._include(name, start, after)
+        if name in THEOREM_DECL_COMMANDS:
+            return self._theorem_decl(name, start, after)
+        if name in _RANGE_REF_SET:
+            return self._reference_range(name, start, after)
+        handler = _OTHER_HANDLERS.get(name)
+        if handler is not None:
+            return handler(self, name, start, after)
+        return after
+
+    # ---- argument reading --------------------------------------------------------------------
+    def skip_space(self, pos: int, newlines: bool = True) -> int:
+        """Skip spaces, one line break at a time (a blank line ends the search) and comments."""
+        text = self.text
+        n = len(text)
+        while pos < n:
+            c = text[pos]
+            if c == " " or c == "\t" or c == "\r":
+                pos += 1
+            elif c == "\n" and newlines:
+                nxt = pos + 1
+                while nxt < n and text[nxt] in " \t\r":
+                    nxt += 1
+                if nxt < n and text[nxt] == "\n":
+                    return pos  # a paragraph break: no more arguments
+                pos = nxt
+            elif c == "%" and newlines:
+                end = text.find("\n", pos)
+                if end == -1:
+                    return n
+                pos = end
+            else:
+                return pos
+        return pos
+
+    def match_group(self, open_pos: int, limit: int, close: str = "}") -> int:
+        """Offset of the closer matching the opener at ``open_pos``; -1 when unbalanced."""
+        text = self.text
+        end_limit = min(len(text), open_pos + limit)
+        depth = 0
+        pos = open_pos + 1
+        search = _GROUP_TOKEN.search
+        while True:
+            m = search(text, pos, end_limit)
+            if m is None:
+                return -1
+            tok = m.group()
+            pos = m.end()
+            if tok == "{":
+                depth += 1
+            elif tok == "}":
+                if depth == 0:
+                    return m.start() if close == "}" else -1
+                depth -= 1
+            elif tok == "]":
+                if depth == 0 and close == "]":
+                    return m.start()
+            elif tok == "%":
+                nl = text.find("\n", pos)
+                if nl == -1:
+                    return -1
+                pos = nl + 1
+
+    def read_group(self, pos: int, limit: int = MAX_SHORT_ARGUMENT, command: str = "") -> tuple[int, int, int] | None:
+        """Read ``{...}`` at ``pos`` (after spaces): (inner start, inner end, offset after)."""
+        p = self.skip_space(pos)
+        if p >= len(self.text) or self.text[p] != "{":
+            return None
+        close = self.match_group(p, limit)
+        if close == -1 or (limit == MAX_SHORT_ARGUMENT and _BLANK_LINE.search(self.text, p, close)):
+            self.error(pos - len(command) - 1 if command else p, p + 1, "unbalanced-brace",
+                       f"the argument of \\{command} never closes: a '{{' without its '}}'"
+                       if command else "a '{' without its '}'")
+            return None
+        return p + 1, close, close + 1
+
+    def read_optional(self, pos: int) -> tuple[int, int, int] | None:
+        p = self.skip_space(pos)
+        if p >= len(self.text) or self.text[p] != "[":
+            return None
+        close = self.match_group(p, MAX_SHORT_ARGUMENT, close="]")
+        if close == -1:
+            return None
+        return p + 1, close, close + 1
+
+    def read_star(self, pos: int) -> tuple[bool, int]:
+        if pos < len(self.text) and self.text[pos] == "*":
+            return True, pos + 1
+        return False, pos
+
+    def read_token_or_group(self, pos: int, command: str) -> tuple[int, int, int] | None:
+        """A mandatory argument: a brace group, or a single control sequence or character."""
+        group = self.read_group(pos, MAX_LONG_ARGUMENT, command)
+        if group is not None:
+            return group
+        p = self.skip_space(pos)
+        text = self.text
+        if p >= len(text) or text[p] in "}%":
+            return None
+        if text[p] == "\\":
+            m = re.compile(r"\\(?:[A-Za-z@]+|.)", re.S).match(text, p)
+            end = m.end() if m else p + 1
+            return p, end, end
+        return p, p + 1, p + 1
+
+    def error(self, start: int, end: int, code: str, message: str) -> None:
+        self.events.append(Event("error", start, end, code, message))
+
+    # ---- handlers ------------------------------------------------------------------------
+    def _label(self, name: str, start: int, after: int) -> int:
+        group = self.read_group(after, command=name)
+        if group is None:
+            return after
+        s, e, nxt = group
+        raw = self.text[s:e]
+        value = raw.strip()
+        if value:
+            lead = len(raw) - len(raw.lstrip())
+            end = s + lead + len(value)
+            if "\n" in value or "  " in value or "\t" in value:
+                value = " ".join(value.split())  # TeX reads a line break or a run of spaces as one space
+            self.events.append(Event("label", start, nxt, name, value, s + lead, end))
+        return nxt
+
+    def _reference(self, name: str, start: int, after: int, split: bool) -> int:
+        _, pos = self.read_star(after)
+        group = self.read_group(pos, command=name)
+        if group is None:
+            return pos
+        s, e, nxt = group
+        self._emit_labels(name, start, nxt, s, e, split)
+        return nxt
+
+    def _emit_labels(self, name: str, start: int, end: int, s: int, e: int, split: bool) -> None:
+        text = self.text
+        if split:
+            for m in _LIST_ITEM.finditer(text, s, e):
+                item = m.group()
+                stripped = item.strip()
+                if not stripped or stripped.startswith("%"):
+                    continue
+                # a comment inside a multi-line \uses{...}
+                if "%" in stripped:
+                    stripped = stripped.split("%", 1)[0].strip()
+                    if not stripped:
+                        continue
+                lead = len(item) - len(item.lstrip())
+                vs = m.start() + lead
+                ve = vs + len(stripped)
+                if "\n" in stripped or "  " in stripped:
+                    stripped = " ".join(stripped.split())
+                self.events.append(Event("ref", start, end, name, stripped, vs, ve))
+        else:
+            raw = text[s:e]
+            value = raw.strip()
+            if value:
+                lead = len(raw) - len(raw.lstrip())
+                ve = s + lead + len(value)
+                if "\n" in value or "  " in value:
+                    value = " ".join(value.split())
+                self.events.append(Event("ref", start, end, name, value, s + lead, ve))
+
+    def _reference_range(self, name: str, start: int, after: int) -> int:
+        _, pos = self.read_star(after)
+        for _ in range(2):
+            group = self.read_group(pos, command=name)
+            if group is None:
+                return pos
+            s, e, pos = group
+            self._emit_labels(name, start, pos, s, e, split=False)
+        return pos
+
+    def _hyperref(self, name: str, start: int, after: int) -> int:
+        opt = self.read_optional(after)
+        if opt is None:
+            return after
+        s, e, nxt = opt
+        self._emit_labels(name, start, nxt, s, e, split=False)
+        return nxt
+
+    def _section(self, name: str, start: int, after: int) -> int:
+        star, pos = self.read_star(after)
+        opt = self.read_optional(pos)
+        if opt is not None:
+            pos = opt[2]
+        group = self.read_group(pos, MAX_LONG_ARGUMENT, command=name)
+        if group is None:
+            self.events.append(Event("section", start, pos, name, "", pos, pos, star))
+            return pos
+        s, e, nxt = group
+        self.events.append(Event("section", start, nxt, name, self.text[s:e], s, e, star))
+        return s  # keep scanning inside the title: \section{Intro\label{sec:intro}}
+
+    def _begin(self, start: int, after: int) -> int:
+        group = self.read_group(after, command="begin")
+        if group is None:
+            return after
+        s, e, nxt = group
+        env = self.text[s:e].strip()
+        if env in VERBATIM_ENVIRONMENTS:
+            return self._skip_verbatim(env, start, nxt)
+        opt = None
+        # an optional argument must start on the same line: [..] on the next line is content
+        p = nxt
+        while p < len(self.text) and self.text[p] in " \t":
+            p += 1
+        if p < len(self.text) and self.text[p] == "[":
+            opt = self.read_optional(p)
+        if opt is not None:
+            self.events.append(Event("begin", start, nxt, env, self.text[opt[0]:opt[1]], opt[0], opt[1]))
+        else:
+            self.events.append(Event("begin", start, nxt, env))
+        return nxt
+
+    def _skip_verbatim(self, env: str, start: int, body: int) -> int:
+        closing = "\\end{" + env + "}"
+        end = self.text.find(closing, body)
+        self.events.append(Event("begin", start, body, env, extra="verbatim"))
+        if end == -1:
+            self.error(start, body, "unterminated-environment",
+                       f"\\begin{{{env}}} is never closed: the rest of the file is read as verbatim")
+            return len(self.text)
+        self.events.append(Event("end", end, end + len(closing), env))
+        return end + len(closing)
+
+    def _end(self, start: int, after: int) -> int:
+        group = self.read_group(after, command="end")
+        if group is None:
+            return after
+        s, e, nxt = group
+        self.events.append(Event("end", start, nxt, self.text[s:e].strip()))
+        return nxt
+
+    def _verb(self, name: str, start: int, after: int) -> int:
+        text = self.text
+        _, pos = self.read_star(after)
+        if pos >= len(text):
+            return pos
+        delim = text[pos]
+        if name == "lstinline" and delim == "[":
+            opt = self.read_optional(pos)
+            pos = opt[2] if opt else pos
+            delim = text[pos] if pos < len(text) else ""
+        if delim == "{":
+            close = text.find("}", pos + 1)
+        elif delim and not delim.isspace():
+            close = text.find(delim, pos + 1)
+        else:
+            return pos
+        line_end = text.find("\n", pos)
+        if close == -1 or (line_end != -1 and close > line_end):
+            return pos + 1
+        return close + 1
+
+    def _iffalse(self, name: str, start: int, after: int) -> int:
+        depth = 1
+        for m in _FI.finditer(self.text, after):
+            if m.group(1) == "fi":
+                depth -= 1
+                if depth == 0:
+                    return m.end()
+            else:
+                depth += 1
+        return len(self.text)
+
+    def _lean(self, name: str, start: int, after: int) -> int:
+        group = self.read_group(after, command=name)
+        if group is None:
+            return after
+        s, e, nxt = group
+        decls = []
+        for m in _LIST_ITEM.finditer(self.text, s, e):
+            item = m.group().strip()
+            if item:
+                lead = len(m.group()) - len(m.group().lstrip())
+                decls.append((item, m.start() + lead, m.start() + lead + len(item)))
+        self.events.append(Event("lean", start, nxt, name, self.text[s:e], s, e, decls))
+        return nxt
+
+    def _discussion(self, name: str, start: int, after: int) -> int:
+        group = self.read_group(after, command=name)
+        if group is None:
+            return after
+        s, e, nxt = group
+        self.events.append(Event("discussion", start, nxt, name, self.text[s:e].strip(), s, e))
+        return nxt
+
+    def _leannode(self, name: str, start: int, after: int) -> int:
+        group = self.read_group(after, command=name)
+        if group is None:
+            return after
+        s, e, nxt = group
+        value = self.text[s:e].strip()
+        if value:
+            self.events.append(Event("leannode", start, nxt, name, value, s, e))
+        return nxt
+
+    def _include(self, name: str, start: int, after: int) -> int:
+        text = self.text
+        if name in ("import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"):
+            _, pos = self.read_star(after)
+            first = self.read_group(pos, command=name)
+            if first is None:
+                return pos
+            second = self.read_group(first[2], command=name)
+            if second is None:
+                return first[2]
+            self.events.append(Event("include", start, second[2], name, text[second[0]:second[1]].strip(),
+                                     second[0], second[1], text[first[0]:first[1]].strip()))
+            return second[2]
+        group = self.read_group(after, command=name)
+        if group is None:
+            if name != "input":
+                return after
+            # TeX's primitive form: \input file
+            m = re.compile(r"[ \t]+([^\s{}%\\]+)").match(text, after)
+            if not m:
+                return after
+            self.events.append(Event("include", start, m.end(), name, m.group(1), m.start(1), m.end(1)))
+            return m.end()
+        s, e, nxt = group
+        self.events.append(Event("include", start, nxt, name, text[s:e].strip(), s, e))
+        return nxt
+
+    def _theorem_decl(self, name: str, start: int, after: int) -> int:
+        text = self.text
+        if name == "theoremstyle":
+            group = self.read_group(after, command=name)
+            if group is None:
+                return after
+            self.events.append(Event("theoremstyle", start, group[2], name, text[group[0]:group[1]].strip()))
+            return group[2]
+        star, pos = self.read_star(after)
+        options = ""
+        if name in ("declaretheorem", "newmdtheoremenv"):
+            opt = self.read_optional(pos)
+            if opt is not None:
+                options = text[opt[0]:opt[1]]
+                pos = opt[2]
+        group = self.read_group(pos, command=name)
+        if group is None:
+            return pos
+        env = text[group[0]:group[1]].strip()
+        pos = group[2]
+        title = ""
+        if name == "declaretheorem":
+            opt = self.read_optional(pos)
+            if opt is not None:
+                options += "," + text[opt[0]:opt[1]]
+                pos = opt[2]
+            m = re.search(r"(?:^|,)\s*(?:name|title)\s*=\s*\{?([^,}]*)", options)
+            title = m.group(1).strip() if m else env.capitalize()
+        else:
+            opt = self.read_optional(pos)
+            if opt is not None:
+                pos = opt[2]
+            title_group = self.read_group(pos, command=name)
+            if title_group is not None:
+                title = text[title_group[0]:title_group[1]].strip()
+                pos = title_group[2]
+                opt = self.read_optional(pos)
+                if opt is not None and name == "newtheorem":
+                    pos = opt[2]
+        if env:
+            self.events.append(Event("thmdecl", start, pos, name, env, group[0], group[1], (title, star)))
+        return pos
+
+    # ---- definitions and wrapper expansion ---------------------------------------------------
+    def _definition(self, name: str, start: int, after: int) -> int:
+        text = self.text
+        if name == "let":
+            m = re.compile(r"\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+)").match(text, after)
+            if not m:
+                return after
+            self._define(MacroDef(m.group(1), alias_of=m.group(2)), start, m.end())
+            return m.end()
+        if name in ("def", "gdef", "edef", "xdef"):
+            m = re.compile(r"\s*\\([A-Za-z@]+)((?:#[1-9])*)\s*(?=\{)").match(text, after)
+            if not m:
+                return after
+            body = self.read_group(m.end(), MAX_LONG_ARGUMENT, command=name)
+            if body is None:
+                return m.end()
+            nargs = len(m.group(2)) // 2
+            self._define(MacroDef(m.group(1), ("m",) * nargs, None, text[body[0]:body[1]]), start, body[2])
+            return body[2]
+        star, pos = self.read_star(after)
+        target = self.read_token_or_group(pos, name)
+        if target is None:
+            return pos
+        macro = text[target[0]:target[1]].strip()
+        pos = target[2]
+        if name == "newtheoremstyle":
+            return pos
+        if name in ("newenvironment", "renewenvironment", "NewDocumentEnvironment", "RenewDocumentEnvironment"):
+            # \newenvironment{name}[n][default]{begin}{end}: skip the two bodies, define nothing
+            if name.endswith("DocumentEnvironment"):
+                spec = self.read_group(pos, command=name)
+                pos = spec[2] if spec else pos
+            else:
+                for _ in range(2):
+                    opt = self.read_optional(pos)
+                    if opt is None:
+                        break
+                    pos = opt[2]
+            for _ in range(2):
+                group = self.read_group(pos, MAX_LONG_ARGUMENT, command=name)
+                if group is None:
+                    break
+                pos = group[2]
+            return pos
+        macro = macro.lstrip("\\").strip()
+        if name.endswith("DocumentCommand"):
+            spec = self.read_group(pos, command=name)
+            if spec is None:
+                return pos
+            kinds, default = parse_xparse_spec(text[spec[0]:spec[1]])
+            body = self.read_group(spec[2], MAX_LONG_ARGUMENT, command=name)
+            if body is None:
+                return spec[2]
+            self._define(MacroDef(macro, tuple(kinds), default, text[body[0]:body[1]]), start, body[2])
+            return body[2]
+        nargs = 0
+        default = None
+        opt = self.read_optional(pos)
+        if opt is not None:
+            try:
+                nargs = int(text[opt[0]:opt[1]].strip())
+            except ValueError:
+                nargs = 0
+            pos = opt[2]
+            opt2 = self.read_optional(pos)
+            if opt2 is not None:
+                default = text[opt2[0]:opt2[1]]
+                pos = opt2[2]
+        body = self.read_group(pos, MAX_LONG_ARGUMENT, command=name)
+        if body is None:
+            return pos
+        if default is not None and nargs >= 1:
+            kinds = ("O",) + ("m",) * (nargs - 1)
+        else:
+            kinds = ("m",) * max(0, min(nargs, 9))
+        if name == "providecommand" and macro in self.table.defs:
+            return body[2]
+        self._define(MacroDef(macro, kinds, default, text[body[0]:body[1]]), start, body[2])
+        return body[2]
+
+    def _define(self, definition: MacroDef, start: int, end: int) -> None:
+        self.events.append(Event("def", start, end, definition.name, extra=definition))
+        new_table = self.table.with_def(definition)
+        if new_table is not self.table:
+            self._set_table(new_table)
+
+    def _expand(self, definition: MacroDef, start: int, after: int) -> int:
+        if definition.alias_of is not None:
+            return self._command(definition.alias_of, start, after) if definition.alias_of != definition.name else after
+        if self.depth >= MAX_EXPANSION_DEPTH or self.budget[0] <= 0:
+            return after
+        self.budget[0] -= 1
+        text = self.text
+        pos = after
+        args: list[tuple[str, int]] = []
+        for kind in definition.args:
+            if kind == "s":
+                star, pos = self.read_star(self.skip_space(pos))
+                args.append(("*" if star else "", -1))
+            elif kind in ("o", "O"):
+                opt = self.read_optional(pos)
+                if opt is None:
+                    args.append((definition.default or "" if kind == "O" else "", -1))
+                else:
+                    args.append((text[opt[0]:opt[1]], opt[0]))
+                    pos = opt[2]
+            else:
+                group = self.read_token_or_group(pos, definition.name)
+                if group is None:
+                    break
+                args.append((text[group[0]:group[1]], group[0]))
+                pos = group[2]
+        expanded, segments = substitute(definition.body, args)
+        inner = _Scanner(expanded, self.table, [], self.depth + 1, self.budget)
+        inner.run()
+        call_end = pos
+        starts = [seg[0] for seg in segments]
+
+        def to_source(offset: int, is_end: bool) -> int:
+            i = bisect_right(starts, offset - (1 if is_end else 0)) - 1
+            if i >= 0:
+                seg_start, seg_end, src = segments[i]
+                if src >= 0 and seg_start <= offset <= seg_end:
+                    return src + (offset - seg_start)
+            return -1
+
+        for ev in inner.events:
+            if ev.kind in ("def", "magic-root"):
+                continue
+            vs = to_source(ev.vstart, False) if ev.vstart >= 0 else -1
+            ve = to_source(ev.vend, True) if ev.vend >= 0 else -1
+            if vs < 0 or ve < 0 or ve < vs:
+                vs, ve = start, call_end
+            name = definition.name if ev.kind in ("label", "ref") else ev.name
+            self.events.append(Event(ev.kind, start, call_end, name, ev.value, vs, ve, ev.extra))
+        # a wrapper may define relevant macros itself (\defthm): keep its table changes
+        if inner.table is not self.table:
+            self._set_table(inner.table)
+        return call_end
+
+
+_OTHER_HANDLERS = {
+    "verb": _Scanner._verb,
+    "lstinline": _Scanner._verb,
+    "iffalse": _Scanner._iffalse,
+    "lean": _Scanner._lean,
+    "discussion": _Scanner._discussion,
+    "hyperref": _Scanner._hyperref,
+    "inputleannode": _Scanner._leannode,
+}

@@ -1,0 +1,161 @@
+"""Finding a project's root files, reading its files, and resolving ``\\input``-like commands."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colosseum.source_text import LineIndex
+
+MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
+MAX_PROJECT_FILES = 20_000
+SKIPPED_DIRS = frozenset((".git", ".hg", ".svn", "node_modules", ".colosseum", "__pycache__", ".lake",
+                          "_minted", "build", "out", ".venv", "venv"))
+_DOCUMENTCLASS = re.compile(r"^[^%\n]*?\\documentclass\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", re.MULTILINE)
+_MAGIC_ROOT = re.compile(r"^\s*%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
+NOT_ROOT_CLASSES = frozenset(("subfiles", "standalone"))
+
+
+@dataclass(slots=True)
+class FileText:
+    """A file's text as the index sees it (the editor's copy when one is open)."""
+
+    path: Path
+    text: str
+    version: int
+    lines: LineIndex
+    problem: tuple[str, str, str] | None = None  # (severity, code, message) about reading it
+
+
+@dataclass(slots=True)
+class Discovery:
+    roots: list[Path] = field(default_factory=list)
+    tex_files: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def read_file(path: Path, version: int) -> FileText | None:
+    """Read a file tolerantly: None when it does not exist or cannot be opened."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return FileText(path, "", version, LineIndex(""),
+                            ("error", "file-too-large", f"{path.name} is {size // (1024 * 1024)} MiB; files over "
+                             f"{MAX_FILE_BYTES // (1024 * 1024)} MiB are not indexed"))
+        data = path.read_bytes()
+    except (OSError, RuntimeError):
+        return None
+    return decode_file(path, data, version)
+
+
+def decode_file(path: Path, data: bytes, version: int) -> FileText:
+    problem = None
+    if b"\x00" in data[:65536]:
+        text = ""
+        problem = ("error", "binary-file", f"{path.name} looks binary (it contains NUL bytes); it is not indexed")
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = data.decode("utf-8", errors="replace")
+            problem = ("warning", "encoding",
+                       f"{path.name} is not valid UTF-8 (first bad byte at offset {exc.start}); "
+                       "it was read with replacement characters")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n")
+    return FileText(path, text, version, LineIndex(text), problem)
+
+
+def is_within(path: Path, directory: Path) -> bool:
+    try:
+        path.relative_to(directory)
+        return True
+    except ValueError:
+        return False
+
+
+def list_tex_files(root_dir: Path, exclude: list[str] | None = None) -> list[Path]:
+    found: list[Path] = []
+    seen_dirs: set[tuple[int, int]] = set()
+    for dirpath, dirnames, filenames in os.walk(root_dir, followlinks=True):
+        try:
+            st = os.stat(dirpath)
+        except OSError:
+            dirnames[:] = []
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen_dirs:  # a symlink cycle
+            dirnames[:] = []
+            continue
+        seen_dirs.add(key)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".tex"):
+                path = Path(dirpath) / name
+                rel = path.relative_to(root_dir).as_posix()
+                if exclude and any(Path(rel).match(pattern) for pattern in exclude):
+                    continue
+                found.append(path)
+                if len(found) >= MAX_PROJECT_FILES:
+                    return found
+    return found
+
+
+def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]) -> Discovery:
+    """Roots: configured ones, else every .tex file with a \\documentclass (not a subfile or a
+    standalone figure) that no ``% !TEX root`` comment points elsewhere."""
+    result = Discovery(tex_files=sorted(texts))
+    if configured:
+        for name in configured:
+            path = (root_dir / name).resolve() if not Path(name).is_absolute() else Path(name)
+            if path.is_file():
+                result.roots.append(path)
+            else:
+                result.problems.append(f"configured root `{name}` does not exist")
+        if result.roots:
+            return result
+    for path, text in texts.items():
+        head = text[:20000]
+        magic = _MAGIC_ROOT.search(head)
+        if magic:
+            target = (path.parent / magic.group(1).strip()).resolve()
+            if target != path.resolve():
+                continue
+        m = _DOCUMENTCLASS.search(text)
+        if m and m.group(1).strip() not in NOT_ROOT_CLASSES:
+            result.roots.append(path)
+    result.roots.sort()
+    return result
+
+
+def resolve_include(command: str, argument: str, directory: str | None, including_file: Path,
+                    root_file: Path, import_base: Path | None) -> list[Path]:
+    """Candidate paths for an include, in the order LaTeX would try them."""
+    arg = argument.strip().strip('"')
+    if not arg:
+        return []
+    bases: list[Path] = []
+    if command in ("import", "inputfrom", "includefrom"):
+        base = Path(directory or "")
+        bases.append(base if base.is_absolute() else (root_file.parent / base))
+    elif command in ("subimport", "subinputfrom", "subincludefrom"):
+        bases.append((import_base or including_file.parent) / (directory or ""))
+    elif command == "subfile":
+        bases += [including_file.parent, root_file.parent]
+    else:
+        bases += [root_file.parent, including_file.parent]
+        if import_base is not None:
+            bases.insert(0, import_base)
+    names = [arg + ".tex", arg] if command != "include" else [arg + ".tex"]
+    if arg.endswith(".tex"):
+        names = [arg]
+    out: list[Path] = []
+    for base in bases:
+        for name in names:
+            candidate = Path(name) if Path(name).is_absolute() else base / name
+            if candidate not in out:
+                out.append(candidate)
+    return out

@@ -1,0 +1,555 @@
+// VS Code client for the Colosseum for LaTeX language server.
+//
+// Starts `colosseum serve` (configurable) on stdio for LaTeX documents, forwards the settings as
+// initializationOptions and on change as workspace/didChangeConfiguration, offers the server's
+// workspace/executeCommand commands in the command palette, opens the dependency graph HTML the
+// server writes, and shows the server's state and open-obligation count in the status bar.
+
+import * as fs from "fs";
+import * as path from "path";
+import * as vscode from "vscode";
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  Trace,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+import { allLabels, DEFAULT_LABEL_COMMANDS, labelAt } from "./labels";
+
+const CLIENT_ID = "colosseum";
+const CLIENT_NAME = "Colosseum";
+
+/** Server-side command ids (workspace/executeCommand). */
+export const SERVER_COMMANDS = {
+  solveObligation: "colosseum.solveObligation",
+  globalReview: "colosseum.globalReview",
+  showDependencyGraph: "colosseum.showDependencyGraph",
+  reindex: "colosseum.reindex",
+} as const;
+
+const LATEX_LANGUAGES = ["latex", "tex"];
+
+/** Payload of the server's `colosseum/status` notification. */
+interface StatusParams {
+  obligations?: number;
+  state?: "indexing" | "ready" | string;
+  message?: string;
+}
+
+/** Shape of the initializationOptions and of `settings.colosseum` in didChangeConfiguration. */
+export interface ServerSettings {
+  model?: string;
+  budget?: { max_calls?: number; max_usd?: number };
+  labelDefinitionCommands?: string[];
+  labelReferenceCommands?: string[];
+}
+
+let client: LanguageClient | undefined;
+let outputChannel: vscode.OutputChannel;
+let statusBar: vscode.StatusBarItem;
+let serverStatus: StatusParams = {};
+/** Disposed with the client (file watchers). */
+let clientDisposables: vscode.Disposable[] = [];
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  outputChannel = vscode.window.createOutputChannel(CLIENT_NAME);
+  statusBar = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  statusBar.name = "Colosseum";
+  statusBar.command = "colosseum-latex.showOutput";
+  context.subscriptions.push(outputChannel, statusBar);
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand("colosseum-latex.solveObligation", solveObligation),
+    vscode.commands.registerCommand("colosseum-latex.globalReview", globalReview),
+    vscode.commands.registerCommand("colosseum-latex.showDependencyGraph", showDependencyGraph),
+    vscode.commands.registerCommand("colosseum-latex.reindex", reindex),
+    vscode.commands.registerCommand("colosseum-latex.restartServer", restartServer),
+    vscode.commands.registerCommand("colosseum-latex.showOutput", () => outputChannel.show(true)),
+    vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
+    vscode.window.onDidChangeActiveTextEditor(() => renderStatus()),
+    { dispose: () => void stopClient() },
+  );
+
+  await startClient();
+}
+
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client life cycle
+
+function serverOptions(): ServerOptions {
+  const config = vscode.workspace.getConfiguration("colosseum");
+  const commandLine = config.get<string[]>("server.command", ["colosseum", "serve"]);
+  const [command, ...args] = commandLine.length > 0 ? commandLine : ["colosseum", "serve"];
+  const extraEnv = config.get<Record<string, string>>("server.env", {}) ?? {};
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [key, value] of Object.entries(extraEnv)) {
+    env[key] = String(value);
+  }
+  const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return {
+    command,
+    args,
+    transport: TransportKind.stdio,
+    options: { env, ...(cwd ? { cwd } : {}) },
+  };
+}
+
+/** Settings in the shape the server expects; unset values are left out (server default). */
+export function serverSettings(): ServerSettings {
+  const config = vscode.workspace.getConfiguration("colosseum");
+  const settings: ServerSettings = {};
+  const model = config.get<string>("model");
+  if (model) {
+    settings.model = model;
+  }
+  const maxCalls = config.get<number | null>("budget.maxCalls");
+  const maxUsd = config.get<number | null>("budget.maxUsd");
+  if (typeof maxCalls === "number" || typeof maxUsd === "number") {
+    settings.budget = {};
+    if (typeof maxCalls === "number") {
+      settings.budget.max_calls = Math.floor(maxCalls);
+    }
+    if (typeof maxUsd === "number") {
+      settings.budget.max_usd = maxUsd;
+    }
+  }
+  const defs = config.get<string[]>("labelDefinitionCommands") ?? [];
+  if (defs.length > 0) {
+    settings.labelDefinitionCommands = defs;
+  }
+  const refs = config.get<string[]>("labelReferenceCommands") ?? [];
+  if (refs.length > 0) {
+    settings.labelReferenceCommands = refs;
+  }
+  return settings;
+}
+
+function clientOptions(): LanguageClientOptions {
+  const watchers = [
+    vscode.workspace.createFileSystemWatcher("**/*.{tex,bib,sty,cls,ltx}"),
+    vscode.workspace.createFileSystemWatcher("**/colosseum.toml"),
+  ];
+  clientDisposables.push(...watchers);
+  const selector = LATEX_LANGUAGES.flatMap((language) => [
+    { scheme: "file", language },
+    { scheme: "untitled", language },
+  ]);
+  return {
+    documentSelector: selector,
+    initializationOptions: serverSettings(),
+    outputChannel,
+    traceOutputChannel: outputChannel,
+    synchronize: { fileEvents: watchers },
+    middleware: {
+      // Commands the server advertises are registered by vscode-languageclient under their
+      // server ids (used by code lenses and code actions); their results get the same
+      // treatment as the palette commands'.
+      executeCommand: async (command, args, next) => {
+        const result = await next(command, args);
+        await handleCommandResult(command, result);
+        return result;
+      },
+      workspace: {
+        // A server that pulls `workspace/configuration` for section "colosseum" gets the same
+        // object as the initializationOptions.
+        configuration: async (params, token, next) => {
+          const result = await next(params, token);
+          if (!Array.isArray(result)) {
+            return result;
+          }
+          return params.items.map((item, i) =>
+            item.section === "colosseum" ? serverSettings() : result[i],
+          );
+        },
+      },
+    },
+  };
+}
+
+async function startClient(): Promise<void> {
+  serverStatus = {};
+  const options = serverOptions();
+  const newClient = new LanguageClient(CLIENT_ID, CLIENT_NAME, options, clientOptions());
+  client = newClient;
+  newClient.onDidChangeState(() => renderStatus());
+  newClient.onNotification("colosseum/status", (params: StatusParams) => {
+    serverStatus = { ...serverStatus, ...params };
+    renderStatus();
+  });
+  renderStatus();
+  try {
+    await newClient.start();
+  } catch (err) {
+    renderStatus();
+    const commandLine = vscode.workspace
+      .getConfiguration("colosseum")
+      .get<string[]>("server.command", ["colosseum", "serve"])
+      .join(" ");
+    const choice = await vscode.window.showErrorMessage(
+      `Colosseum: could not start the language server (\`${commandLine}\`): ${errorText(err)}`,
+      "Open Settings",
+      "Show Output",
+    );
+    if (choice === "Open Settings") {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "colosseum.server");
+    } else if (choice === "Show Output") {
+      outputChannel.show(true);
+    }
+  }
+  renderStatus();
+}
+
+async function stopClient(): Promise<void> {
+  const old = client;
+  client = undefined;
+  for (const disposable of clientDisposables) {
+    disposable.dispose();
+  }
+  clientDisposables = [];
+  if (old && old.state !== State.Stopped) {
+    try {
+      await old.stop();
+    } catch (err) {
+      outputChannel.appendLine(`Colosseum: error while stopping the server: ${errorText(err)}`);
+    }
+  }
+  renderStatus();
+}
+
+async function restartServer(): Promise<void> {
+  await stopClient();
+  await startClient();
+}
+
+async function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): Promise<void> {
+  if (!event.affectsConfiguration("colosseum")) {
+    return;
+  }
+  if (event.affectsConfiguration("colosseum.server")) {
+    await restartServer();
+    return;
+  }
+  if (!client || client.state !== State.Running) {
+    return;
+  }
+  if (event.affectsConfiguration("colosseum.trace.server")) {
+    const trace = vscode.workspace.getConfiguration("colosseum").get<string>("trace.server", "off");
+    await client.setTrace(Trace.fromString(trace));
+  }
+  await client.sendNotification(DidChangeConfigurationNotification.type, {
+    settings: { colosseum: serverSettings() },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+async function solveObligation(): Promise<void> {
+  const editor = activeLatexEditor();
+  if (!editor) {
+    return;
+  }
+  const label = await labelForEditor(editor);
+  if (!label) {
+    return;
+  }
+  await runServerCommand(
+    SERVER_COMMANDS.solveObligation,
+    [editor.document.uri.toString(), label],
+    `Colosseum: solving ${label}…`,
+  );
+}
+
+async function globalReview(): Promise<void> {
+  const editor = activeLatexEditor();
+  if (!editor) {
+    return;
+  }
+  await runServerCommand(
+    SERVER_COMMANDS.globalReview,
+    [editor.document.uri.toString()],
+    "Colosseum: reviewing the paper…",
+  );
+}
+
+async function showDependencyGraph(): Promise<void> {
+  const editor = activeLatexEditor();
+  if (!editor) {
+    return;
+  }
+  await runServerCommand(
+    SERVER_COMMANDS.showDependencyGraph,
+    [editor.document.uri.toString()],
+    "Colosseum: drawing the dependency graph…",
+  );
+}
+
+async function reindex(): Promise<void> {
+  await runServerCommand(SERVER_COMMANDS.reindex, [], "Colosseum: re-indexing…");
+}
+
+async function runServerCommand(command: string, args: unknown[], busy: string): Promise<unknown> {
+  const running = await runningClient();
+  if (!running) {
+    return undefined;
+  }
+  const busyMessage = vscode.window.setStatusBarMessage(`$(sync~spin) ${busy}`);
+  try {
+    const result = await running.sendRequest(ExecuteCommandRequest.type, {
+      command,
+      arguments: args,
+    });
+    await handleCommandResult(command, result);
+    return result;
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Colosseum: ${command} failed: ${errorText(err)}`);
+    return undefined;
+  } finally {
+    busyMessage.dispose();
+  }
+}
+
+/** What to do with a command's result: open the graph, or show the server's message. */
+async function handleCommandResult(command: string, result: unknown): Promise<void> {
+  if (command === SERVER_COMMANDS.showDependencyGraph) {
+    const file = graphPath(result);
+    if (file) {
+      await openGraph(file);
+    } else if (result !== null && result !== undefined) {
+      void vscode.window.showWarningMessage(
+        `Colosseum: the server returned no graph path (${JSON.stringify(result)}).`,
+      );
+    }
+    return;
+  }
+  const message = resultMessage(result);
+  if (message) {
+    void vscode.window.showInformationMessage(`Colosseum: ${message}`);
+  } else if (command === SERVER_COMMANDS.reindex) {
+    vscode.window.setStatusBarMessage("Colosseum: re-indexed", 3000);
+  }
+}
+
+function graphPath(result: unknown): string | undefined {
+  if (typeof result === "string") {
+    return result.startsWith("file:") ? vscode.Uri.parse(result).fsPath : result;
+  }
+  if (result && typeof result === "object") {
+    const record = result as Record<string, unknown>;
+    if (typeof record.path === "string") {
+      return record.path;
+    }
+    if (typeof record.uri === "string") {
+      return vscode.Uri.parse(record.uri).fsPath;
+    }
+  }
+  return undefined;
+}
+
+function resultMessage(result: unknown): string | undefined {
+  if (typeof result === "string" && result.trim().length > 0) {
+    return result;
+  }
+  if (result && typeof result === "object") {
+    const record = result as Record<string, unknown>;
+    for (const key of ["message", "summary", "status"]) {
+      if (typeof record[key] === "string" && (record[key] as string).length > 0) {
+        return record[key] as string;
+      }
+    }
+  }
+  return undefined;
+}
+
+async function openGraph(file: string): Promise<void> {
+  outputChannel.appendLine(`Colosseum: dependency graph written to ${file}`);
+  const uri = vscode.Uri.file(file);
+  const isRemote = vscode.env.remoteName !== undefined;
+  let opened = false;
+  if (!isRemote) {
+    try {
+      opened = await vscode.env.openExternal(uri);
+    } catch {
+      opened = false;
+    }
+  }
+  if (!opened) {
+    showGraphInWebview(file);
+    return;
+  }
+  const choice = await vscode.window.showInformationMessage(
+    `Colosseum: dependency graph opened in the browser (${file}).`,
+    "Open in VS Code",
+    "Copy Path",
+  );
+  if (choice === "Open in VS Code") {
+    showGraphInWebview(file);
+  } else if (choice === "Copy Path") {
+    await vscode.env.clipboard.writeText(file);
+  }
+}
+
+function showGraphInWebview(file: string): void {
+  let html: string;
+  try {
+    html = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    void vscode.window.showErrorMessage(
+      `Colosseum: cannot read the dependency graph ${file}: ${errorText(err)}`,
+    );
+    return;
+  }
+  const dir = vscode.Uri.file(path.dirname(file));
+  const panel = vscode.window.createWebviewPanel(
+    "colosseumDependencyGraph",
+    "Colosseum: dependency graph",
+    vscode.ViewColumn.Beside,
+    { enableScripts: true, localResourceRoots: [dir], retainContextWhenHidden: true },
+  );
+  panel.webview.html = html;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+async function runningClient(): Promise<LanguageClient | undefined> {
+  if (!client) {
+    await startClient();
+  }
+  if (!client) {
+    return undefined;
+  }
+  if (client.state === State.Starting) {
+    await new Promise<void>((resolve) => {
+      const sub = client!.onDidChangeState((e) => {
+        if (e.newState !== State.Starting) {
+          sub.dispose();
+          resolve();
+        }
+      });
+    });
+  }
+  if (client.state !== State.Running) {
+    const choice = await vscode.window.showErrorMessage(
+      "Colosseum: the language server is not running.",
+      "Restart",
+      "Show Output",
+    );
+    if (choice === "Restart") {
+      await restartServer();
+      return isRunning(client) ? client : undefined;
+    }
+    if (choice === "Show Output") {
+      outputChannel.show(true);
+    }
+    return undefined;
+  }
+  return client;
+}
+
+// A function, so that TypeScript does not carry a narrowed `state` across awaits.
+function isRunning(c: LanguageClient | undefined): c is LanguageClient {
+  return c !== undefined && c.state === State.Running;
+}
+
+function activeLatexEditor(): vscode.TextEditor | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || !LATEX_LANGUAGES.includes(editor.document.languageId)) {
+    void vscode.window.showWarningMessage("Colosseum: open a LaTeX file first.");
+    return undefined;
+  }
+  return editor;
+}
+
+/** The selection, else the label under the cursor, else the user's pick among the file's labels. */
+async function labelForEditor(editor: vscode.TextEditor): Promise<string | undefined> {
+  const document = editor.document;
+  const selection = editor.selection;
+  if (!selection.isEmpty && selection.isSingleLine) {
+    const text = document.getText(selection).trim();
+    if (/^[^\s{}\\]+$/.test(text)) {
+      return text;
+    }
+  }
+  const lines: string[] = [];
+  for (let i = 0; i < document.lineCount; i++) {
+    lines.push(document.lineAt(i).text);
+  }
+  const config = vscode.workspace.getConfiguration("colosseum");
+  const commands = [
+    ...DEFAULT_LABEL_COMMANDS,
+    ...(config.get<string[]>("labelDefinitionCommands") ?? []),
+    ...(config.get<string[]>("labelReferenceCommands") ?? []),
+  ];
+  const found = labelAt(lines, selection.active.line, selection.active.character, commands);
+  if (found) {
+    return found;
+  }
+  const labels = allLabels(lines);
+  if (labels.length > 0) {
+    return vscode.window.showQuickPick(labels, {
+      title: "Colosseum: Solve obligation",
+      placeHolder: "Label of the claim whose obligation to solve",
+    });
+  }
+  return vscode.window.showInputBox({
+    title: "Colosseum: Solve obligation",
+    prompt: "Label of the claim whose obligation to solve",
+  });
+}
+
+function renderStatus(): void {
+  if (!statusBar) {
+    return;
+  }
+  const editor = vscode.window.activeTextEditor;
+  const onLatex = editor !== undefined && LATEX_LANGUAGES.includes(editor.document.languageId);
+  if (!client) {
+    statusBar.text = "$(circle-slash) Colosseum";
+    statusBar.tooltip = "Colosseum language server: stopped";
+    statusBar.backgroundColor = undefined;
+  } else if (client.state === State.Starting) {
+    statusBar.text = "$(sync~spin) Colosseum: starting";
+    statusBar.tooltip = "Colosseum language server: starting";
+    statusBar.backgroundColor = undefined;
+  } else if (client.state === State.Stopped) {
+    statusBar.text = "$(error) Colosseum: stopped";
+    statusBar.tooltip = "Colosseum language server: stopped (see the output)";
+    statusBar.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+  } else if (serverStatus.state === "indexing") {
+    statusBar.text = "$(sync~spin) Colosseum: indexing";
+    statusBar.tooltip = "Colosseum language server: indexing the project";
+    statusBar.backgroundColor = undefined;
+  } else {
+    const n = serverStatus.obligations;
+    statusBar.text =
+      typeof n === "number"
+        ? `$(checklist) Colosseum: ${n} open obligation${n === 1 ? "" : "s"}`
+        : "$(check) Colosseum";
+    statusBar.tooltip =
+      `Colosseum language server: ${serverStatus.state ?? "running"}` +
+      (serverStatus.message ? `\n${serverStatus.message}` : "");
+    statusBar.backgroundColor = undefined;
+  }
+  if (onLatex || (client !== undefined && client.state !== State.Running)) {
+    statusBar.show();
+  } else {
+    statusBar.hide();
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    return err.message;
+  }
+  return String(err);
+}

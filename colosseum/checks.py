@@ -160,17 +160,27 @@ def _node_location(index: "ProjectIndex", node: str) -> Location | None:
 
 def _graph_diagnostics(index: "ProjectIndex", add) -> None:
     graph = index.graph
+    label_owner = {name: labels[0].owner for name, labels in index.labels.items() if labels}
     for cycle in graph.cycles():
         path = " -> ".join(cycle)
+        # why each step is a use: the reference that makes it, e.g. an \eqref to an equation inside
+        steps = []
+        for used, user in zip(cycle, cycle[1:]):
+            refs = [r for r in index.references if r.owner == user and label_owner.get(r.label) == used
+                    and r.part != "proof-title"]
+            if refs:
+                ref = refs[0]
+                inner = "" if ref.label == used else f" (a label inside `{used}`)"
+                steps.append(RelatedInfo(ref.location, f"`{user}` uses `{used}` here: \\{ref.command}{{{ref.label}}}{inner}"))
         for node in cycle[:-1]:
             loc = _node_location(index, node)
             if loc is None:
                 continue
-            related = tuple(RelatedInfo(other, f"`{n}` is on the cycle")
-                            for n in cycle[:-1] if n != node and (other := _node_location(index, n)) is not None)
             add(Diagnostic(loc.file, loc.range, "error", code("dependency-cycle"),
-                           f"circular argument: {path} (each uses the next)", related))
+                           f"circular argument: {path} (each is used by the next)", tuple(steps)))
     for node, path in graph.conditional_on.items():
+        if node not in index.claims:
+            continue  # a section's prose citing a result is not a proof: its status says enough
         loc = _node_location(index, node)
         origin = _node_location(index, path[0])
         if loc is None:

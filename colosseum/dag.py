@@ -30,6 +30,8 @@ class DependencyGraph:
         self.succ: dict[str, set[str]] = {}  # dependency edges only
         self.pred: dict[str, set[str]] = {}
         self.proof_succ: dict[str, set[str]] = {}  # proof-uses only: what carries conditionality
+        # edges along which truth depends: proof-uses, and statement-uses of a definition
+        self.truth_succ: dict[str, set[str]] = {}
         self.status: dict[str, str] = {}
         self.conditional_on: dict[str, list[str]] = {}  # id -> path from an open obligation
         self._nx = None
@@ -44,6 +46,8 @@ class DependencyGraph:
             graph._add_node(cid, claim.kind)
         label_owner = {name: labels[0].owner for name, labels in index.labels.items() if labels}
         section_parent = {sid: s.parent for sid, s in index.sections.items()}
+        order = {sid: s.order for sid, s in index.sections.items()}
+        order.update((cid, c.order) for cid, c in index.claims.items())
         claim_section = {cid: c.section for cid, c in index.claims.items()}
 
         def section_chain(node: str | None) -> set[str]:
@@ -65,8 +69,8 @@ class DependencyGraph:
             if used in section_parent and used in section_chain(user):
                 continue  # a claim citing the section it sits in, or a section citing its parent
             if user in section_parent and (used in claim_section or used in section_parent):
-                if user in section_chain(used):
-                    continue  # a section's road map pointing into its own content
+                if user in section_chain(used) or order.get(used, 0) > order.get(user, 0):
+                    continue  # a section's road map: into its own content, or ahead ("see Section 5")
             kind = "statement-uses" if ref.part == "statement" else "proof-uses"
             key = (used, user, kind)
             if key not in seen:
@@ -76,6 +80,9 @@ class DependencyGraph:
                 graph.pred[user].add(used)
                 if kind == "proof-uses":
                     graph.proof_succ[used].add(user)
+                    graph.truth_succ[used].add(user)
+                elif index.claims.get(used) is not None and index.claims[used].role == "definition":
+                    graph.truth_succ[used].add(user)
         for cid, claim in index.claims.items():
             if claim.section is not None and claim.section in index.sections:
                 graph.edges.append(Edge(claim.section, cid, "contains"))
@@ -90,6 +97,7 @@ class DependencyGraph:
         self.succ.setdefault(node, set())
         self.pred.setdefault(node, set())
         self.proof_succ.setdefault(node, set())
+        self.truth_succ.setdefault(node, set())
 
     def _compute_status(self, index: "ProjectIndex") -> None:
         contained: dict[str, bool] = {}
@@ -100,7 +108,7 @@ class DependencyGraph:
             if section.parent:
                 contained[section.parent] = True
         for cid, claim in index.claims.items():
-            proved = (claim.proof is not None and claim.proof.has_content) or claim.mathlibok
+            proved = (claim.proof is not None and claim.proof.has_content) or claim.mathlibok or claim.cited
             if proved:
                 self.status[cid] = "proved"
             elif claim.obligation:
@@ -155,18 +163,19 @@ class DependencyGraph:
         seen.discard(node)
         return seen
 
-    def strongly_connected_components(self) -> list[list[str]]:
+    def strongly_connected_components(self, adjacency: dict[str, set[str]] | None = None) -> list[list[str]]:
         """Tarjan's algorithm, iterative (papers have long dependency chains)."""
+        succ = self.succ if adjacency is None else adjacency
         index_of: dict[str, int] = {}
         low: dict[str, int] = {}
         on_stack: set[str] = set()
         stack: list[str] = []
         components: list[list[str]] = []
         counter = 0
-        for start in sorted(self.succ):
+        for start in sorted(succ):
             if start in index_of:
                 continue
-            work = [(start, iter(sorted(self.succ[start])))]
+            work = [(start, iter(sorted(succ[start])))]
             index_of[start] = low[start] = counter
             counter += 1
             stack.append(start)
@@ -180,7 +189,7 @@ class DependencyGraph:
                         counter += 1
                         stack.append(child)
                         on_stack.add(child)
-                        work.append((child, iter(sorted(self.succ[child]))))
+                        work.append((child, iter(sorted(succ[child]))))
                         advanced = True
                         break
                     if child in on_stack:
@@ -203,9 +212,14 @@ class DependencyGraph:
         return components
 
     def cycles(self) -> list[list[str]]:
-        """One shortest cycle per circular group of claims, each as a closed path [a, b, ..., a]."""
+        """Circular arguments: one shortest cycle per circular group, as a closed path [a, ..., a].
+
+        Only edges along which truth depends count: a proof that uses a result, or a statement
+        that uses a definition. Two statements that mention each other ("see also Lemma 3") are
+        cross-references, not a circle."""
         out = []
-        for component in self.strongly_connected_components():
+        succ = self.truth_succ
+        for component in self.strongly_connected_components(succ):
             if len(component) < 2:
                 continue
             members = set(component)
@@ -215,7 +229,7 @@ class DependencyGraph:
             found = None
             while queue and found is None:
                 node = queue.popleft()
-                for nxt in sorted(self.succ[node]):
+                for nxt in sorted(succ[node]):
                     if nxt not in members:
                         continue
                     if nxt == start:

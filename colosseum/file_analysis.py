@@ -33,15 +33,29 @@ _STRIP_FOR_CONTENT = re.compile(
 )
 
 
-def needs_proof(env: str, title: str = "", style: str = "plain") -> bool:
-    """Whether an environment states something to be proved (a lemma) or not (a definition)."""
+_DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
+
+
+def claim_role(env: str, title: str = "", style: str = "plain") -> str:
+    """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions
+    are errors) or ``other`` (remarks, examples, exercises, questions)."""
     base = env.rstrip("*")
     for word in (base, title):
         if word and _ASSERTION.search(word):
-            return True
+            return "assertion"
+    for word in (base, title):
+        if word and _DEFINITION.match(word):
+            return "definition"
     if _NON_ASSERTION.match(base) or (title and _NON_ASSERTION.match(title)):
-        return False
-    return style not in ("definition", "remark")
+        return "other"
+    if style == "definition":
+        return "definition"
+    return "other" if style == "remark" else "assertion"
+
+
+def needs_proof(env: str, title: str = "", style: str = "plain") -> bool:
+    """Whether an environment states something to be proved (a lemma) or not (a definition)."""
+    return claim_role(env, title, style) == "assertion"
 
 
 @dataclass(slots=True)
@@ -134,6 +148,7 @@ class FileAnalysis:
     includes: list[Event] = field(default_factory=list)
     theorem_decls: list[ThmDecl] = field(default_factory=list)
     magic_root: Event | None = None
+    document_end: int = -1  # offset of \end{document}: LaTeX reads nothing after it
 
 
 def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
@@ -227,6 +242,13 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
                 stack.append((env, "other", -1))
         elif kind == "end":
             env = ev.name
+            if env == "document":
+                fa.document_end = ev.start
+                if stack and stack[-1][0] == "document":
+                    stack.pop()
+                else:
+                    fa.dangling_ends.append(ev)
+                break
             if stack and stack[-1][0] == env:
                 opened = stack.pop()
                 _close(fa, opened, ev, text)

@@ -45,6 +45,23 @@ class IncludeProblem:
 
 
 @dataclass(slots=True)
+class IndexSnapshot:
+    """One consistent state of the index. Readers (the language server's handlers) take the
+    current snapshot once and use it throughout, so an update running meanwhile is invisible."""
+
+    claims: dict[str, Claim] = field(default_factory=dict)
+    sections: dict[str, Section] = field(default_factory=dict)
+    labels: dict[str, list[Label]] = field(default_factory=dict)
+    references: list[Reference] = field(default_factory=list)
+    root_results: list[RootResult] = field(default_factory=list)
+    include_problems: list[IncludeProblem] = field(default_factory=list)
+    theorem_environments: frozenset[str] = DEFAULT_THEOREM_ENVIRONMENTS
+    file_roots: dict[Path, list[Path]] = field(default_factory=dict)
+    graph: object = None  # DependencyGraph
+    diagnostics: list[Diagnostic] | None = None
+
+
+@dataclass(slots=True)
 class _ScanEntry:
     version: int
     results: dict[str, ScanResult] = field(default_factory=dict)
@@ -62,16 +79,22 @@ class ProjectIndex:
         self._scans: dict[Path, _ScanEntry] = {}
         self.roots: list[Path] = []
         self.root_problems: list[str] = []
-        self.claims: dict[str, Claim] = {}
-        self.sections: dict[str, Section] = {}
-        self.labels: dict[str, list[Label]] = {}
-        self.references: list[Reference] = []
-        self.root_results: list[RootResult] = []
-        self.include_problems: list[IncludeProblem] = []
-        self.theorem_environments: frozenset[str] = DEFAULT_THEOREM_ENVIRONMENTS
-        self.file_roots: dict[Path, list[Path]] = {}
-        self.graph = None  # DependencyGraph, set by _rebuild
-        self._diagnostics: list[Diagnostic] | None = None
+        self.snapshot = IndexSnapshot()
+        self._building: IndexSnapshot | None = None
+
+    # the current snapshot's contents (during a rebuild: the one being built)
+    def _current(self) -> IndexSnapshot:
+        return self._building if self._building is not None else self.snapshot
+
+    claims = property(lambda self: self._current().claims)
+    sections = property(lambda self: self._current().sections)
+    labels = property(lambda self: self._current().labels)
+    references = property(lambda self: self._current().references)
+    root_results = property(lambda self: self._current().root_results)
+    include_problems = property(lambda self: self._current().include_problems)
+    theorem_environments = property(lambda self: self._current().theorem_environments)
+    file_roots = property(lambda self: self._current().file_roots)
+    graph = property(lambda self: self._current().graph)
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
@@ -155,7 +178,17 @@ class ProjectIndex:
             self._discover()
         base = MacroTable(label_commands=frozenset(self.config.index.label_definition_commands),
                           reference_commands=frozenset(self.config.index.label_reference_commands))
-        self.include_problems = []
+        snap = self._building = IndexSnapshot()
+        try:
+            self._build(base, snap)
+            from colosseum.checks import compute_diagnostics
+
+            snap.diagnostics = compute_diagnostics(self)
+        finally:
+            self._building = None
+        self.snapshot = snap
+
+    def _build(self, base: MacroTable, snap: IndexSnapshot) -> None:
         walks: list[tuple[Path, Visit]] = []
         scanned: list[tuple[Path, ScanResult, FileText]] = []
         for root in self.roots:
@@ -169,27 +202,25 @@ class ProjectIndex:
             for decl in theorem_declarations(result.events):
                 envs.add(decl.env)
                 styles.setdefault(decl.env, (decl.title, decl.style))
-        self.theorem_environments = frozenset(envs)
+        snap.theorem_environments = frozenset(envs)
         env_key = hashlib.sha1("\0".join(sorted(envs)).encode()).hexdigest()
         for _root, visit in walks:
             self._analyse_tree(visit, env_key)
         linker = Linker(self.root_dir, styles)
-        self.root_results = [linker.link_root(root, visit) for root, visit in walks]
+        snap.root_results = [linker.link_root(root, visit) for root, visit in walks]
         linker.finish()
-        self.claims = linker.claims
-        self.sections = linker.sections
-        self.labels = linker.labels()
-        self.references = linker.references()
-        self.file_roots = {}
-        for result in self.root_results:
+        snap.claims = linker.claims
+        snap.sections = linker.sections
+        snap.labels = linker.labels()
+        snap.references = linker.references()
+        for result in snap.root_results:
             for f in result.files:
-                roots = self.file_roots.setdefault(f, [])
+                roots = snap.file_roots.setdefault(f, [])
                 if result.root not in roots:
                     roots.append(result.root)
         from colosseum.dag import DependencyGraph
 
-        self.graph = DependencyGraph.build(self)
-        self._diagnostics = None
+        snap.graph = DependencyGraph.build(self)
 
     def _discover(self) -> None:
         if self.explicit_root is not None:
@@ -297,15 +328,11 @@ class ProjectIndex:
         return self._walk(target, root, table, chain, scanned, base)
 
     def _include_problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path) -> None:
-        self.include_problems.append(IncludeProblem(path, ev.start, ev.end, code, severity, message, root))
+        self._current().include_problems.append(IncludeProblem(path, ev.start, ev.end, code, severity, message, root))
 
     # ---- results ---------------------------------------------------------------------------------
     def diagnostics(self) -> list[Diagnostic]:
-        if self._diagnostics is None:
-            from colosseum.checks import compute_diagnostics
-
-            self._diagnostics = compute_diagnostics(self)
-        return self._diagnostics
+        return list(self.snapshot.diagnostics or ())
 
     def files(self) -> list[Path]:
         return sorted(self.file_roots)

@@ -682,6 +682,8 @@ class _Scanner:
         for ev in inner.events:
             if ev.kind in ("def", "magic-root"):
                 continue
+            if ev.kind in ("label", "ref") and "#" in ev.value:
+                continue  # a parameter of a definition nested in the body, not a label
             vs = to_source(ev.vstart, False) if ev.vstart >= 0 else -1
             ve = to_source(ev.vend, True) if ev.vend >= 0 else -1
             if vs < 0 or ve < 0 or ve < vs:

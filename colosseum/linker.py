@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colosseum.file_analysis import INCOMING, FileAnalysis, LabelRec, RefRec, needs_proof
+from colosseum.file_analysis import INCOMING, FileAnalysis, LabelRec, RefRec, claim_role
 from colosseum.project_files import FileText
 from colosseum.structure import Claim, Label, Location, Proof, Reference, Section
 
@@ -57,6 +57,7 @@ class _State:
     section_stack: list[tuple[int, str]] = field(default_factory=list)
     last_claim: str | None = None
     envs: list[tuple[str, Path, int, int]] = field(default_factory=list)  # dangling begins
+    ended: bool = False  # \end{document} was read: LaTeX stops there
 
 
 @dataclass(slots=True)
@@ -80,6 +81,11 @@ class Linker:
         self._label_keys: dict[tuple, Label] = {}
         self._pending: dict[tuple[Path, int], _PendingProof] = {}
         self.roots: list[RootResult] = []
+        self._order = 0
+
+    def _next_order(self) -> int:
+        self._order += 1
+        return self._order
 
     # ---- public ------------------------------------------------------------------------------
     def link_root(self, root: Path, visit: Visit) -> RootResult:
@@ -169,6 +175,10 @@ class Linker:
             self.sections[entry_section].obligation = True
 
         for offset, kind, index in _timeline(fa):
+            if state.ended:
+                break
+            if fa.document_end >= 0 and offset > fa.document_end:
+                break
             if kind == "section":
                 rec = fa.sections[index]
                 sid = self._section(visit, rec, index, node_id(rec.label, rec.begin[0]), loc, state)
@@ -233,6 +243,8 @@ class Linker:
         for err in fa.errors:
             if err.name == "unterminated-environment" and "not closed before" in err.value:
                 result.problems.append(EnvProblem(path, err.start, err.end, err.name, err.value))
+        if fa.document_end >= 0:
+            state.ended = True
 
     @staticmethod
     def _add_unique(items: list[Reference], ref: Reference) -> None:
@@ -256,7 +268,8 @@ class Linker:
         if existing is None:
             sid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(rec.begin[0]) + 1, self.sections)
             existing = Section(sid, rec.level, rec.title, rec.label.name if rec.label else None,
-                               loc(*rec.begin), visit.path, rec.obligation, parent, rec.has_content)
+                               loc(*rec.begin), visit.path, rec.obligation, parent, rec.has_content,
+                               order=self._next_order())
             self._section_keys[key] = existing
             self.sections[sid] = existing
         state.section_stack.append((rank, existing.id))
@@ -270,12 +283,14 @@ class Linker:
             return existing.id
         cid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(rec.begin[0]) + 1, self.claims)
         title, style = self.styles.get(rec.env, ("", "plain"))
+        role = "definition" if rec.leannode else claim_role(rec.env, title, style)
         claim = Claim(
             id=cid, kind=rec.env, title=rec.title, label=rec.label.name if rec.label else None,
             location=loc(*rec.begin), end=loc(*rec.end) if rec.end[0] >= 0 else loc(*rec.begin),
             file=visit.path, statement_text=rec.statement_text, obligation=rec.obligation,
             lean_decls=list(rec.lean_decls), leanok=rec.leanok, mathlibok=rec.mathlibok,
-            notready=rec.notready, needs_proof=(not rec.leannode) and needs_proof(rec.env, title, style),
+            notready=rec.notready, needs_proof=role == "assertion", role=role, order=self._next_order(),
+            cited=bool(rec.title and ("\\cite" in rec.title or "\\textcite" in rec.title)),
             section=section_id, inner_labels=[lab.name for lab in rec.inner_labels],
         )
         self._claim_keys[key] = claim

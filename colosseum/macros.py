@@ -42,9 +42,9 @@ STRUCTURAL_COMMANDS = frozenset(
     + BLUEPRINT_LIST_COMMANDS + BLUEPRINT_MARKERS + INCLUDE_COMMANDS + THEOREM_DECL_COMMANDS
     + ("lean", "discussion", "hyperref", "inputleannode", "begin", "end")
 )
-# Names a project may never redefine away: our reading of them is the reference meaning.
-PROTECTED = frozenset(("begin", "end", "label", "input", "include", "def", "let", "newcommand",
-                       "renewcommand", "verb", "iffalse"))
+# Names a project may never redefine away: our reading of them is the reference meaning (a
+# blueprint's print mode redefines \uses to typeset nothing, but the dependency is still there).
+PROTECTED = STRUCTURAL_COMMANDS | frozenset(DEFINITION_COMMANDS) | frozenset(("verb", "iffalse"))
 
 _CONTROL_WORD = re.compile(r"\\([A-Za-z@]+)")
 

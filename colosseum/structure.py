@@ -72,6 +72,9 @@ class Claim:
     mathlibok: bool = False
     notready: bool = False
     needs_proof: bool = True  # False for definitions, remarks, examples ...
+    role: str = "assertion"  # assertion | definition | other
+    cited: bool = False  # a result quoted from the literature: [\cite{...}] in its title
+    order: int = 0  # position in reading order
     section: str | None = None  # innermost section node id
     references: list[Reference] = field(default_factory=list)
     inner_labels: list[str] = field(default_factory=list)
@@ -89,6 +92,7 @@ class Section:
     parent: str | None = None
     has_content: bool = False
     references: list[Reference] = field(default_factory=list)
+    order: int = 0  # position in reading order
 
 
 @dataclass(frozen=True, slots=True)

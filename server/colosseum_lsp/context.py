@@ -1,0 +1,160 @@
+"""What every feature shares: the projects of the workspace, their indexes, open documents,
+and the diagnostics store. Heavy work runs in a worker thread; handlers read the last snapshot."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
+from colosseum.structure import Label, Position, Reference
+
+log = logging.getLogger(__name__)
+DEBOUNCE_SECONDS = 0.12
+
+
+@dataclass
+class Project:
+    root_dir: Path
+    index: ProjectIndex | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    pending: asyncio.Task | None = None
+    error: str | None = None
+    _lookup_for: int = -1
+    _lookup: dict = field(default_factory=dict)
+
+    def snapshot(self) -> IndexSnapshot | None:
+        return self.index.snapshot if self.index is not None else None
+
+    def lookup(self) -> dict[Path, list[tuple[Position, Position, str, object]]]:
+        """Per file, every label and reference sorted by position, for hit tests."""
+        snap = self.snapshot()
+        if snap is None:
+            return {}
+        if self._lookup_for != id(snap):
+            table: dict[Path, list] = {}
+            for labels in snap.labels.values():
+                for label in labels:
+                    table.setdefault(label.location.file, []).append(
+                        (label.location.range.start, label.location.range.end, "label", label))
+            for ref in snap.references:
+                table.setdefault(ref.location.file, []).append(
+                    (ref.location.range.start, ref.location.range.end, "ref", ref))
+            for items in table.values():
+                items.sort(key=lambda item: (item[0], item[1]))
+            self._lookup = table
+            self._lookup_for = id(snap)
+        return self._lookup
+
+
+class ServerContext:
+    def __init__(self, server):
+        self.server = server
+        self.workspace_roots: list[Path] = []
+        self.projects: dict[Path, Project] = {}
+        self.options: dict = {}
+        self.published: dict[str, int] = {}  # uri -> number of diagnostics last published
+        self.tasks: set[asyncio.Task] = set()
+        self.watched_files_supported = False
+        self.observer = None
+
+    # ---- projects ------------------------------------------------------------------------------
+    def project_dir_for(self, path: Path) -> Path:
+        probe = path.parent
+        while True:
+            if (probe / "colosseum.toml").is_file():
+                return probe
+            if probe == probe.parent:
+                break
+            probe = probe.parent
+        candidates = [w for w in self.workspace_roots if path == w or w in path.parents]
+        if candidates:
+            return max(candidates, key=lambda p: len(p.parts))
+        return path.parent
+
+    def project_for(self, path: Path) -> Project:
+        for project in self.projects.values():
+            if project.index is not None and (path in project.index.file_roots or path in project.index.roots):
+                return project
+        root_dir = self.project_dir_for(path)
+        project = self.projects.get(root_dir)
+        if project is None:
+            project = self.projects[root_dir] = Project(root_dir)
+        return project
+
+    async def ensure_index(self, project: Project, progress_title: str = "Indexing") -> ProjectIndex | None:
+        if project.index is not None:
+            return project.index
+        async with project.lock:
+            if project.index is None:
+                async with self.progress(f"{progress_title} {project.root_dir.name}") as report:
+                    report("reading files")
+                    try:
+                        project.index = await asyncio.to_thread(ProjectIndex.open, project.root_dir)
+                        project.error = None
+                    except ProjectError as exc:
+                        project.error = str(exc)
+                        log.warning("cannot index %s: %s", project.root_dir, exc)
+                        return None
+                self.publish(project)
+        return project.index
+
+    # ---- edits ---------------------------------------------------------------------------------
+    def schedule_update(self, path: Path, text: str | None) -> None:
+        project = self.project_for(path)
+        if project.pending is not None and not project.pending.done():
+            project.pending.cancel()
+        project.pending = self.spawn(self._update_later(project, path, text))
+
+    async def _update_later(self, project: Project, path: Path, text: str | None) -> None:
+        await asyncio.sleep(DEBOUNCE_SECONDS)
+        index = await self.ensure_index(project)
+        if index is None:
+            return
+        async with project.lock:
+            # pending edits of other files are re-read from the workspace by the index itself
+            await asyncio.to_thread(index.update_document, path, text)
+        self.publish(project)
+
+    def spawn(self, coro) -> asyncio.Task:
+        """Start a task that the context owns (a strong reference until it finishes)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    # ---- diagnostics ---------------------------------------------------------------------------
+    def publish(self, project: Project) -> None:
+        from colosseum_lsp.features.diagnostics import publish_project
+
+        publish_project(self, project)
+
+    # ---- lookups -------------------------------------------------------------------------------
+    def item_at(self, path: Path, pos: Position) -> tuple[Project, str, Label | Reference] | None:
+        project = self.project_for(path)
+        items = project.lookup().get(path)
+        if not items:
+            return None
+        i = bisect_right(items, (pos, Position(10**9, 0))) - 1
+        while i >= 0:
+            start, end, kind, item = items[i]
+            if start <= pos <= end:
+                return project, kind, item
+            if end.line < pos.line - 1:
+                break
+            i -= 1
+        return None
+
+    # ---- progress ------------------------------------------------------------------------------
+    def progress(self, title: str):
+        from colosseum_lsp.progress import work_done
+
+        return work_done(self.server, title)

@@ -1,0 +1,60 @@
+"""Engine data classes <-> LSP types. The only place that knows both."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+
+from colosseum import structure
+
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+def uri_to_path(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return Path(unquote(parsed.path)).resolve()
+
+
+def path_to_uri(path: Path) -> str:
+    return Path(path).resolve().as_uri()
+
+
+def position(pos: structure.Position) -> types.Position:
+    return types.Position(line=pos.line, character=pos.character)
+
+
+def range_(rng: structure.Range) -> types.Range:
+    return types.Range(start=position(rng.start), end=position(rng.end))
+
+
+def location(loc: structure.Location) -> types.Location:
+    return types.Location(uri=path_to_uri(loc.file), range=range_(loc.range))
+
+
+def engine_position(pos: types.Position) -> structure.Position:
+    return structure.Position(pos.line, pos.character)
+
+
+def diagnostic(diag: structure.Diagnostic) -> types.Diagnostic:
+    tags = [types.DiagnosticTag.Unnecessary] if diag.code.endswith("unused-label") else None
+    return types.Diagnostic(
+        range=range_(diag.range),
+        message=diag.message,
+        severity=SEVERITY[diag.severity],
+        code=diag.code,
+        source=diag.source,
+        tags=tags,
+        related_information=[
+            types.DiagnosticRelatedInformation(location=location(r.location), message=r.message)
+            for r in diag.related
+        ] or None,
+    )

@@ -1,0 +1,60 @@
+"""Label completion inside \\ref{, \\cref{a,, \\eqref{, \\uses{ and the project's own wrappers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lsprotocol import types
+
+from colosseum.macros import BLUEPRINT_LIST_COMMANDS, LIST_REF_COMMANDS, RANGE_REF_COMMANDS, SINGLE_REF_COMMANDS
+
+_BUILTIN = "|".join(sorted(SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS + BLUEPRINT_LIST_COMMANDS,
+                           key=len, reverse=True))
+_CONTEXT = re.compile(r"\\([A-Za-z@]+)\*?(?:\[[^\]]*\])?\{([^{}]*)$")
+
+
+def completion_context(line_prefix: str, extra_commands: set[str]) -> str | None:
+    """The partial label being typed, or None when the cursor is not in a reference argument."""
+    m = _CONTEXT.search(line_prefix)
+    if not m:
+        return None
+    command = m.group(1)
+    if not (re.fullmatch(_BUILTIN, command) or command in extra_commands):
+        return None
+    return m.group(2).split(",")[-1].strip()
+
+
+def completions(ctx, path: Path, line_prefix: str) -> types.CompletionList | None:
+    project = ctx.project_for(path)
+    snap = project.snapshot()
+    if snap is None:
+        return None
+    index = project.index
+    wrappers = {ref.command for ref in snap.references} | set(index.config.index.label_reference_commands)
+    partial = completion_context(line_prefix, wrappers)
+    if partial is None:
+        return None
+    items = []
+    for name, labels in snap.labels.items():
+        if partial and partial.lower() not in name.lower():
+            continue
+        owner = labels[0].owner
+        claim = snap.claims.get(owner) if owner else None
+        section = snap.sections.get(owner) if owner else None
+        if claim is not None:
+            detail = f"{claim.kind} · {snap.graph.status.get(owner)}"
+            first = next((ln.strip() for ln in claim.statement_text.splitlines()
+                          if ln.strip() and not ln.strip().startswith(("\\label", "\\uses", "\\lean", "%"))), "")
+            kind = types.CompletionItemKind.Function
+        elif section is not None:
+            detail, first, kind = section.level, section.title, types.CompletionItemKind.Module
+        else:
+            detail, first, kind = "label", "", types.CompletionItemKind.Reference
+        loc = labels[0].location
+        items.append(types.CompletionItem(
+            label=name, kind=kind, detail=detail,
+            documentation=f"{first}\n\n{index.relative(loc.file)}:{loc.range.start.line + 1}".strip(),
+            sort_text=("0" if claim else "1") + name))
+    items.sort(key=lambda item: item.sort_text)
+    return types.CompletionList(is_incomplete=False, items=items[:1000])

@@ -1,0 +1,86 @@
+"""Go to definition, find references, and hover on a reference or label."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from colosseum.structure import Position
+from colosseum_lsp.convert import location, range_
+
+HOVER_LIMIT = 1500
+
+
+def _label_name_at(ctx, path: Path, pos: Position):
+    hit = ctx.item_at(path, pos)
+    if hit is None:
+        return None, None
+    project, kind, item = hit
+    return project, (item.label if kind == "ref" else item.name)
+
+
+def definition(ctx, path: Path, pos: Position) -> list[types.Location] | None:
+    project, name = _label_name_at(ctx, path, pos)
+    if name is None:
+        return None
+    labels = project.snapshot().labels.get(name, [])
+    return [location(label.location) for label in labels] or None
+
+
+def references(ctx, path: Path, pos: Position, include_declaration: bool) -> list[types.Location] | None:
+    project, name = _label_name_at(ctx, path, pos)
+    if name is None:
+        return None
+    snap = project.snapshot()
+    out = [location(ref.location) for ref in snap.references if ref.label == name]
+    if include_declaration:
+        out = [location(label.location) for label in snap.labels.get(name, [])] + out
+    return out
+
+
+def statement_as_text(latex: str) -> str:
+    """The statement as readable text (pylatexenc's latex-to-text), shortened for a hover."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    try:
+        text = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True).latex_to_text(latex[:6000])
+    except Exception:  # pylatexenc is strict on some broken input; the raw text still helps
+        text = latex
+    text = "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
+    return text if len(text) <= HOVER_LIMIT else text[:HOVER_LIMIT] + " …"
+
+
+def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
+    hit = ctx.item_at(path, pos)
+    if hit is None:
+        return None
+    project, kind, item = hit
+    snap = project.snapshot()
+    name = item.label if kind == "ref" else item.name
+    labels = snap.labels.get(name)
+    if not labels:
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                        value=f"**`{name}`** is not defined anywhere in the project"),
+                           range=range_(item.location.range))
+    owner = labels[0].owner
+    claim = snap.claims.get(owner) if owner else None
+    section = snap.sections.get(owner) if owner else None
+    if claim is not None:
+        status = snap.graph.status.get(owner, "open")
+        rests_on = len(snap.graph.ancestors(owner))
+        head = f"**{claim.kind.capitalize()}** `{owner}`" + (f" — {claim.title}" if claim.title else "")
+        if name != owner:
+            head += f" (label `{name}` inside it)"
+        body = statement_as_text(claim.statement_text)
+        facts = f"status: **{status}** · rests on {rests_on} result{'s' if rests_on != 1 else ''}"
+        if claim.lean_decls:
+            facts += " · Lean: " + ", ".join(f"`{d}`" for d in claim.lean_decls) + (" ✓" if claim.leanok else "")
+        value = f"{head}\n\n{facts}\n\n---\n\n```text\n{body}\n```"
+    elif section is not None:
+        value = f"**{section.level.capitalize()}** `{owner}` — {section.title}\n\nstatus: **{snap.graph.status.get(owner)}**"
+    else:
+        loc = labels[0].location
+        value = f"label `{name}` at {loc.file.name}:{loc.range.start.line + 1}"
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
+                       range=range_(item.location.range))

@@ -1,0 +1,47 @@
+"""Work-done progress that always ends (``end`` in ``finally``) and can be cancelled."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+
+from lsprotocol import types
+
+log = logging.getLogger(__name__)
+CANCELLED: set[str] = set()  # tokens the client asked to cancel
+
+
+class ProgressCancelled(Exception):
+    pass
+
+
+def _supported(server) -> bool:
+    caps = server.client_capabilities
+    return bool(caps and caps.window and caps.window.work_done_progress)
+
+
+@contextlib.asynccontextmanager
+async def work_done(server, title: str, cancellable: bool = True):
+    token = f"colosseum-{uuid.uuid4().hex[:12]}"
+    enabled = _supported(server)
+    if enabled:
+        try:
+            await server.work_done_progress.create_async(token)
+            server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=cancellable))
+        except Exception as exc:  # a client that refuses progress still gets the work done
+            log.info("no progress for %s: %s", title, exc)
+            enabled = False
+
+    def report(message: str, percentage: int | None = None) -> None:
+        if token in CANCELLED:
+            raise ProgressCancelled(title)
+        if enabled:
+            server.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percentage))
+
+    try:
+        yield report
+    finally:
+        CANCELLED.discard(token)
+        if enabled:
+            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))

@@ -1,0 +1,220 @@
+"""Builds the pygls server: registers each LSP method once and hands it to its feature module.
+
+Every handler has the same short shape (resolve the document, ask the feature, return), and a
+failing feature answers with an error or nothing: it never takes the server down."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+
+from colosseum import __version__
+from colosseum_lsp import progress
+from colosseum_lsp.context import ServerContext
+from colosseum_lsp.convert import engine_position, uri_to_path
+from colosseum_lsp.features import code_actions, commands, completion, navigation, rename, symbols
+
+log = logging.getLogger(__name__)
+
+
+class RequestFailed(JsonRpcException):
+    CODE = -32803  # RequestFailed (LSP 3.17)
+
+
+def guarded(default=None):
+    """Isolate a feature: log and answer ``default`` instead of failing the whole server."""
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        async def run(*args, **kwargs):
+            try:
+                return await fn(*args, **kwargs)
+            except (JsonRpcException, rename.RenameError, commands.CommandError):
+                raise
+            except Exception:
+                log.exception("%s failed", fn.__name__)
+                return default
+        return run
+    return wrap
+
+
+def build_server() -> LanguageServer:
+    server = LanguageServer("colosseum", __version__)
+    ctx = ServerContext(server)
+    server.colosseum = ctx  # for tests and debugging
+
+    def doc_path(uri: str) -> Path | None:
+        path = uri_to_path(uri)
+        return path if path is not None and path.suffix in (".tex", ".sty", ".cls", ".ltx") else None
+
+    async def ready(uri: str):
+        path = doc_path(uri)
+        if path is None:
+            return None
+        project = ctx.project_for(path)
+        if await ctx.ensure_index(project) is None:
+            return None
+        return path
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        caps = server.client_capabilities
+        ws = caps.workspace if caps else None
+        ctx.watched_files_supported = bool(ws and ws.did_change_watched_files
+                                           and ws.did_change_watched_files.dynamic_registration)
+        if ctx.watched_files_supported:
+            try:
+                await server.client_register_capability_async(types.RegistrationParams(registrations=[
+                    types.Registration(id="colosseum-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                       register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                                           types.FileSystemWatcher(glob_pattern="**/*.tex"),
+                                           types.FileSystemWatcher(glob_pattern="**/colosseum.toml")]))]))
+            except Exception as exc:  # a client that advertises but refuses: watch the disk ourselves
+                log.info("file watching not registered (%s); using watchdog", exc)
+                ctx.watched_files_supported = False
+        if not ctx.watched_files_supported:
+            from colosseum_lsp.watcher import start_watching
+
+            start_watching(ctx)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        folders = params.workspace_folders or []
+        roots = [uri_to_path(f.uri) for f in folders]
+        if not roots and params.root_uri:
+            roots = [uri_to_path(params.root_uri)]
+        ctx.workspace_roots = [r for r in roots if r is not None]
+        ctx.options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        path = doc_path(params.text_document.uri)
+        if path is None:
+            return
+        project = ctx.project_for(path)
+        index = await ctx.ensure_index(project)
+        if index is not None and path not in index._overlays:
+            ctx.schedule_update(path, params.text_document.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        path = doc_path(params.text_document.uri)
+        if path is None:
+            return
+        doc = server.workspace.get_text_document(params.text_document.uri)
+        ctx.schedule_update(path, doc.source)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    async def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        path = doc_path(params.text_document.uri)
+        if path is not None:
+            ctx.schedule_update(path, None)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def watched(params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = uri_to_path(change.uri)
+            if path is None or server.workspace.text_documents.get(change.uri) is not None:
+                continue  # the editor's copy wins over the disk
+            ctx.schedule_update(path, None)
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def cancel_progress(params: types.WorkDoneProgressCancelParams) -> None:
+        progress.CANCELLED.add(str(params.token))
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @guarded([])
+    async def document_symbol(params: types.DocumentSymbolParams):
+        path = await ready(params.text_document.uri)
+        return symbols.document_symbols(ctx, path) if path else []
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @guarded()
+    async def definition(params: types.DefinitionParams):
+        path = await ready(params.text_document.uri)
+        return navigation.definition(ctx, path, engine_position(params.position)) if path else None
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @guarded()
+    async def references(params: types.ReferenceParams):
+        path = await ready(params.text_document.uri)
+        if path is None:
+            return None
+        return navigation.references(ctx, path, engine_position(params.position), params.context.include_declaration)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @guarded()
+    async def hover(params: types.HoverParams):
+        path = await ready(params.text_document.uri)
+        return navigation.hover(ctx, path, engine_position(params.position)) if path else None
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                    types.CompletionOptions(trigger_characters=["{", ","]))
+    @guarded()
+    async def complete(params: types.CompletionParams):
+        path = await ready(params.text_document.uri)
+        if path is None:
+            return None
+        doc = server.workspace.get_text_document(params.text_document.uri)
+        lines = doc.lines
+        line = lines[params.position.line] if params.position.line < len(lines) else ""
+        return completion.completions(ctx, path, line[: _utf16_to_index(line, params.position.character)])
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    @guarded()
+    async def prepare_rename(params: types.PrepareRenameParams):
+        path = await ready(params.text_document.uri)
+        return rename.prepare_rename(ctx, path, engine_position(params.position)) if path else None
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    @guarded()
+    async def do_rename(params: types.RenameParams):
+        path = await ready(params.text_document.uri)
+        if path is None:
+            return None
+        try:
+            return rename.rename(ctx, path, engine_position(params.position), params.new_name)
+        except rename.RenameError as exc:
+            raise RequestFailed(str(exc)) from exc
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    @guarded([])
+    async def code_lens(params: types.CodeLensParams):
+        path = await ready(params.text_document.uri)
+        return symbols.code_lenses(ctx, path, params.text_document.uri) if path else []
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
+    @guarded([])
+    async def code_action(params: types.CodeActionParams):
+        path = await ready(params.text_document.uri)
+        return code_actions.code_actions(ctx, path, params.text_document.uri, params) if path else []
+
+    def command(name, handler):
+        @server.command(name)
+        async def run(*args):
+            arguments = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+            try:
+                return await handler(ctx, arguments)
+            except commands.CommandError as exc:
+                raise RequestFailed(str(exc)) from exc
+        return run
+
+    command("colosseum.reindex", commands.reindex)
+    command("colosseum.showDependencyGraph", commands.show_dependency_graph)
+    for name in commands.NOT_AVAILABLE:
+        command(name, lambda _ctx, _args, _name=name: commands.not_available(_name))
+    return server
+
+
+def _utf16_to_index(line: str, units: int) -> int:
+    count = 0
+    for i, ch in enumerate(line):
+        if count >= units:
+            return i
+        count += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)

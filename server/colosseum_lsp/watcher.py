@@ -1,0 +1,44 @@
+"""A watchdog observer for clients that cannot watch files themselves (git checkout, another editor)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def start_watching(ctx) -> None:
+    try:
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+    except ImportError:  # pragma: no cover - watchdog is a dependency
+        return
+    loop = asyncio.get_running_loop()
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event):
+            if event.is_directory:
+                return
+            for raw in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
+                if not raw:
+                    continue
+                path = Path(raw)
+                if path.suffix == ".tex" or path.name == "colosseum.toml":
+                    loop.call_soon_threadsafe(_changed, ctx, path.resolve())
+
+    observer = Observer()
+    for root in ctx.workspace_roots:
+        if root.is_dir():
+            observer.schedule(Handler(), str(root), recursive=True)
+    observer.daemon = True
+    observer.start()
+    ctx.observer = observer
+
+
+def _changed(ctx, path: Path) -> None:
+    uri = path.as_uri()
+    if ctx.server.workspace.text_documents.get(uri) is not None:
+        return  # open in the editor: its copy wins
+    ctx.schedule_update(path, None)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Set up a fresh machine and run the whole test suite (what CI runs).
+# System packages (texlive to compile example-project, neovim for the real-editor test) are
+# installed with apt-get when we are root; elsewhere the tests that need them skip and say why.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  need=""
+  command -v latexmk >/dev/null 2>&1 || need="$need latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended texlive-science"
+  command -v nvim >/dev/null 2>&1 || need="$need neovim"
+  if [ -n "$need" ]; then
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $need >/dev/null
+  fi
+fi
+
+python3 -m pip install -q --disable-pip-version-check -e ".[test]"
+
+if command -v npm >/dev/null 2>&1; then
+  (cd editor-clients/vscode && npm ci --no-audit --no-fund --loglevel=error && npm run --silent compile)
+fi
+
+python3 -m pytest -q "$@"

@@ -1,0 +1,147 @@
+"""End to end over stdio with pytest-lsp, under the VS Code and the Neovim client capabilities."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("ws") / "example-project"
+    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns(".colosseum"))
+    return target
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "colosseum", "serve"]),
+    params=["visual-studio-code", "neovim"],
+)
+async def client(request, lsp_client: LanguageClient, project: Path):
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        lsp_client.registrations = [r.method for r in params.registrations]
+
+    params = types.InitializeParams(
+        capabilities=client_capabilities(request.param),
+        root_uri=project.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="example")],
+    )
+    await lsp_client.initialize_session(params)
+    lsp_client.project = project
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _open(client: LanguageClient, path: Path) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="latex", version=1, text=path.read_text())))
+    return uri
+
+
+def _position_of(path: Path, needle: str, offset: int = 0) -> types.Position:
+    for number, line in enumerate(path.read_text().splitlines()):
+        col = line.find(needle)
+        if col != -1:
+            return types.Position(line=number, character=col + offset)
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+async def _diagnostics_for(client: LanguageClient, uri: str, code: str, timeout: float = 30.0):
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        found = [d for d in client.diagnostics.get(uri, []) if d.code == code]
+        if found:
+            return found
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"no {code} diagnostics for {uri}: {client.diagnostics.get(uri)}")
+
+
+async def test_diagnostics_definition_references_hover(client: LanguageClient):
+    main_result = client.project / "sections" / "main-result.tex"
+    uri = _open(client, main_result)
+    found = await _diagnostics_for(client, uri, "colosseum/depends-on-open-obligation")
+    assert any("lem:resampling" in d.message for d in found)
+    assert all(d.source == "colosseum" for d in found)
+
+    pos = _position_of(main_result, "\\cref{lem:resampling}", len("\\cref{") + 2)
+    locations = await client.text_document_definition_async(types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+    assert locations and len(locations) == 1
+    target = Path(locations[0].uri.removeprefix("file://"))
+    line = target.read_text().splitlines()[locations[0].range.start.line]
+    assert "\\label{lem:resampling}" in line
+
+    refs = await client.text_document_references_async(types.ReferenceParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos,
+        context=types.ReferenceContext(include_declaration=False)))
+    assert refs and all(r.uri.endswith(".tex") for r in refs)
+    assert len({r.uri for r in refs}) >= 1
+
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+    assert hover is not None and "obligation" in hover.contents.value
+
+
+async def test_symbols_lenses_completion_rename(client: LanguageClient):
+    main_result = client.project / "sections" / "main-result.tex"
+    uri = _open(client, main_result)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    names = []
+
+    def walk(items):
+        for item in items:
+            names.append((item.name, item.detail))
+            walk(item.children or [])
+    walk(symbols)
+    assert any("thm:main" in name and "conditional" in (detail or "") for name, detail in names)
+
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert any("used by" in lens.command.title for lens in lenses)
+
+    completion_line = "\\cref{lem:res"
+    edited = main_result.read_text() + "\n" + completion_line + "\n"
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)]))
+    line_no = len(edited.splitlines()) - 1
+    items = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line_no, character=len(completion_line))))
+    labels = [i.label for i in (items.items if hasattr(items, "items") else items)]
+    assert "lem:resampling" in labels
+
+    pos = _position_of(main_result, "\\label{thm:main}", len("\\label{") + 1)
+    edit = await client.text_document_rename_async(types.RenameParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos, new_name="thm:main-result"))
+    edited_files = {change.text_document.uri for change in edit.document_changes}
+    assert uri in edited_files and len(edited_files) >= 2
+    assert all(e.new_text == "thm:main-result" for change in edit.document_changes for e in change.edits)
+
+
+async def test_commands(client: LanguageClient):
+    uri = _open(client, client.project / "main.tex")
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.showDependencyGraph", arguments=[uri]))
+    page = Path(result["path"]).read_text()
+    assert "<svg" in page and "thm:main" in page
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.reindex", arguments=[uri]))
+    assert result["claims"] >= 10
+    with pytest.raises(Exception, match="not available yet"):
+        await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="colosseum.solveObligation", arguments=[uri, "lem:resampling"]))

@@ -459,6 +459,8 @@ class _Scanner:
         decls = []
         for m in _LIST_ITEM.finditer(self.text, s, e):
             item = m.group().strip()
+            if "%" in item:  # a comment inside a multi-line \lean{...}
+                item = "\n".join(line.split("%", 1)[0] for line in item.splitlines()).strip()
             if item:
                 lead = len(m.group()) - len(m.group().lstrip())
                 decls.append((item, m.start() + lead, m.start() + lead + len(item)))

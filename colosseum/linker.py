@@ -219,6 +219,9 @@ class Linker:
                     proof = Proof(loc(*rec.begin), loc(*rec.end) if rec.end[0] >= 0 else loc(*rec.begin),
                                   rec.named, rec.leanok, rec.has_content, rec.obligation)
                     self._pending[key] = _PendingProof(proof, rec.named, fallback, refs, labels)
+                else:  # another root reads the same proof, perhaps with other macros
+                    pending.refs.extend(r for r in refs if not any(r is p for p in pending.refs))
+                    pending.labels.extend(lab for lab in labels if not any(lab is p for p in pending.labels))
             elif kind == "include":
                 child = visit.children.get(index)
                 if child is not None:

@@ -3,6 +3,7 @@ key, and the defaults stay in force: a typo never stops the index."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,9 @@ def load_config(project_dir: Path) -> ProjectConfig:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", 0) or 0
+        if not line:  # Python 3.11 only says it in the message: "(at line 3, column 7)"
+            m = re.search(r"line (\d+)", str(exc))
+            line = int(m.group(1)) if m else 0
         config.problems.append(ConfigProblem("", f"{CONFIG_NAME} is not valid TOML: {exc}", max(0, line - 1)))
         return config
     config.raw = raw

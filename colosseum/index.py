@@ -192,6 +192,7 @@ class ProjectIndex:
         walks: list[tuple[Path, Visit]] = []
         scanned: list[tuple[Path, ScanResult, FileText]] = []
         for root in self.roots:
+            self._document_ended = False
             walked = self._walk(root, root, base, [], scanned, None)
             if walked is not None:
                 walks.append((root, walked[0]))
@@ -270,6 +271,10 @@ class ProjectIndex:
         include_index = -1
         children: dict[int, Visit] = {}
         for ev in first.events:
+            if ev.kind == "end" and ev.name == "document":
+                self._document_ended = True
+            if self._document_ended:
+                break  # LaTeX reads nothing after \end{document}
             if ev.kind == "def":
                 current = current.with_def(ev.extra)
             elif ev.kind == "include":
@@ -278,6 +283,8 @@ class ProjectIndex:
                 if child is None:
                     continue
                 child_visit, child_table = child
+                if ev.name == "subfile":
+                    self._document_ended = False
                 children[include_index] = child_visit
                 if child_table is not current:
                     updates.append((ev.end, child_table))

@@ -15,10 +15,11 @@ The scanner never raises on bad input: it reports ``error`` events and goes on.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from colosseum.latex_arguments import MAX_LONG_ARGUMENT, ArgumentReader
+from colosseum.latex_definitions import MAX_EXPANSIONS, DefinitionReader
 from colosseum.macros import (
     BLUEPRINT_LIST_COMMANDS,
     BLUEPRINT_MARKERS,
@@ -31,20 +32,13 @@ from colosseum.macros import (
     SECTION_LEVELS,
     SINGLE_REF_COMMANDS,
     THEOREM_DECL_COMMANDS,
-    MacroDef,
     MacroTable,
-    parse_xparse_spec,
-    substitute,
 )
 
 VERBATIM_ENVIRONMENTS = frozenset((
     "verbatim", "verbatim*", "Verbatim", "Verbatim*", "BVerbatim", "LVerbatim", "lstlisting",
     "minted", "comment", "filecontents", "filecontents*", "lean", "lstlisting*", "spverbatim",
 ))
-MAX_SHORT_ARGUMENT = 4000  # a \label or \ref argument longer than this is a runaway
-MAX_LONG_ARGUMENT = 200_000  # a macro body or section title
-MAX_EXPANSION_DEPTH = 8
-MAX_EXPANSIONS = 20_000  # per file: bounds pathological recursive wrappers
 
 BUILTIN_NAMES = frozenset(
     SECTION_LEVELS + LABEL_COMMANDS + SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS
@@ -61,8 +55,6 @@ _MARKER_SET = frozenset(BLUEPRINT_MARKERS)
 
 _MAGIC_ROOT = re.compile(r"%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _MAGIC_OBLIGATION = re.compile(r"%+\s*colosseum\s*:\s*obligation\b", re.IGNORECASE)
-_GROUP_TOKEN = re.compile(r"\\.|[{}%\[\]]", re.S)
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _FI = re.compile(r"\\(if[A-Za-z@]*|fi)(?![A-Za-z@])")
 _LIST_ITEM = re.compile(r"[^,]+")
 
@@ -103,7 +95,7 @@ def scan(text: str, table: MacroTable, updates: list[tuple[int, MacroTable]] | N
     return ScanResult(scanner.events, scanner.table)
 
 
-class _Scanner:
+class _Scanner(ArgumentReader, DefinitionReader):
     def __init__(self, text: str, table: MacroTable, updates: list[tuple[int, MacroTable]], depth: int,
                  budget: list[int]):
         self.text = text
@@ -196,103 +188,12 @@ class _Scanner:
             return handler(self, name, start, after)
         return after
 
-    # ---- argument reading --------------------------------------------------------------------
-    def skip_space(self, pos: int, newlines: bool = True) -> int:
-        """Skip spaces, one line break at a time (a blank line ends the search) and comments."""
-        text = self.text
-        n = len(text)
-        while pos < n:
-            c = text[pos]
-            if c == " " or c == "\t" or c == "\r":
-                pos += 1
-            elif c == "\n" and newlines:
-                nxt = pos + 1
-                while nxt < n and text[nxt] in " \t\r":
-                    nxt += 1
-                if nxt < n and text[nxt] == "\n":
-                    return pos  # a paragraph break: no more arguments
-                pos = nxt
-            elif c == "%" and newlines:
-                end = text.find("\n", pos)
-                if end == -1:
-                    return n
-                pos = end
-            else:
-                return pos
-        return pos
-
-    def match_group(self, open_pos: int, limit: int, close: str = "}") -> int:
-        """Offset of the closer matching the opener at ``open_pos``; -1 when unbalanced."""
-        text = self.text
-        end_limit = min(len(text), open_pos + limit)
-        depth = 0
-        pos = open_pos + 1
-        search = _GROUP_TOKEN.search
-        while True:
-            m = search(text, pos, end_limit)
-            if m is None:
-                return -1
-            tok = m.group()
-            pos = m.end()
-            if tok == "{":
-                depth += 1
-            elif tok == "}":
-                if depth == 0:
-                    return m.start() if close == "}" else -1
-                depth -= 1
-            elif tok == "]":
-                if depth == 0 and close == "]":
-                    return m.start()
-            elif tok == "%":
-                nl = text.find("\n", pos)
-                if nl == -1:
-                    return -1
-                pos = nl + 1
-
-    def read_group(self, pos: int, limit: int = MAX_SHORT_ARGUMENT, command: str = "") -> tuple[int, int, int] | None:
-        """Read ``{...}`` at ``pos`` (after spaces): (inner start, inner end, offset after)."""
-        p = self.skip_space(pos)
-        if p >= len(self.text) or self.text[p] != "{":
-            return None
-        close = self.match_group(p, limit)
-        if close == -1 or (limit == MAX_SHORT_ARGUMENT and _BLANK_LINE.search(self.text, p, close)):
-            self.error(pos - len(command) - 1 if command else p, p + 1, "unbalanced-brace",
-                       f"the argument of \\{command} never closes: a '{{' without its '}}'"
-                       if command else "a '{' without its '}'")
-            return None
-        return p + 1, close, close + 1
-
-    def read_optional(self, pos: int) -> tuple[int, int, int] | None:
-        p = self.skip_space(pos)
-        if p >= len(self.text) or self.text[p] != "[":
-            return None
-        close = self.match_group(p, MAX_SHORT_ARGUMENT, close="]")
-        if close == -1:
-            return None
-        return p + 1, close, close + 1
-
-    def read_star(self, pos: int) -> tuple[bool, int]:
-        if pos < len(self.text) and self.text[pos] == "*":
-            return True, pos + 1
-        return False, pos
-
-    def read_token_or_group(self, pos: int, command: str) -> tuple[int, int, int] | None:
-        """A mandatory argument: a brace group, or a single control sequence or character."""
-        group = self.read_group(pos, MAX_LONG_ARGUMENT, command)
-        if group is not None:
-            return group
-        p = self.skip_space(pos)
-        text = self.text
-        if p >= len(text) or text[p] in "}%":
-            return None
-        if text[p] == "\\":
-            m = re.compile(r"\\(?:[A-Za-z@]+|.)", re.S).match(text, p)
-            end = m.end() if m else p + 1
-            return p, end, end
-        return p, p + 1, p + 1
-
     def error(self, start: int, end: int, code: str, message: str) -> None:
         self.events.append(Event("error", start, end, code, message))
+
+    @staticmethod
+    def make_event(*args, **kwargs) -> "Event":
+        return Event(*args, **kwargs)
 
     # ---- handlers ------------------------------------------------------------------------
     def _label(self, name: str, start: int, after: int) -> int:
@@ -554,149 +455,6 @@ class _Scanner:
         if env:
             self.events.append(Event("thmdecl", start, pos, name, env, group[0], group[1], (title, star)))
         return pos
-
-    # ---- definitions and wrapper expansion ---------------------------------------------------
-    def _definition(self, name: str, start: int, after: int) -> int:
-        text = self.text
-        if name == "let":
-            m = re.compile(r"\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+)").match(text, after)
-            if not m:
-                return after
-            self._define(MacroDef(m.group(1), alias_of=m.group(2)), start, m.end())
-            return m.end()
-        if name in ("def", "gdef", "edef", "xdef"):
-            m = re.compile(r"\s*\\([A-Za-z@]+)((?:#[1-9])*)\s*(?=\{)").match(text, after)
-            if not m:
-                return after
-            body = self.read_group(m.end(), MAX_LONG_ARGUMENT, command=name)
-            if body is None:
-                return m.end()
-            nargs = len(m.group(2)) // 2
-            self._define(MacroDef(m.group(1), ("m",) * nargs, None, text[body[0]:body[1]]), start, body[2])
-            return body[2]
-        star, pos = self.read_star(after)
-        target = self.read_token_or_group(pos, name)
-        if target is None:
-            return pos
-        macro = text[target[0]:target[1]].strip()
-        pos = target[2]
-        if name == "newtheoremstyle":
-            return pos
-        if name in ("newenvironment", "renewenvironment", "NewDocumentEnvironment", "RenewDocumentEnvironment"):
-            # \newenvironment{name}[n][default]{begin}{end}: skip the two bodies, define nothing
-            if name.endswith("DocumentEnvironment"):
-                spec = self.read_group(pos, command=name)
-                pos = spec[2] if spec else pos
-            else:
-                for _ in range(2):
-                    opt = self.read_optional(pos)
-                    if opt is None:
-                        break
-                    pos = opt[2]
-            for _ in range(2):
-                group = self.read_group(pos, MAX_LONG_ARGUMENT, command=name)
-                if group is None:
-                    break
-                pos = group[2]
-            return pos
-        macro = macro.lstrip("\\").strip()
-        if name.endswith("DocumentCommand"):
-            spec = self.read_group(pos, command=name)
-            if spec is None:
-                return pos
-            kinds, default = parse_xparse_spec(text[spec[0]:spec[1]])
-            body = self.read_group(spec[2], MAX_LONG_ARGUMENT, command=name)
-            if body is None:
-                return spec[2]
-            self._define(MacroDef(macro, tuple(kinds), default, text[body[0]:body[1]]), start, body[2])
-            return body[2]
-        nargs = 0
-        default = None
-        opt = self.read_optional(pos)
-        if opt is not None:
-            try:
-                nargs = int(text[opt[0]:opt[1]].strip())
-            except ValueError:
-                nargs = 0
-            pos = opt[2]
-            opt2 = self.read_optional(pos)
-            if opt2 is not None:
-                default = text[opt2[0]:opt2[1]]
-                pos = opt2[2]
-        body = self.read_group(pos, MAX_LONG_ARGUMENT, command=name)
-        if body is None:
-            return pos
-        if default is not None and nargs >= 1:
-            kinds = ("O",) + ("m",) * (nargs - 1)
-        else:
-            kinds = ("m",) * max(0, min(nargs, 9))
-        if name == "providecommand" and macro in self.table.defs:
-            return body[2]
-        self._define(MacroDef(macro, kinds, default, text[body[0]:body[1]]), start, body[2])
-        return body[2]
-
-    def _define(self, definition: MacroDef, start: int, end: int) -> None:
-        self.events.append(Event("def", start, end, definition.name, extra=definition))
-        new_table = self.table.with_def(definition)
-        if new_table is not self.table:
-            self._set_table(new_table)
-
-    def _expand(self, definition: MacroDef, start: int, after: int) -> int:
-        if definition.alias_of is not None:
-            return self._command(definition.alias_of, start, after) if definition.alias_of != definition.name else after
-        if self.depth >= MAX_EXPANSION_DEPTH or self.budget[0] <= 0:
-            return after
-        self.budget[0] -= 1
-        text = self.text
-        pos = after
-        args: list[tuple[str, int]] = []
-        for kind in definition.args:
-            if kind == "s":
-                star, pos = self.read_star(self.skip_space(pos))
-                args.append(("*" if star else "", -1))
-            elif kind in ("o", "O"):
-                opt = self.read_optional(pos)
-                if opt is None:
-                    args.append((definition.default or "" if kind == "O" else "", -1))
-                else:
-                    args.append((text[opt[0]:opt[1]], opt[0]))
-                    pos = opt[2]
-            else:
-                group = self.read_token_or_group(pos, definition.name)
-                if group is None:
-                    break
-                args.append((text[group[0]:group[1]], group[0]))
-                pos = group[2]
-        expanded, segments = substitute(definition.body, args)
-        inner = _Scanner(expanded, self.table, [], self.depth + 1, self.budget)
-        inner.run()
-        call_end = pos
-        starts = [seg[0] for seg in segments]
-
-        def to_source(offset: int, is_end: bool) -> int:
-            i = bisect_right(starts, offset - (1 if is_end else 0)) - 1
-            if i >= 0:
-                seg_start, seg_end, src = segments[i]
-                if src >= 0 and seg_start <= offset <= seg_end:
-                    return src + (offset - seg_start)
-            return -1
-
-        for ev in inner.events:
-            if ev.kind in ("def", "magic-root"):
-                continue
-            if ev.kind in ("label", "ref") and "#" in ev.value:
-                continue  # a parameter of a definition nested in the body, not a label
-            vs = to_source(ev.vstart, False) if ev.vstart >= 0 else -1
-            ve = to_source(ev.vend, True) if ev.vend >= 0 else -1
-            if vs < 0 or ve < 0 or ve < vs:
-                vs, ve = start, call_end
-            name = definition.name if ev.kind in ("label", "ref") else ev.name
-            self.events.append(Event(ev.kind, start, call_end, name, ev.value, vs, ve, ev.extra))
-        # a wrapper may define relevant macros itself (\defthm): keep its table changes
-        if inner.table is not self.table:
-            self._set_table(inner.table)
-        return call_end
-
 
 _OTHER_HANDLERS = {
     "verb": _Scanner._verb,

@@ -226,6 +226,8 @@ class Linker:
                 child = visit.children.get(index)
                 if child is not None:
                     self._visit(child, state, result)
+                    if fa.includes[index].name == "subfile":
+                        state.ended = False  # a subfile's own \end{document} ends only the subfile
             elif kind == "end":
                 ev = fa.dangling_ends[index]
                 if state.envs and state.envs[-1][0] == ev.name:

@@ -32,9 +32,10 @@ def _range_at(index: "ProjectIndex", path: Path, start: int, end: int) -> Range:
 def similar_labels(name: str, candidates) -> list[str]:
     """Labels that differ from ``name`` only in case or by one edit (insert, delete, swap, change)."""
     lowered = name.lower()
+    size = len(name)
     out = []
     for cand in candidates:
-        if cand == name:
+        if abs(len(cand) - size) > 1 or cand == name:
             continue
         if cand.lower() == lowered or _one_edit(name, cand):
             out.append(cand)

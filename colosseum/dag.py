@@ -35,11 +35,17 @@ class DependencyGraph:
         self.status: dict[str, str] = {}
         self.conditional_on: dict[str, list[str]] = {}  # id -> path from an open obligation
         self._nx = None
+        self._previous: DependencyGraph | None = None
+        self._cycles: list[list[str]] | None = None
+        self._truth_key: frozenset | None = None
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
-    def build(cls, index: "ProjectIndex") -> "DependencyGraph":
+    def build(cls, index: "ProjectIndex", previous: "DependencyGraph | None" = None) -> "DependencyGraph":
+        """The graph of the index's current claims and references. ``previous`` lets queries
+        whose input did not change (the circular groups) be reused instead of recomputed."""
         graph = cls()
+        graph._previous = previous
         for sid in index.sections:
             graph._add_node(sid, "section")
         for cid, claim in index.claims.items():
@@ -217,6 +223,13 @@ class DependencyGraph:
         Only edges along which truth depends count: a proof that uses a result, or a statement
         that uses a definition. Two statements that mention each other ("see also Lemma 3") are
         cross-references, not a circle."""
+        if self._cycles is not None:
+            return self._cycles
+        self._truth_key = frozenset((u, v) for u, targets in self.truth_succ.items() for v in targets)
+        previous, self._previous = self._previous, None
+        if previous is not None and previous._cycles is not None and previous._truth_key == self._truth_key:
+            self._cycles = previous._cycles  # the same truth edges: the same circles
+            return self._cycles
         out = []
         succ = self.truth_succ
         for component in self.strongly_connected_components(succ):
@@ -245,6 +258,7 @@ class DependencyGraph:
                 node = parent[node]
             path = [start] + list(reversed(path[1:])) + [start]
             out.append(path)
+        self._cycles = out
         return out
 
     def generations(self) -> list[list[str]]:

@@ -28,9 +28,6 @@ _NON_ASSERTION = re.compile(
     r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice)",
     re.I,
 )
-_STRIP_FOR_CONTENT = re.compile(
-    r"%[^\n]*|\\(?:label|uses|proves|lean|leanok|notready|mathlibok|obligation|discussion)\b\*?(?:\{[^{}]*\})?|\s+"
-)
 
 
 _DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
@@ -51,6 +48,34 @@ def claim_role(env: str, title: str = "", style: str = "plain") -> str:
     if style == "definition":
         return "definition"
     return "other" if style == "remark" else "assertion"
+
+
+_SPACE = re.compile(r"\s*")
+_MARKER_COMMAND = re.compile(
+    r"\\(?:label|uses|proves|lean|leanok|notready|mathlibok|obligation|discussion)(?![A-Za-z@])\*?\s*(?:\{[^{}]*\})?")
+
+
+def has_content(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] says anything beyond comments, labels and markers. Walks from the
+    start and stops at the first word of content, which is almost always on the first line."""
+    pos = start
+    while True:
+        pos = _SPACE.match(text, pos, end).end()
+        if pos >= end:
+            return False
+        c = text[pos]
+        if c == "%":
+            newline = text.find("\n", pos, end)
+            if newline == -1:
+                return False
+            pos = newline
+        elif c == "\\":
+            m = _MARKER_COMMAND.match(text, pos, end)
+            if m is None:
+                return True
+            pos = m.end()
+        else:
+            return True
 
 
 def needs_proof(env: str, title: str = "", style: str = "plain") -> bool:
@@ -149,6 +174,8 @@ class FileAnalysis:
     theorem_decls: list[ThmDecl] = field(default_factory=list)
     magic_root: Event | None = None
     document_end: int = -1  # offset of \end{document}: LaTeX reads nothing after it
+    locations: dict = field(default_factory=dict)  # (start, end) -> Location, filled by the linker
+    timeline: list | None = None  # claims, proofs, sections, includes in offset order (linker)
 
 
 def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
@@ -364,7 +391,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             claim.statement_text = text[claim.begin[1]:len(text)]
         elif role == "proof":
             fa.proofs[idx].end = (len(text), len(text))
-            fa.proofs[idx].has_content = bool(_STRIP_FOR_CONTENT.sub("", text[fa.proofs[idx].begin[1]:]))
+            fa.proofs[idx].has_content = has_content(text, fa.proofs[idx].begin[1], len(text))
     _section_content(fa, text)
     return fa
 
@@ -386,7 +413,7 @@ def _close(fa: FileAnalysis, opened: tuple[str, str, int], ev: Event, text: str)
         title = proof.title
         if title:
             body_start = max(body_start, title[1] + 1)
-        proof.has_content = bool(_STRIP_FOR_CONTENT.sub("", text[body_start:ev.start]))
+        proof.has_content = has_content(text, body_start, ev.start)
 
 
 def _section_content(fa: FileAnalysis, text: str) -> None:
@@ -394,8 +421,7 @@ def _section_content(fa: FileAnalysis, text: str) -> None:
     starts = [s.begin for s in fa.sections]
     for i, sec in enumerate(fa.sections):
         body_end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
-        body = text[sec.begin[1]:body_end]
-        body = body.replace("\\end{document}", "")
-        sec.has_content = bool(_STRIP_FOR_CONTENT.sub("", body))
+        end = fa.document_end if 0 <= fa.document_end < body_end and fa.document_end > sec.begin[1] else body_end
+        sec.has_content = has_content(text, sec.begin[1], end)
     first = starts[0][0] if starts else len(text)
-    fa.incoming_content = bool(_STRIP_FOR_CONTENT.sub("", text[:first]))
+    fa.incoming_content = has_content(text, 0, first)

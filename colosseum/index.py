@@ -81,6 +81,8 @@ class ProjectIndex:
         self.root_problems: list[str] = []
         self.snapshot = IndexSnapshot()
         self._building: IndexSnapshot | None = None
+        self._link_memo: dict = {}
+        self._link_memo_key = ""
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -207,9 +209,10 @@ class ProjectIndex:
         env_key = hashlib.sha1("\0".join(sorted(envs)).encode()).hexdigest()
         for _root, visit in walks:
             self._analyse_tree(visit, env_key)
-        linker = Linker(self.root_dir, styles)
+        linker = Linker(self.root_dir, styles, self._link_memo if env_key == self._link_memo_key else None)
         snap.root_results = [linker.link_root(root, visit) for root, visit in walks]
         linker.finish()
+        self._link_memo, self._link_memo_key = linker.memo, env_key
         snap.claims = linker.claims
         snap.sections = linker.sections
         snap.labels = linker.labels()
@@ -221,7 +224,7 @@ class ProjectIndex:
                     roots.append(result.root)
         from colosseum.dag import DependencyGraph
 
-        snap.graph = DependencyGraph.build(self)
+        snap.graph = DependencyGraph.build(self, self.snapshot.graph)
 
     def _discover(self) -> None:
         if self.explicit_root is not None:

@@ -45,6 +45,12 @@ class ArgumentReader:
         """Offset of the closer matching the opener at ``open_pos``; -1 when unbalanced."""
         text = self.text
         end_limit = min(len(text), open_pos + limit)
+        if close == "}":  # the common case, a short plain argument such as a label: one find
+            quick = text.find("}", open_pos + 1, end_limit)
+            if quick != -1:
+                inner = text[open_pos + 1:quick]
+                if "{" not in inner and "%" not in inner and "\\" not in inner:
+                    return quick
         depth = 0
         pos = open_pos + 1
         search = _GROUP_TOKEN.search

@@ -59,6 +59,12 @@ class _State:
     envs: list[tuple[str, Path, int, int]] = field(default_factory=list)  # dangling begins
     ended: bool = False  # \end{document} was read: LaTeX stops there
 
+    def signature(self) -> tuple:
+        return (self.section, tuple(self.section_stack), self.last_claim, tuple(self.envs), self.ended)
+
+    def copy(self) -> "_State":
+        return _State(self.section, list(self.section_stack), self.last_claim, list(self.envs), self.ended)
+
 
 @dataclass(slots=True)
 class _PendingProof:
@@ -69,19 +75,43 @@ class _PendingProof:
     labels: list[Label]
 
 
+@dataclass(slots=True)
+class _Recording:
+    """What one visit of a file (with no includes of its own) contributed: replayed as is when
+    the same analysis is entered in the same state again, which is what makes an edit cheap."""
+
+    analysis: FileAnalysis
+    claims: list[tuple[Claim, tuple, str, bool, tuple[str, ...]]] = field(default_factory=list)
+    sections: list[tuple[Section, tuple, bool]] = field(default_factory=list)
+    labels: list[tuple[tuple, Label]] = field(default_factory=list)
+    refs: list[tuple[tuple, Reference]] = field(default_factory=list)
+    pendings: list[tuple[tuple, _PendingProof]] = field(default_factory=list)
+    problems: list[EnvProblem] = field(default_factory=list)
+    marked_sections: list[str] = field(default_factory=list)
+    exit: _State | None = None
+
+
 class Linker:
-    def __init__(self, root_dir: Path, theorem_styles: dict[str, tuple[str, str]]):
+    def __init__(self, root_dir: Path, theorem_styles: dict[str, tuple[str, str]],
+                 memo: dict | None = None):
         self.root_dir = root_dir
         self.styles = theorem_styles  # env -> (title, style)
         self.claims: dict[str, Claim] = {}
         self.sections: dict[str, Section] = {}
         self._claim_keys: dict[tuple[Path, int], Claim] = {}
         self._section_keys: dict[tuple[Path, int], Section] = {}
+        self._claim_base: dict[str, tuple[bool, tuple[str, ...]]] = {}
+        self._section_base: dict[str, bool] = {}
+        self._marked_sections: set[str] = set()
         self._ref_keys: dict[tuple, Reference] = {}
         self._label_keys: dict[tuple, Label] = {}
-        self._pending: dict[tuple[Path, int], _PendingProof] = {}
+        self._pending: dict[tuple, _PendingProof] = {}
         self.roots: list[RootResult] = []
+        self.label_owner: dict[str, str | None] = {}
         self._order = 0
+        self._old_memo = memo if memo is not None else {}
+        self.memo: dict = {}  # the recordings used in this run: the next run's memo
+        self._recording: _Recording | None = None
 
     def _next_order(self) -> int:
         self._order += 1
@@ -99,8 +129,20 @@ class Linker:
         return result
 
     def finish(self) -> None:
-        """Attach proofs to claims once every label of every root is known."""
-        label_owner = {name: labels[0].owner for name, labels in self.labels().items() if labels}
+        """Attach proofs to claims once every label of every root is known. Idempotent on the
+        (reused) claim objects: everything it sets is first reset to what the files say."""
+        # the new values are computed first and assigned once, so that a reader of the last
+        # snapshot (which may share these objects) never sees a half-reset claim
+        obligation = {cid: base[0] for cid, base in self._claim_base.items()}
+        inner_labels = {cid: list(base[1]) for cid, base in self._claim_base.items()}
+        proofs: dict[str, Proof] = {}
+        for sid, section in self.sections.items():
+            marked = self._section_base[sid] or sid in self._marked_sections
+            if section.obligation != marked:
+                section.obligation = marked
+        label_owner: dict[str, str | None] = {}
+        for label in self._label_keys.values():
+            label_owner.setdefault(label.name, label.owner)
         for pending in self._pending.values():
             target = pending.fallback
             if pending.named is not None:
@@ -111,14 +153,25 @@ class Linker:
                 ref.owner = target
             for label in pending.labels:
                 label.owner = target
-            claim = self.claims.get(target) if target else None
-            if claim is not None:
-                claim.references.extend(r for r in pending.refs)
-                if claim.proof is None or (not claim.proof.has_content and pending.proof.has_content):
-                    claim.proof = pending.proof
+            if target in self.claims:
+                current = proofs.get(target)
+                if current is None or (not current.has_content and pending.proof.has_content):
+                    proofs[target] = pending.proof
                 if pending.proof.obligation:
-                    claim.obligation = True
-                claim.inner_labels.extend(label.name for label in pending.labels)
+                    obligation[target] = True
+                inner_labels[target].extend(label.name for label in pending.labels)
+        self.label_owner = label_owner
+        by_owner: dict[str, list[Reference]] = {}
+        for ref in self._ref_keys.values():
+            if ref.owner is not None:
+                by_owner.setdefault(ref.owner, []).append(ref)
+        for cid, claim in self.claims.items():
+            claim.proof = proofs.get(cid)
+            claim.obligation = obligation[cid]
+            claim.inner_labels = inner_labels[cid]
+            claim.references = by_owner.get(cid, [])
+        for sid, section in self.sections.items():
+            section.references = by_owner.get(sid, [])
 
     def labels(self) -> dict[str, list[Label]]:
         out: dict[str, list[Label]] = {}
@@ -133,46 +186,112 @@ class Linker:
     def _visit(self, visit: Visit, state: _State, result: RootResult) -> None:
         fa = visit.analysis
         result.files.append(visit.path)
+        leaf = not visit.children
+        if leaf:
+            key = (visit.path, result.root, state.signature())
+            recording = self._old_memo.get(key)
+            if recording is not None and recording.analysis is fa and self._replay(recording, state, result):
+                self.memo[key] = recording
+                return
+            self._recording = _Recording(fa)
+        self._execute(visit, state, result)
+        if leaf:
+            self._recording.exit = state.copy()
+            self.memo[key] = self._recording
+            self._recording = None
+
+    def _replay(self, rec: _Recording, state: _State, result: RootResult) -> bool:
+        for claim, _key, wanted, _obl, _inner in rec.claims:
+            taken = self.claims.get(claim.id)
+            if (taken is not None and taken is not claim) or (claim.id != wanted and wanted not in self.claims):
+                return False  # a node id would change: link this file afresh
+        for section, _key, _base in rec.sections:
+            taken = self.sections.get(section.id)
+            if taken is not None and taken is not section:
+                return False
+        for original, key, _wanted, obligation, inner in rec.claims:
+            claim = original
+            claim.order = self._next_order()
+            self.claims[claim.id] = claim
+            self._claim_keys[key] = claim
+            self._claim_base[claim.id] = (obligation, inner)
+        for original, key, base in rec.sections:
+            section = original
+            section.order = self._next_order()
+            self.sections[section.id] = section
+            self._section_keys[key] = section
+            self._section_base[section.id] = base
+        for key, label in rec.labels:
+            self._label_keys.setdefault(key, label)
+            result.labels.setdefault(label.name, []).append(label)
+        for key, ref in rec.refs:
+            self._ref_keys.setdefault(key, ref)
+            result.references.append(ref)
+        for key, pending in rec.pendings:
+            self._pending.setdefault(key, pending)
+        result.problems.extend(rec.problems)
+        self._marked_sections.update(rec.marked_sections)
+        exit_state = rec.exit
+        state.section, state.section_stack = exit_state.section, list(exit_state.section_stack)
+        state.last_claim, state.envs, state.ended = exit_state.last_claim, list(exit_state.envs), exit_state.ended
+        return True
+
+    def _execute(self, visit: Visit, state: _State, result: RootResult) -> None:
+        fa = visit.analysis
+        rec = self._recording
         entry_section = state.section
         claim_ids: dict[int, str] = {}
         section_ids: dict[int, str] = {}
         lines = fa.lines
         path = visit.path
+        locations = fa.locations
 
         def loc(start: int, end: int) -> Location:
-            return Location(path, lines.range(start, end))
+            found = locations.get((start, end))
+            if found is None:
+                found = locations[(start, end)] = Location(path, lines.range(start, end))
+            return found
 
         def node_id(label: LabelRec | None, offset: int) -> str:
             if label is not None:
                 return label.name
             return f"{visit.rel}:{lines.line_of(offset) + 1}"
 
-        def add_label(rec: LabelRec, owner: str | None) -> Label:
-            key = (path, rec.start, rec.name)
+        def add_label(lrec: LabelRec, owner: str | None) -> Label:
+            key = (path, lrec.start, lrec.name)
             label = self._label_keys.get(key)
             if label is None:
-                label = Label(rec.name, loc(rec.start, rec.end), owner, rec.command)
+                label = Label(lrec.name, loc(lrec.start, lrec.end), owner, lrec.command)
                 self._label_keys[key] = label
-            result.labels.setdefault(rec.name, []).append(label)
+            result.labels.setdefault(lrec.name, []).append(label)
+            if rec is not None:
+                rec.labels.append((key, label))
             return label
 
-        def add_ref(rec: RefRec, owner: str | None) -> Reference:
-            key = (path, rec.start, rec.label, rec.command)
+        def add_ref(rrec: RefRec, owner: str | None) -> Reference:
+            key = (path, rrec.start, rrec.label, rrec.command)
             ref = self._ref_keys.get(key)
             if ref is None:
-                ref = Reference(rec.label, rec.command, loc(rec.start, rec.end), owner, rec.part)
+                ref = Reference(rrec.label, rrec.command, loc(rrec.start, rrec.end), owner, rrec.part)
                 self._ref_keys[key] = ref
             result.references.append(ref)
+            if rec is not None:
+                rec.refs.append((key, ref))
             return ref
+
+        def problem(p: EnvProblem) -> None:
+            result.problems.append(p)
+            if rec is not None:
+                rec.problems.append(p)
 
         for label in fa.incoming_labels:
             add_label(label, entry_section)
         for ref in fa.incoming_refs:
-            r = add_ref(ref, entry_section)
-            if entry_section in self.sections:
-                self._add_unique(self.sections[entry_section].references, r)
-        if fa.incoming_obligation and entry_section in self.sections:
-            self.sections[entry_section].obligation = True
+            add_ref(ref, entry_section)
+        if fa.incoming_obligation and entry_section is not None:
+            self._marked_sections.add(entry_section)
+            if rec is not None:
+                rec.marked_sections.append(entry_section)
 
         for offset, kind, index in _timeline(fa):
             if state.ended:
@@ -180,48 +299,48 @@ class Linker:
             if fa.document_end >= 0 and offset > fa.document_end:
                 break
             if kind == "section":
-                rec = fa.sections[index]
-                sid = self._section(visit, rec, index, node_id(rec.label, rec.begin[0]), loc, state)
+                srec = fa.sections[index]
+                sid = self._section(visit, srec, node_id(srec.label, srec.begin[0]), loc, state)
                 section_ids[index] = sid
-                if rec.label is not None:
-                    add_label(rec.label, sid)
-                section = self.sections[sid]
-                for label in rec.labels:
+                if srec.label is not None:
+                    add_label(srec.label, sid)
+                for label in srec.labels:
                     add_label(label, sid)
-                for ref in rec.refs:
-                    self._add_unique(section.references, add_ref(ref, sid))
+                for ref in srec.refs:
+                    add_ref(ref, sid)
             elif kind == "claim":
-                rec = fa.claims[index]
-                section_id = section_ids.get(rec.section) if rec.section != INCOMING else entry_section
-                if rec.section != INCOMING and section_id is None:
+                crec = fa.claims[index]
+                section_id = section_ids.get(crec.section) if crec.section != INCOMING else entry_section
+                if crec.section != INCOMING and section_id is None:
                     section_id = state.section
-                cid = self._claim(visit, rec, node_id(rec.label, rec.begin[0]), loc, section_id)
+                cid = self._claim(visit, crec, node_id(crec.label, crec.begin[0]), loc, section_id)
                 claim_ids[index] = cid
-                claim = self.claims[cid]
-                if rec.label is not None:
-                    add_label(rec.label, cid)
-                for label in rec.inner_labels:
+                if crec.label is not None:
+                    add_label(crec.label, cid)
+                for label in crec.inner_labels:
                     add_label(label, cid)
-                for ref in rec.refs:
-                    self._add_unique(claim.references, add_ref(ref, cid))
-                if not rec.leannode:
+                for ref in crec.refs:
+                    add_ref(ref, cid)
+                if not crec.leannode:
                     state.last_claim = cid
             elif kind == "proof":
-                rec = fa.proofs[index]
-                key = (path, rec.begin[0])
-                fallback = state.last_claim if rec.attach == INCOMING else claim_ids.get(rec.attach)
-                if rec.attach is None:  # named: fall back on position if the name is unknown
+                prec = fa.proofs[index]
+                key = (path, prec.begin[0])
+                fallback = state.last_claim if prec.attach == INCOMING else claim_ids.get(prec.attach)
+                if prec.attach is None:  # named: fall back on position if the name is unknown
                     fallback = state.last_claim
                 pending = self._pending.get(key)
-                refs = [add_ref(r, None) for r in rec.refs]
-                labels = [add_label(lab, None) for lab in rec.labels]
+                refs = [add_ref(r, None) for r in prec.refs]
+                labels = [add_label(lab, None) for lab in prec.labels]
                 if pending is None:
-                    proof = Proof(loc(*rec.begin), loc(*rec.end) if rec.end[0] >= 0 else loc(*rec.begin),
-                                  rec.named, rec.leanok, rec.has_content, rec.obligation)
-                    self._pending[key] = _PendingProof(proof, rec.named, fallback, refs, labels)
+                    proof = Proof(loc(*prec.begin), loc(*prec.end) if prec.end[0] >= 0 else loc(*prec.begin),
+                                  prec.named, prec.leanok, prec.has_content, prec.obligation)
+                    pending = self._pending[key] = _PendingProof(proof, prec.named, fallback, refs, labels)
                 else:  # another root reads the same proof, perhaps with other macros
                     pending.refs.extend(r for r in refs if not any(r is p for p in pending.refs))
                     pending.labels.extend(lab for lab in labels if not any(lab is p for p in pending.labels))
+                if rec is not None:
+                    rec.pendings.append((key, pending))
             elif kind == "include":
                 child = visit.children.get(index)
                 if child is not None:
@@ -233,29 +352,21 @@ class Linker:
                 if state.envs and state.envs[-1][0] == ev.name:
                     state.envs.pop()
                 else:
-                    result.problems.append(EnvProblem(path, ev.start, ev.end, "unmatched-end",
-                                                      f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}"))
+                    problem(EnvProblem(path, ev.start, ev.end, "unmatched-end",
+                                       f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}"))
         for ev in fa.dangling_begins:
             role, idx = ev.extra
             if role == "claim":
-                rec = fa.claims[idx]
-                state.envs.append((ev.name, path, rec.begin[0], rec.begin[1]))
+                state.envs.append((ev.name, path, fa.claims[idx].begin[0], fa.claims[idx].begin[1]))
             elif role == "proof":
-                rec = fa.proofs[idx]
-                state.envs.append((ev.name, path, rec.begin[0], rec.begin[1]))
+                state.envs.append((ev.name, path, fa.proofs[idx].begin[0], fa.proofs[idx].begin[1]))
             else:
                 state.envs.append((ev.name, path, 0, 0))
         for err in fa.errors:
             if err.name == "unterminated-environment" and "not closed before" in err.value:
-                result.problems.append(EnvProblem(path, err.start, err.end, err.name, err.value))
+                problem(EnvProblem(path, err.start, err.end, err.name, err.value))
         if fa.document_end >= 0:
             state.ended = True
-
-    @staticmethod
-    def _add_unique(items: list[Reference], ref: Reference) -> None:
-        if not items or items[-1] is not ref:
-            if ref not in items[-3:]:
-                items.append(ref)
 
     def _unique_id(self, wanted: str, key: tuple[Path, int], rel: str, line: int, table: dict) -> str:
         if wanted not in table:
@@ -263,50 +374,56 @@ class Linker:
         fallback = f"{rel}:{line}"
         return fallback if fallback not in table else f"{fallback}#{key[1]}"
 
-    def _section(self, visit: Visit, rec, index: int, wanted: str, loc, state: _State) -> str:
-        key = (visit.path, rec.begin[0])
-        rank = SECTION_RANK.get(rec.level, 2)
+    def _section(self, visit: Visit, srec, wanted: str, loc, state: _State) -> str:
+        key = (visit.path, srec.begin[0])
+        rank = SECTION_RANK.get(srec.level, 2)
         while state.section_stack and state.section_stack[-1][0] >= rank:
             state.section_stack.pop()
         parent = state.section_stack[-1][1] if state.section_stack else None
         existing = self._section_keys.get(key)
         if existing is None:
-            sid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(rec.begin[0]) + 1, self.sections)
-            existing = Section(sid, rec.level, rec.title, rec.label.name if rec.label else None,
-                               loc(*rec.begin), visit.path, rec.obligation, parent, rec.has_content,
+            sid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(srec.begin[0]) + 1, self.sections)
+            existing = Section(sid, srec.level, srec.title, srec.label.name if srec.label else None,
+                               loc(*srec.begin), visit.path, srec.obligation, parent, srec.has_content,
                                order=self._next_order())
             self._section_keys[key] = existing
             self.sections[sid] = existing
+            self._section_base[sid] = srec.obligation
+            if self._recording is not None:
+                self._recording.sections.append((existing, key, srec.obligation))
         state.section_stack.append((rank, existing.id))
         state.section = existing.id
         return existing.id
 
-    def _claim(self, visit: Visit, rec, wanted: str, loc, section_id: str | None) -> str:
-        key = (visit.path, rec.begin[0])
+    def _claim(self, visit: Visit, crec, wanted: str, loc, section_id: str | None) -> str:
+        key = (visit.path, crec.begin[0])
         existing = self._claim_keys.get(key)
         if existing is not None:
             return existing.id
-        cid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(rec.begin[0]) + 1, self.claims)
-        title, style = self.styles.get(rec.env, ("", "plain"))
-        role = "definition" if rec.leannode else claim_role(rec.env, title, style)
+        cid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(crec.begin[0]) + 1, self.claims)
+        title, style = self.styles.get(crec.env, ("", "plain"))
+        role = "definition" if crec.leannode else claim_role(crec.env, title, style)
         claim = Claim(
-            id=cid, kind=rec.env, title=rec.title, label=rec.label.name if rec.label else None,
-            location=loc(*rec.begin), end=loc(*rec.end) if rec.end[0] >= 0 else loc(*rec.begin),
-            file=visit.path, statement_text=rec.statement_text, obligation=rec.obligation,
-            lean_decls=list(rec.lean_decls), leanok=rec.leanok, mathlibok=rec.mathlibok,
-            notready=rec.notready, needs_proof=role == "assertion", role=role, order=self._next_order(),
-            cited=bool(rec.title and ("\\cite" in rec.title or "\\textcite" in rec.title)),
-            section=section_id, inner_labels=[lab.name for lab in rec.inner_labels],
+            id=cid, kind=crec.env, title=crec.title, label=crec.label.name if crec.label else None,
+            location=loc(*crec.begin), end=loc(*crec.end) if crec.end[0] >= 0 else loc(*crec.begin),
+            file=visit.path, statement_text=crec.statement_text, obligation=crec.obligation,
+            lean_decls=list(crec.lean_decls), leanok=crec.leanok, mathlibok=crec.mathlibok,
+            notready=crec.notready, needs_proof=role == "assertion", role=role, order=self._next_order(),
+            cited=bool(crec.title and ("\\cite" in crec.title or "\\textcite" in crec.title)),
+            section=section_id, inner_labels=[lab.name for lab in crec.inner_labels],
         )
         self._claim_keys[key] = claim
         self.claims[cid] = claim
+        base = (crec.obligation, tuple(claim.inner_labels))
+        self._claim_base[cid] = base
+        if self._recording is not None:
+            self._recording.claims.append((claim, key, wanted, *base))
         return cid
 
 
 def _timeline(fa: FileAnalysis) -> list[tuple[int, str, int]]:
-    cached = getattr(fa, "_timeline", None)
-    if cached is not None:
-        return cached
+    if fa.timeline is not None:
+        return fa.timeline
     items: list[tuple[int, str, int]] = []
     items += [(s.begin[0], "section", i) for i, s in enumerate(fa.sections)]
     items += [(c.begin[0], "claim", i) for i, c in enumerate(fa.claims)]
@@ -314,4 +431,5 @@ def _timeline(fa: FileAnalysis) -> list[tuple[int, str, int]]:
     items += [(ev.start, "include", i) for i, ev in enumerate(fa.includes)]
     items += [(ev.start, "end", i) for i, ev in enumerate(fa.dangling_ends)]
     items.sort(key=lambda item: (item[0], item[1] != "section"))
+    fa.timeline = items
     return items

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 # Commands whose meaning the scanner knows. A project macro whose body uses one is "relevant".
 SECTION_LEVELS = ("part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph")
@@ -73,7 +74,7 @@ class MacroTable:
     label_commands: frozenset[str] = frozenset()
     reference_commands: frozenset[str] = frozenset()
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         h = hashlib.sha1()
         for name in sorted(self.defs):
@@ -82,8 +83,12 @@ class MacroTable:
         h.update(("|".join(sorted(self.label_commands)) + "#" + "|".join(sorted(self.reference_commands))).encode())
         return h.hexdigest()
 
-    def names(self) -> frozenset[str]:
+    @cached_property
+    def _names(self) -> frozenset[str]:
         return frozenset(self.defs) | self.label_commands | self.reference_commands
+
+    def names(self) -> frozenset[str]:
+        return self._names
 
     def is_relevant(self, definition: MacroDef) -> bool:
         if definition.name in PROTECTED:

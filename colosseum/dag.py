@@ -65,9 +65,12 @@ class DependencyGraph:
             return chain
 
         seen: set[tuple[str, str, str]] = set()
+        edges, succ, pred, proof_succ, truth_succ = graph.edges, graph.succ, graph.pred, graph.proof_succ, graph.truth_succ
+        claims = index.claims
         for ref in index.references:
             user = ref.owner
-            if user is None or ref.part == "proof-title" or ref.command == "proves":
+            part = ref.part
+            if user is None or part == "proof-title" or ref.command == "proves":
                 continue
             used = label_owner.get(ref.label)
             if used is None or used == user:
@@ -77,18 +80,21 @@ class DependencyGraph:
             if user in section_parent and (used in claim_section or used in section_parent):
                 if user in section_chain(used) or order.get(used, 0) > order.get(user, 0):
                     continue  # a section's road map: into its own content, or ahead ("see Section 5")
-            kind = "statement-uses" if ref.part == "statement" else "proof-uses"
+            kind = "statement-uses" if part == "statement" else "proof-uses"
             key = (used, user, kind)
-            if key not in seen:
-                seen.add(key)
-                graph.edges.append(Edge(used, user, kind))
-                graph.succ[used].add(user)
-                graph.pred[user].add(used)
-                if kind == "proof-uses":
-                    graph.proof_succ[used].add(user)
-                    graph.truth_succ[used].add(user)
-                elif index.claims.get(used) is not None and index.claims[used].role == "definition":
-                    graph.truth_succ[used].add(user)
+            if key in seen:
+                continue
+            seen.add(key)
+            edges.append(Edge(used, user, kind))
+            succ[used].add(user)
+            pred[user].add(used)
+            if kind == "proof-uses":
+                proof_succ[used].add(user)
+                truth_succ[used].add(user)
+            else:
+                claim = claims.get(used)
+                if claim is not None and claim.role == "definition":
+                    truth_succ[used].add(user)
         for cid, claim in index.claims.items():
             if claim.section is not None and claim.section in index.sections:
                 graph.edges.append(Edge(claim.section, cid, "contains"))

@@ -10,7 +10,7 @@ from colosseum.structure import Position, Range
 class LineIndex:
     """Maps string offsets to positions. Built once per text; lookups are O(log lines)."""
 
-    __slots__ = ("text", "line_starts")
+    __slots__ = ("text", "line_starts", "ascii")
 
     def __init__(self, text: str):
         self.text = text
@@ -21,14 +21,21 @@ class LineIndex:
             starts.append(pos + 1)
             pos = find("\n", pos + 1)
         self.line_starts = starts
+        # a whole-ASCII file (most papers) needs no per-line check at all
+        self.ascii = text.isascii()
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.line_starts, offset) - 1
 
     def position(self, offset: int) -> Position:
-        offset = max(0, min(offset, len(self.text)))
+        if offset > len(self.text):
+            offset = len(self.text)
+        elif offset < 0:
+            offset = 0
         line = bisect_right(self.line_starts, offset) - 1
         start = self.line_starts[line]
+        if self.ascii:
+            return Position(line, offset - start)
         prefix = self.text[start:offset]
         if prefix.isascii():
             return Position(line, offset - start)

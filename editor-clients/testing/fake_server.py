@@ -1,8 +1,10 @@
-"""A stand-in for `colosseum serve` (stdlib only) to test the editor clients without the real
+"""A stand-in for `colosseum serve` (stdlib only) to test the editor clients (Neovim:
+neovim/tests/commands_spec.lua, VS Code: vscode/test/smoke.js) without the real
 server: it speaks just enough LSP over stdio.
 
 - publishes one `colosseum/depends-on-open-obligation` diagnostic on every `\\cref{..}`/`\\ref{..}`
   of an opened document, and sends `colosseum/status` {"state": "ready", "obligations": n};
+- offers a "Dependency graph" code lens (colosseum.showDependencyGraph [uri]) on each theorem;
 - answers textDocument/definition with the `\\label{..}` of the label under the cursor (files
   under the root);
 - answers workspace/executeCommand: `colosseum.showDependencyGraph` writes an HTML file and
@@ -123,6 +125,21 @@ def definition(params: dict):
     return None
 
 
+def code_lenses(params: dict) -> list[dict]:
+    """A "Dependency graph" lens on every line that opens a theorem."""
+    uri = params["textDocument"]["uri"]
+    text = documents.get(uri, "")
+    lenses = []
+    for lineno, line in enumerate(text.splitlines()):
+        if "\\begin{theorem}" in line:
+            lenses.append({
+                "range": {"start": {"line": lineno, "character": 0}, "end": {"line": lineno, "character": len(line)}},
+                "command": {"title": "Dependency graph", "command": "colosseum.showDependencyGraph",
+                            "arguments": [uri]},
+            })
+    return lenses
+
+
 def execute(params: dict):
     command = params.get("command")
     if command == "colosseum.showDependencyGraph":
@@ -135,6 +152,10 @@ def execute(params: dict):
 
 def main() -> int:
     global root
+    if sys.argv[1:]:
+        # Like `colosseum serve`: extra arguments (e.g. a client's `--stdio`) are an error.
+        print(f"fake_server.py: unrecognized arguments: {' '.join(sys.argv[1:])}", file=sys.stderr)
+        return 2
     while True:
         msg = read()
         if msg is None:
@@ -151,6 +172,7 @@ def main() -> int:
                 "capabilities": {
                     "textDocumentSync": 1,
                     "definitionProvider": True,
+                    "codeLensProvider": {"resolveProvider": False},
                     "executeCommandProvider": {"commands": COMMANDS},
                 },
                 "serverInfo": {"name": "fake-colosseum"},
@@ -170,6 +192,8 @@ def main() -> int:
             publish(uri, documents[uri])
         elif method == "textDocument/definition":
             result = definition(params)
+        elif method == "textDocument/codeLens":
+            result = code_lenses(params)
         elif method == "workspace/executeCommand":
             result = execute(params)
         elif method == "exit":

@@ -16,7 +16,6 @@ import {
   ServerOptions,
   State,
   Trace,
-  TransportKind,
 } from "vscode-languageclient/node";
 
 import { allLabels, DEFAULT_LABEL_COMMANDS, labelAt } from "./labels";
@@ -32,7 +31,9 @@ export const SERVER_COMMANDS = {
   reindex: "colosseum.reindex",
 } as const;
 
-const LATEX_LANGUAGES = ["latex", "tex"];
+// VS Code's language id of .tex/.ltx files (built in, and LaTeX Workshop's). Packages and classes
+// (.sty/.cls, language id "tex") are read by the server from disk, not sent as documents.
+const LATEX_LANGUAGES = ["latex"];
 
 /** Payload of the server's `colosseum/status` notification. */
 interface StatusParams {
@@ -95,10 +96,11 @@ function serverOptions(): ServerOptions {
     env[key] = String(value);
   }
   const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  // No `transport` on purpose: with TransportKind.stdio vscode-languageclient appends `--stdio` to
+  // the arguments; without it, it talks over the process's stdin/stdout all the same.
   return {
     command,
     args,
-    transport: TransportKind.stdio,
     options: { env, ...(cwd ? { cwd } : {}) },
   };
 }
@@ -335,8 +337,20 @@ async function handleCommandResult(command: string, result: unknown): Promise<vo
   if (message) {
     void vscode.window.showInformationMessage(`Colosseum: ${message}`);
   } else if (command === SERVER_COMMANDS.reindex) {
-    vscode.window.setStatusBarMessage("Colosseum: re-indexed", 3000);
+    vscode.window.setStatusBarMessage(`Colosseum: re-indexed${countsText(result)}`, 5000);
   }
+}
+
+/** " (12 files, 30 claims)" from a result such as {"files": 12, "claims": 30}, else "". */
+function countsText(result: unknown): string {
+  if (!result || typeof result !== "object") {
+    return "";
+  }
+  const record = result as Record<string, unknown>;
+  const parts = ["files", "claims", "sections"]
+    .filter((key) => typeof record[key] === "number")
+    .map((key) => `${record[key] as number} ${key}`);
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
 }
 
 function graphPath(result: unknown): string | undefined {

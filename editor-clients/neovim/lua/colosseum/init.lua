@@ -500,7 +500,13 @@ function M.handle_result(command, result)
   if message then
     notify(message)
   elseif command == M.server_commands.reindex then
-    notify("re-indexed")
+    local parts = {}
+    for _, key in ipairs({ "files", "claims", "sections" }) do
+      if type(result) == "table" and type(result[key]) == "number" then
+        table.insert(parts, result[key] .. " " .. key)
+      end
+    end
+    notify("re-indexed" .. (#parts > 0 and (" (" .. table.concat(parts, ", ") .. ")") or ""))
   end
 end
 
@@ -625,6 +631,13 @@ local function base_config()
     get_language_id = function()
       return "latex"
     end,
+    on_init = function(client)
+      -- Neovim >= 0.8 sends the settings after initialization by itself; 0.7 does not.
+      if not has("nvim-0.8") and next(client.config.settings or {}) then
+        client_notify(client, "workspace/didChangeConfiguration", { settings = client.config.settings })
+      end
+      return true
+    end,
     on_attach = on_attach,
   }
 end
@@ -692,6 +705,24 @@ local function setup_native()
   end
   vim.lsp.config(NAME, config)
   vim.lsp.enable(NAME)
+  -- vim.lsp.enable() starts the server for buffers already loaded only once Neovim has
+  -- entered (vim_did_enter); a setup() during startup (`nvim main.tex -c ...`) does it here.
+  if vim.v.vim_did_enter == 0 then
+    for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(bufnr)
+        and vim.bo[bufnr].buftype == ""
+        and vim.tbl_contains(M.config.filetypes, vim.bo[bufnr].filetype)
+      then
+        local root = buf_root(bufnr)
+        if root then
+          local resolved = vim.deepcopy(vim.lsp.config[NAME])
+          resolved.name = NAME
+          resolved.root_dir = root
+          vim.lsp.start(resolved, { bufnr = bufnr })
+        end
+      end
+    end
+  end
 end
 
 local function complete_labels(arg_lead)

@@ -1,0 +1,202 @@
+"""The Neovim client (editor-clients/neovim) in a headless Neovim.
+
+- the plugin loads with `-u NONE` (what Debian bookworm's Neovim 0.7.2 can do);
+- its commands, settings and status handling against a stand-in server
+  (editor-clients/testing/fake_server.py, no model, no real index);
+- the end-to-end harness (tests/neovim/e2e_spec.lua) against that stand-in;
+- end to end against the real server, `python -m colosseum serve`, on example-project/main.tex:
+  a `colosseum/...` diagnostic arrives and go-to-definition from a `\\cref`/`\\ref` lands on the
+  `\\label`.
+
+Every test is skipped when `nvim` is not on PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PLUGIN = REPO / "editor-clients" / "neovim"
+MINIMAL_INIT = REPO / "tests" / "neovim" / "minimal_init.lua"
+E2E_SPEC = REPO / "tests" / "neovim" / "e2e_spec.lua"
+COMMANDS_SPEC = PLUGIN / "tests" / "commands_spec.lua"
+FAKE_SERVER = REPO / "editor-clients" / "testing" / "fake_server.py"
+EXAMPLE_MAIN = REPO / "example-project" / "main.tex"
+TIMEOUT_S = 120
+
+NVIM = shutil.which("nvim")
+pytestmark = pytest.mark.skipif(
+    NVIM is None,
+    reason="nvim (Neovim >= 0.7) is not on PATH; install it (Debian: apt-get install neovim) "
+    "to test the Neovim client",
+)
+
+CODE_RE = re.compile(r"colosseum/[a-z0-9][a-z0-9-]*")
+
+
+def nvim_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment of a test Neovim: no user configuration, state or data."""
+    env = dict(os.environ)
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        path = tmp_path / "xdg" / var.lower()
+        path.mkdir(parents=True, exist_ok=True)
+        env[var] = str(path)
+    env["NVIM_LOG_FILE"] = str(tmp_path / "xdg" / "nvim.log")
+    env.pop("NVIM", None)
+    env.pop("NVIM_LISTEN_ADDRESS", None)
+    env.pop("VIMINIT", None)
+    # The server runs from this checkout whether or not the package is installed.
+    paths = [str(REPO), str(REPO / "server")]
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["PYTHON"] = sys.executable
+    env.update(extra)
+    return env
+
+
+def lsp_log(tmp_path: Path) -> str:
+    """The tail of Neovim's LSP log (stdpath cache on 0.7, state from 0.8 on)."""
+    chunks = []
+    for log in sorted((tmp_path / "xdg").rglob("lsp.log")):
+        text = log.read_text(encoding="utf-8", errors="replace")
+        chunks.append(f"--- {log} ---\n{text[-6000:]}")
+    return "\n".join(chunks)
+
+
+def run_nvim(args: list[str], env: dict[str, str], timeout: float = TIMEOUT_S):
+    """Runs nvim; on a timeout kills it and its server (own process group) and fails."""
+    proc = subprocess.Popen(
+        [NVIM, *args],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"nvim timed out after {timeout} s\nstdout:\n{stdout}\nstderr:\n{stderr}")
+    return proc.returncode, stdout, stderr
+
+
+def test_plugin_loads_headless(tmp_path):
+    code, out, err = run_nvim(
+        [
+            "--headless",
+            "-u",
+            "NONE",
+            "--cmd",
+            f"set rtp+={PLUGIN}",
+            "-c",
+            "lua require('colosseum').setup{}",
+            "-c",
+            "lua for _, c in ipairs({'ColosseumSolve','ColosseumReview','ColosseumGraph',"
+            "'ColosseumReindex'}) do assert(vim.fn.exists(':' .. c) == 2, c) end",
+            "-c",
+            "q",
+        ],
+        nvim_env(tmp_path),
+        timeout=30,
+    )
+    assert code == 0, f"stdout:\n{out}\nstderr:\n{err}"
+    assert "Error" not in err and "E5108" not in err, err
+
+
+def test_client_against_fake_server(tmp_path):
+    log = tmp_path / "fake.log"
+    code, out, err = run_nvim(
+        ["--headless", "-u", "NONE", "--cmd", f"set rtp+={PLUGIN}", "-c", f"luafile {COMMANDS_SPEC}"],
+        nvim_env(tmp_path, FAKE_COLOSSEUM_LOG=str(log)),
+    )
+    assert code == 0, (
+        f"commands_spec failed (exit {code})\nstderr:\n{err}\nstdout:\n{out}\n"
+        f"server log:\n{log.read_text() if log.exists() else ''}\n{lsp_log(tmp_path)}"
+    )
+    assert "0 failures" in err
+
+
+def run_e2e(tmp_path: Path, file: Path, cmd: list[str]):
+    out_file = tmp_path / "nvim-e2e.json"
+    env = nvim_env(
+        tmp_path,
+        COLOSSEUM_NVIM_OUT=str(out_file),
+        COLOSSEUM_NVIM_FILE=str(file),
+        COLOSSEUM_NVIM_CMD=json.dumps(cmd),
+    )
+    code, out, err = run_nvim(
+        ["--headless", "-u", str(MINIMAL_INIT.relative_to(REPO)), "-c", f"luafile {E2E_SPEC.relative_to(REPO)}"],
+        env,
+    )
+    report = json.loads(out_file.read_text(encoding="utf-8")) if out_file.exists() else None
+    context = (
+        f"exit {code}\nreport:\n{json.dumps(report, indent=2)}\nstderr:\n{err}\nstdout:\n{out}\n"
+        f"{lsp_log(tmp_path)}"
+    )
+    return code, report, context
+
+
+def check_report(report: dict, context: str) -> None:
+    diagnostics = report["diagnostics"]
+    ours = [d for d in diagnostics if d.get("source") == "colosseum"]
+    assert ours, f"no diagnostic with source 'colosseum'\n{context}"
+    coded = [
+        d
+        for d in ours
+        if CODE_RE.fullmatch(str(d.get("code") or "")) or CODE_RE.search(d.get("message") or "")
+    ]
+    assert coded, f"no diagnostic carries a colosseum/... code\n{context}"
+
+    definition = report["definition"]
+    label = definition["label"]
+    assert definition["locations"], f"go-to-definition of {label!r} returned nothing\n{context}"
+    label_re = re.compile(r"\\label\s*(\[[^\]]*\])?\s*\{\s*" + re.escape(label) + r"\s*\}")
+    landed = []
+    for loc in definition["locations"]:
+        lines = Path(loc["file"]).read_text(encoding="utf-8", errors="replace").splitlines()
+        line = lines[loc["line"]] if loc["line"] < len(lines) else ""
+        landed.append(line)
+        if label_re.search(line):
+            break
+    else:
+        pytest.fail(f"definition of {label!r} landed on {landed!r}, not on its \\label\n{context}")
+
+
+def test_e2e_harness_against_fake_server(tmp_path):
+    project = tmp_path / "paper"
+    (project / "chapters").mkdir(parents=True)
+    (project / "colosseum.toml").write_text("")
+    (project / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n"
+        "\\begin{lemma}\\label{lem:a}\n  Easy.\n\\end{lemma}\n"
+        "\\begin{theorem}\\label{thm:b}\n  By \\cref{missing} and \\cref{lem:a}.\n\\end{theorem}\n"
+        "\\input{chapters/one}\n\\end{document}\n"
+    )
+    (project / "chapters" / "one.tex").write_text("See \\ref{thm:b}.\n")
+    code, report, context = run_e2e(tmp_path, project / "main.tex", [sys.executable, str(FAKE_SERVER)])
+    assert code == 0 and report and report["ok"], context
+    assert report["definition"]["label"] == "lem:a", context
+    check_report(report, context)
+
+
+def test_e2e_against_colosseum_server(tmp_path):
+    if not EXAMPLE_MAIN.exists():
+        pytest.fail(f"{EXAMPLE_MAIN} is missing")
+    code, report, context = run_e2e(tmp_path, EXAMPLE_MAIN, [sys.executable, "-m", "colosseum", "serve"])
+    assert report is not None, f"the e2e spec wrote no report\n{context}"
+    assert code == 0 and report["ok"], context
+    check_report(report, context)

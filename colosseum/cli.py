@@ -25,6 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead of stdio")
     serve.add_argument("--log-file", help="write the server log here")
+    serve.add_argument("--stdio", action="store_true", help="use stdin/stdout (the default; accepted for clients that pass it)")
     return parser
 
 

@@ -83,6 +83,7 @@ class ProjectIndex:
         self._building: IndexSnapshot | None = None
         self._link_memo: dict = {}
         self._link_memo_key = ""
+        self.config_loader = load_config  # the server adds the editor's settings
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -148,18 +149,40 @@ class ProjectIndex:
 
     def update_document(self, path: Path, text: str | None) -> None:
         """The editor changed ``path`` (``text``), or it changed on disk (``None``)."""
-        path = Path(path).resolve()
-        if text is None:
-            self._overlays.pop(path, None)
-        else:
-            self._overlays[path] = text
-        old = self._texts.pop(path, None)
-        self._scans.pop(path, None)
-        new = self.text_of(path)
-        if old is not None and new is not None and old.text == new.text:
+        self.update_documents({path: text})
+
+    def update_documents(self, changes: dict[Path, str | None]) -> None:
+        """Several changes at once (what accumulated while the author typed): one rebuild."""
+        changed = []
+        for path, text in changes.items():
+            path = Path(path).resolve()
+            if text is None:
+                self._overlays.pop(path, None)
+            else:
+                self._overlays[path] = text
+            old = self._texts.pop(path, None)
+            new = self.text_of(path)
+            if old is not None and new is not None and old.text == new.text:
+                self._texts[path] = old  # unchanged: keep the cached scans valid
+                continue
+            self._scans.pop(path, None)
+            changed.append(path)
+        if not changed:
             return
-        rediscover = path.suffix == ".tex" and path not in self.file_roots and path not in self.roots
-        self.rebuild(discover=rediscover or (path in self.roots) or path.name == "colosseum.toml")
+        if any(p.name == "colosseum.toml" for p in changed):
+            self.config = self.config_loader(self.root_dir)
+        rediscover = any(p.name == "colosseum.toml" or p in self.roots
+                         or (p.suffix == ".tex" and p not in self.file_roots) for p in changed)
+        self.rebuild(discover=rediscover)
+
+    def reload(self, config: ProjectConfig | None = None) -> None:
+        """Forget every cached reading of the files the editor does not hold, and index again."""
+        if config is not None:
+            self.config = config
+        self._texts = {p: t for p, t in self._texts.items() if p in self._overlays}
+        self._scans.clear()
+        self._link_memo = {}
+        self.rebuild(discover=True)
 
     def close_document(self, path: Path) -> None:
         path = Path(path).resolve()

@@ -9,6 +9,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colosseum.config import load_config
 from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
 from colosseum.structure import Label, Position, Reference
 
@@ -22,6 +23,8 @@ class Project:
     index: ProjectIndex | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     pending: asyncio.Task | None = None
+    pending_texts: dict = field(default_factory=dict)  # path -> editor text (None: read the disk)
+    last_edit: float = 0.0
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
@@ -92,8 +95,11 @@ class ServerContext:
             if project.index is None:
                 async with self.progress(f"{progress_title} {project.root_dir.name}") as report:
                     report("reading files")
+                    self.notify_status("indexing")
                     try:
-                        project.index = await asyncio.to_thread(ProjectIndex.open, project.root_dir)
+                        config = self.project_config(project.root_dir)
+                        project.index = await asyncio.to_thread(ProjectIndex.open, project.root_dir, config)
+                        project.index.config_loader = self.project_config
                         project.error = None
                     except ProjectError as exc:
                         project.error = str(exc)
@@ -102,22 +108,53 @@ class ServerContext:
                 self.publish(project)
         return project.index
 
+    def project_config(self, root_dir: Path):
+        """colosseum.toml, with what the editor's settings add (texlab's option names)."""
+        config = load_config(root_dir)
+        for option, attribute in (("labelDefinitionCommands", "label_definition_commands"),
+                                  ("labelReferenceCommands", "label_reference_commands")):
+            extra = self.options.get(option)
+            if isinstance(extra, list):
+                current = getattr(config.index, attribute)
+                current.extend(str(c).lstrip("\\") for c in extra if str(c).lstrip("\\") not in current)
+        return config
+
+    def notify_status(self, state: str) -> None:
+        obligations = 0
+        for project in self.projects.values():
+            snap = project.snapshot()
+            if snap is not None and snap.graph is not None:
+                obligations += sum(1 for s in snap.graph.status.values() if s == "obligation")
+        try:
+            self.server.protocol.notify("colosseum/status", {"state": state, "obligations": obligations})
+        except Exception:  # a closed transport must not break indexing
+            log.debug("status notification failed", exc_info=True)
+
     # ---- edits ---------------------------------------------------------------------------------
     def schedule_update(self, path: Path, text: str | None) -> None:
+        """Debounced: edits to any file of a project are gathered and indexed in one go once the
+        author pauses; none is ever dropped."""
         project = self.project_for(path)
-        if project.pending is not None and not project.pending.done():
-            project.pending.cancel()
-        project.pending = self.spawn(self._update_later(project, path, text))
+        project.pending_texts[path] = text
+        project.last_edit = asyncio.get_running_loop().time()
+        if project.pending is None or project.pending.done():
+            project.pending = self.spawn(self._update_later(project))
 
-    async def _update_later(self, project: Project, path: Path, text: str | None) -> None:
-        await asyncio.sleep(DEBOUNCE_SECONDS)
-        index = await self.ensure_index(project)
-        if index is None:
-            return
-        async with project.lock:
-            # pending edits of other files are re-read from the workspace by the index itself
-            await asyncio.to_thread(index.update_document, path, text)
-        self.publish(project)
+    async def _update_later(self, project: Project) -> None:
+        loop = asyncio.get_running_loop()
+        while project.pending_texts:
+            quiet = loop.time() - project.last_edit
+            if quiet < DEBOUNCE_SECONDS:
+                await asyncio.sleep(DEBOUNCE_SECONDS - quiet)
+                continue
+            index = await self.ensure_index(project)
+            if index is None:
+                project.pending_texts.clear()
+                return
+            changes, project.pending_texts = project.pending_texts, {}
+            async with project.lock:
+                await asyncio.to_thread(index.update_documents, changes)
+            self.publish(project)
 
     def spawn(self, coro) -> asyncio.Task:
         """Start a task that the context owns (a strong reference until it finishes)."""
@@ -136,6 +173,7 @@ class ServerContext:
         from colosseum_lsp.features.diagnostics import publish_project
 
         publish_project(self, project)
+        self.notify_status("ready")
 
     # ---- lookups -------------------------------------------------------------------------------
     def item_at(self, path: Path, pos: Position) -> tuple[Project, str, Label | Reference] | None:

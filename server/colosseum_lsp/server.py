@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 from colosseum import __version__
 from colosseum_lsp import progress
 from colosseum_lsp.context import ServerContext
-from colosseum_lsp.convert import engine_position, uri_to_path
+from colosseum_lsp.convert import engine_position, path_to_uri, uri_to_path
 from colosseum_lsp.features import code_actions, commands, completion, navigation, rename, symbols
 
 log = logging.getLogger(__name__)
@@ -91,6 +91,20 @@ def build_server() -> LanguageServer:
         ctx.workspace_roots = [r for r in roots if r is not None]
         ctx.options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings if isinstance(params.settings, dict) else {}
+        options = settings.get("colosseum", settings)
+        if not isinstance(options, dict):
+            return
+        changed_commands = any(options.get(k) != ctx.options.get(k)
+                               for k in ("labelDefinitionCommands", "labelReferenceCommands"))
+        ctx.options.update(options)
+        if changed_commands:
+            for project in ctx.projects.values():
+                if project.index is not None:
+                    ctx.spawn(commands.reindex(ctx, [path_to_uri(project.root_dir / "colosseum.toml")]))
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:
         path = doc_path(params.text_document.uri)
@@ -98,7 +112,7 @@ def build_server() -> LanguageServer:
             return
         project = ctx.project_for(path)
         index = await ctx.ensure_index(project)
-        if index is not None and path not in index._overlays:
+        if index is not None:
             ctx.schedule_update(path, params.text_document.text)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)

@@ -38,16 +38,10 @@ async def reindex(ctx, args) -> dict:
     async with project.lock:
         async with ctx.progress(f"Re-indexing {project.root_dir.name}") as report:
             report("reading every file again")
-            await asyncio.to_thread(_full_reindex, index)
+            await asyncio.to_thread(index.reload, ctx.project_config(project.root_dir))
     ctx.publish(project)
     snap = project.snapshot()
     return {"claims": len(snap.claims), "sections": len(snap.sections), "files": len(snap.file_roots)}
-
-
-def _full_reindex(index) -> None:
-    index._texts = {p: t for p, t in index._texts.items() if p in index._overlays}
-    index._scans.clear()
-    index.rebuild(discover=True)
 
 
 async def show_dependency_graph(ctx, args) -> dict:

@@ -58,7 +58,8 @@ def code_lenses(ctx, path: Path, uri: str) -> list[types.CodeLens]:
         uses, used_by = len(graph.pred.get(cid, ())), len(graph.succ.get(cid, ()))
         status = graph.status[cid]
         lenses.append(types.CodeLens(range=rng, command=types.Command(
-            title=f"{STATUS_MARK[status]} · uses {uses} · used by {used_by}", command="")))
+            title=f"{STATUS_MARK[status]} · uses {uses} · used by {used_by}",
+            command="colosseum.showDependencyGraph", arguments=[uri])))
         if status == "obligation" or (claim.obligation and status != "proved"):
             lenses.append(types.CodeLens(range=rng, command=types.Command(
                 title="Solve obligation", command="colosseum.solveObligation", arguments=[uri, cid])))

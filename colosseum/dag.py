@@ -52,8 +52,16 @@ class DependencyGraph:
             graph._add_node(cid, claim.kind)
         label_owner = {name: labels[0].owner for name, labels in index.labels.items() if labels}
         section_parent = {sid: s.parent for sid, s in index.sections.items()}
-        order = {sid: s.order for sid, s in index.sections.items()}
-        order.update((cid, c.order) for cid, c in index.claims.items())
+        file_rank: dict = {}
+        for result in index.root_results:
+            for path in result.files:
+                file_rank.setdefault(path, len(file_rank))
+
+        def order(node: str) -> tuple:
+            item = index.claims.get(node) or index.sections.get(node)
+            if item is None:
+                return (0, 0, 0)
+            return (file_rank.get(item.file, 0),) + tuple(item.location.range.start)
         claim_section = {cid: c.section for cid, c in index.claims.items()}
 
         def section_chain(node: str | None) -> set[str]:
@@ -78,7 +86,7 @@ class DependencyGraph:
             if used in section_parent and used in section_chain(user):
                 continue  # a claim citing the section it sits in, or a section citing its parent
             if user in section_parent and (used in claim_section or used in section_parent):
-                if user in section_chain(used) or order.get(used, 0) > order.get(user, 0):
+                if user in section_chain(used) or order(used) > order(user):
                     continue  # a section's road map: into its own content, or ahead ("see Section 5")
             kind = "statement-uses" if part == "statement" else "proof-uses"
             key = (used, user, kind)

@@ -7,6 +7,7 @@ one file; the roots are then re-walked and re-linked from cached pieces.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,6 +85,7 @@ class ProjectIndex:
         self._link_memo: dict = {}
         self._link_memo_key = ""
         self.config_loader = load_config  # the server adds the editor's settings
+        self._resolved: dict[tuple[Path, ...], object] = {}
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -171,7 +173,7 @@ class ProjectIndex:
             return
         if any(p.name == "colosseum.toml" for p in changed):
             self.config = self.config_loader(self.root_dir)
-        rediscover = any(p.name == "colosseum.toml" or p in self.roots
+        rediscover = any(p.name == "colosseum.toml" or p in self.roots or p not in self._texts
                          or (p.suffix == ".tex" and p not in self.file_roots) for p in changed)
         self.rebuild(discover=rediscover)
 
@@ -204,6 +206,10 @@ class ProjectIndex:
         base = MacroTable(label_commands=frozenset(self.config.index.label_definition_commands),
                           reference_commands=frozenset(self.config.index.label_reference_commands))
         snap = self._building = IndexSnapshot()
+        # a rebuild allocates many small objects that all live on; the cyclic collector
+        # would walk the whole index again and again meanwhile (a third of the time)
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             self._build(base, snap)
             from colosseum.checks import compute_diagnostics
@@ -211,6 +217,8 @@ class ProjectIndex:
             snap.diagnostics = compute_diagnostics(self)
         finally:
             self._building = None
+            if collecting:
+                gc.enable()
         self.snapshot = snap
 
     def _build(self, base: MacroTable, snap: IndexSnapshot) -> None:
@@ -250,6 +258,7 @@ class ProjectIndex:
         snap.graph = DependencyGraph.build(self, self.snapshot.graph)
 
     def _discover(self) -> None:
+        self._resolved.clear()
         if self.explicit_root is not None:
             self.roots = [self.explicit_root]
             return
@@ -296,7 +305,7 @@ class ProjectIndex:
         updates: list[tuple[int, MacroTable]] = []
         include_index = -1
         children: dict[int, Visit] = {}
-        for ev in first.events:
+        for ev in first.structural:
             if ev.kind == "end" and ev.name == "document":
                 self._document_ended = True
             if self._document_ended:
@@ -328,16 +337,11 @@ class ProjectIndex:
                                      path, root, import_base)
         if not candidates:
             return None
-        target = None
-        for candidate in candidates:
-            try:
-                if candidate.is_file():
-                    target = candidate.resolve(strict=True)
-                    break
-            except (OSError, RuntimeError):
-                self._include_problem(path, ev, "include-cycle", "error",
-                                      f"\\{ev.name}{{{ev.value}}} goes through a symbolic link cycle; not followed", root)
-                return None
+        target = self._resolve_first(tuple(candidates))
+        if target == "loop":
+            self._include_problem(path, ev, "include-cycle", "error",
+                                  f"\\{ev.name}{{{ev.value}}} goes through a symbolic link cycle; not followed", root)
+            return None
         if target is None:
             self._include_problem(path, ev, "missing-input", "error",
                                   f"\\{ev.name}{{{ev.value}}}: file not found (looked for "
@@ -359,6 +363,24 @@ class ProjectIndex:
         if ev.name in ("import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"):
             base = target.parent
         return self._walk(target, root, table, chain, scanned, base)
+
+    def _resolve_first(self, candidates: tuple[Path, ...]):
+        """The first candidate that is a file, resolved; "loop" for a symlink cycle. Cached until
+        files appear or disappear (a re-discovery clears it): resolving costs system calls."""
+        cached = self._resolved.get(candidates, False)
+        if cached is not False:
+            return cached
+        target = None
+        for candidate in candidates:
+            try:
+                if candidate.is_file():
+                    target = candidate.resolve(strict=True)
+                    break
+            except (OSError, RuntimeError):
+                target = "loop"
+                break
+        self._resolved[candidates] = target
+        return target
 
     def _include_problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path) -> None:
         self._current().include_problems.append(IncludeProblem(path, ev.start, ev.end, code, severity, message, root))

@@ -78,6 +78,15 @@ class Event:
 class ScanResult:
     events: list[Event] = field(default_factory=list)
     table_out: MacroTable | None = None
+    _structural: list[Event] | None = None
+
+    @property
+    def structural(self) -> list[Event]:
+        """The events that shape the walk of a project: definitions, includes, \\end{document}."""
+        if self._structural is None:
+            self._structural = [ev for ev in self.events if ev.kind in ("def", "include")
+                                or (ev.kind == "end" and ev.name == "document")]
+        return self._structural
 
 
 def _trie_pattern(words: list[str]) -> str:

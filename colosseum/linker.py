@@ -42,13 +42,28 @@ class EnvProblem:
     message: str
 
 
-@dataclass(slots=True)
+@dataclass
 class RootResult:
     root: Path
-    labels: dict[str, list[Label]] = field(default_factory=dict)
+    label_list: list[Label] = field(default_factory=list)  # every definition, in reading order
     references: list[Reference] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     problems: list[EnvProblem] = field(default_factory=list)
+    _labels: dict[str, list[Label]] | None = None
+
+    @property
+    def labels(self) -> dict[str, list[Label]]:
+        """Label name -> its definitions in this build."""
+        if self._labels is None:
+            table: dict[str, list[Label]] = {}
+            for label in self.label_list:
+                found = table.get(label.name)
+                if found is None:
+                    table[label.name] = [label]
+                else:
+                    found.append(label)
+            self._labels = table
+        return self._labels
 
 
 @dataclass(slots=True)
@@ -89,6 +104,29 @@ class _Recording:
     problems: list[EnvProblem] = field(default_factory=list)
     marked_sections: list[str] = field(default_factory=list)
     exit: _State | None = None
+    # the same, as mappings ready for dict.update
+    claim_map: dict = field(default_factory=dict)
+    claim_keys: dict = field(default_factory=dict)
+    claim_bases: dict = field(default_factory=dict)
+    section_map: dict = field(default_factory=dict)
+    section_keys: dict = field(default_factory=dict)
+    section_bases: dict = field(default_factory=dict)
+    label_map: dict = field(default_factory=dict)
+    ref_map: dict = field(default_factory=dict)
+    pending_map: dict = field(default_factory=dict)
+
+    def seal(self) -> None:
+        for claim, key, _wanted, obligation, inner in self.claims:
+            self.claim_map[claim.id] = claim
+            self.claim_keys[key] = claim
+            self.claim_bases[claim.id] = (obligation, inner)
+        for section, key, base in self.sections:
+            self.section_map[section.id] = section
+            self.section_keys[key] = section
+            self.section_bases[section.id] = base
+        self.label_map = dict(self.labels)
+        self.ref_map = dict(self.refs)
+        self.pending_map = dict(self.pendings)
 
 
 class Linker:
@@ -197,38 +235,27 @@ class Linker:
         self._execute(visit, state, result)
         if leaf:
             self._recording.exit = state.copy()
+            self._recording.seal()
             self.memo[key] = self._recording
             self._recording = None
 
     def _replay(self, rec: _Recording, state: _State, result: RootResult) -> bool:
-        for claim, _key, wanted, _obl, _inner in rec.claims:
-            taken = self.claims.get(claim.id)
-            if (taken is not None and taken is not claim) or (claim.id != wanted and wanted not in self.claims):
-                return False  # a node id would change: link this file afresh
-        for section, _key, _base in rec.sections:
-            taken = self.sections.get(section.id)
-            if taken is not None and taken is not section:
-                return False
-        for original, key, _wanted, obligation, inner in rec.claims:
-            claim = original
-            claim.order = self._next_order()
-            self.claims[claim.id] = claim
-            self._claim_keys[key] = claim
-            self._claim_base[claim.id] = (obligation, inner)
-        for original, key, base in rec.sections:
-            section = original
-            section.order = self._next_order()
-            self.sections[section.id] = section
-            self._section_keys[key] = section
-            self._section_base[section.id] = base
-        for key, label in rec.labels:
-            self._label_keys.setdefault(key, label)
-            result.labels.setdefault(label.name, []).append(label)
-        for key, ref in rec.refs:
-            self._ref_keys.setdefault(key, ref)
-            result.references.append(ref)
-        for key, pending in rec.pendings:
-            self._pending.setdefault(key, pending)
+        if rec.claim_map.keys() & self.claims.keys() or rec.section_map.keys() & self.sections.keys():
+            return False  # another file took one of these node ids meanwhile: link afresh
+        if any(wanted != claim.id and wanted not in self.claims for claim, _k, wanted, _o, _i in rec.claims):
+            return False  # an id that had to fall back could now be the label itself
+        # bulk updates: replaying an unchanged file costs a few C-level dict operations
+        self.claims.update(rec.claim_map)
+        self._claim_keys.update(rec.claim_keys)
+        self._claim_base.update(rec.claim_bases)
+        self.sections.update(rec.section_map)
+        self._section_keys.update(rec.section_keys)
+        self._section_base.update(rec.section_bases)
+        self._label_keys.update(rec.label_map)
+        self._ref_keys.update(rec.ref_map)
+        self._pending.update(rec.pending_map)
+        result.label_list.extend(rec.label_map.values())
+        result.references.extend(rec.ref_map.values())
         result.problems.extend(rec.problems)
         self._marked_sections.update(rec.marked_sections)
         exit_state = rec.exit
@@ -263,7 +290,7 @@ class Linker:
             if label is None:
                 label = Label(lrec.name, loc(lrec.start, lrec.end), owner, lrec.command)
                 self._label_keys[key] = label
-            result.labels.setdefault(lrec.name, []).append(label)
+            result.label_list.append(label)
             if rec is not None:
                 rec.labels.append((key, label))
             return label

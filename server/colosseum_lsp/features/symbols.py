@@ -18,7 +18,7 @@ def document_symbols(ctx, path: Path) -> list[types.DocumentSymbol]:
         return []
     symbols: dict[str, types.DocumentSymbol] = {}
     top: list[types.DocumentSymbol] = []
-    for sid, section in sorted(snap.sections.items(), key=lambda kv: kv[1].order):
+    for sid, section in sorted(snap.sections.items(), key=lambda kv: kv[1].location.range.start):
         if section.file != path:
             continue
         sym = types.DocumentSymbol(
@@ -28,7 +28,7 @@ def document_symbols(ctx, path: Path) -> list[types.DocumentSymbol]:
         symbols[sid] = sym
         parent = symbols.get(section.parent) if section.parent else None
         (parent.children if parent is not None else top).append(sym)
-    for cid, claim in sorted(snap.claims.items(), key=lambda kv: kv[1].order):
+    for cid, claim in sorted(snap.claims.items(), key=lambda kv: kv[1].location.range.start):
         if claim.file != path or claim.kind == "leannode":
             continue
         whole = types.Range(start=range_(claim.location.range).start, end=range_(claim.end.range).end)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from colosseum.config import ProjectConfig, load_config
 from colosseum.file_analysis import DEFAULT_THEOREM_ENVIRONMENTS, FileAnalysis, analyse, theorem_declarations
+from colosseum.incremental_scan import rescan
 from colosseum.latex_scanner import ScanResult, scan
 from colosseum.linker import Linker, RootResult, Visit
 from colosseum.macros import MacroTable
@@ -86,6 +87,7 @@ class ProjectIndex:
         self._link_memo_key = ""
         self.config_loader = load_config  # the server adds the editor's settings
         self._resolved: dict[tuple[Path, ...], object] = {}
+        self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -167,7 +169,9 @@ class ProjectIndex:
             if old is not None and new is not None and old.text == new.text:
                 self._texts[path] = old  # unchanged: keep the cached scans valid
                 continue
-            self._scans.pop(path, None)
+            entry = self._scans.pop(path, None)
+            if old is not None and entry is not None:
+                self._previous_scans[path] = (old.text, entry)  # for rescanning only the edit
             changed.append(path)
         if not changed:
             return
@@ -217,6 +221,7 @@ class ProjectIndex:
             snap.diagnostics = compute_diagnostics(self)
         finally:
             self._building = None
+            self._previous_scans.clear()
             if collecting:
                 gc.enable()
         self.snapshot = snap
@@ -279,7 +284,12 @@ class ProjectIndex:
         key = table.fingerprint + "".join(f"@{off}:{t.fingerprint}" for off, t in updates)
         result = entry.results.get(key)
         if result is None:
-            result = entry.results[key] = scan(ft.text, table, updates)
+            previous = self._previous_scans.get(path)
+            if previous is not None and not updates and key in previous[1].results:
+                result = rescan(previous[0], ft.text, previous[1].results[key], table)
+            if result is None:
+                result = scan(ft.text, table, updates)
+            entry.results[key] = result
         return result
 
     def _analyse_tree(self, visit: Visit, env_key: str) -> None:

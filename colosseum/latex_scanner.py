@@ -78,6 +78,7 @@ class Event:
 class ScanResult:
     events: list[Event] = field(default_factory=list)
     table_out: MacroTable | None = None
+    skips: list[tuple[int, int]] = field(default_factory=list)
     _structural: list[Event] | None = None
 
     @property
@@ -115,12 +116,16 @@ def _token_regex(names: frozenset[str]) -> re.Pattern[str]:
     return re.compile(r"\\(?:(" + _trie_pattern(list(names)) + r")(?![A-Za-z@])|[\\%])|(%)")
 
 
+def new_scanner(text: str, table: MacroTable) -> "_Scanner":
+    return _Scanner(text, table, [], depth=0, budget=[MAX_EXPANSIONS])
+
+
 def scan(text: str, table: MacroTable, updates: list[tuple[int, MacroTable]] | None = None) -> ScanResult:
     """Scan one file. ``updates`` switch the macro table at given offsets (definitions made by
     files that this one ``\\input``s take effect after the ``\\input``)."""
     scanner = _Scanner(text, table, list(updates or ()), depth=0, budget=[MAX_EXPANSIONS])
     scanner.run()
-    return ScanResult(scanner.events, scanner.table)
+    return ScanResult(scanner.events, scanner.table, skips=scanner.skips)
 
 
 class _Scanner(ArgumentReader, DefinitionReader):
@@ -132,6 +137,7 @@ class _Scanner(ArgumentReader, DefinitionReader):
         self.depth = depth
         self.budget = budget
         self.events: list[Event] = []
+        self.skips: list[tuple[int, int]] = []  # verbatim and \\iffalse regions, for incremental rescans
         self._set_table(table)
 
     def _set_table(self, table: MacroTable) -> None:
@@ -139,17 +145,19 @@ class _Scanner(ArgumentReader, DefinitionReader):
         self.regex = _token_regex(BUILTIN_NAMES | table.names())
 
     # ---- the main loop -------------------------------------------------------------------
-    def run(self) -> None:
+    def run(self, pos: int = 0, stop: int | None = None) -> int:
+        """Scan the tokens that start in [pos, stop); return where scanning ended (past stop
+        when the last token's arguments or skipped region reach beyond it)."""
         text = self.text
-        n = len(text)
-        pos = 0
+        n = len(text) if stop is None else min(stop, len(text))
         search = self.regex.search
         while pos < n:
             while self.updates and self.updates[0][0] <= pos:
                 self._set_table(self.updates.pop(0)[1])
                 search = self.regex.search
-            m = search(text, pos)
+            m = search(text, pos, n)
             if m is None:
+                pos = n
                 break
             if self.updates and m.start() >= self.updates[0][0]:
                 pos = self.updates[0][0]
@@ -169,6 +177,7 @@ class _Scanner(ArgumentReader, DefinitionReader):
                 search = self.regex.search
             if pos <= start:  # never loop in place
                 pos = after
+        return pos
 
     def _comment(self, pos: int) -> int:
         text = self.text
@@ -339,7 +348,9 @@ class _Scanner(ArgumentReader, DefinitionReader):
         if end == -1:
             self.error(start, body, "unterminated-environment",
                        f"\\begin{{{env}}} is never closed: the rest of the file is read as verbatim")
+            self.skips.append((start, len(self.text)))
             return len(self.text)
+        self.skips.append((start, end + len(closing)))
         self.events.append(Event("end", end, end + len(closing), env))
         return end + len(closing)
 
@@ -378,9 +389,11 @@ class _Scanner(ArgumentReader, DefinitionReader):
             if m.group(1) == "fi":
                 depth -= 1
                 if depth == 0:
+                    self.skips.append((start, m.end()))
                     return m.end()
             else:
                 depth += 1
+        self.skips.append((start, len(self.text)))
         return len(self.text)
 
     def _lean(self, name: str, start: int, after: int) -> int:

@@ -226,8 +226,8 @@ class Linker:
         result.files.append(visit.path)
         leaf = not visit.children
         if leaf:
-            key = (visit.path, result.root, state.signature())
-            recording = self._old_memo.get(key)
+            key = (visit.path, state.signature())  # roots reading a file in the same state share it
+            recording = self.memo.get(key) or self._old_memo.get(key)
             if recording is not None and recording.analysis is fa and self._replay(recording, state, result):
                 self.memo[key] = recording
                 return
@@ -240,8 +240,10 @@ class Linker:
             self._recording = None
 
     def _replay(self, rec: _Recording, state: _State, result: RootResult) -> bool:
-        if rec.claim_map.keys() & self.claims.keys() or rec.section_map.keys() & self.sections.keys():
-            return False  # another file took one of these node ids meanwhile: link afresh
+        for mine, taken in ((rec.claim_map, self.claims), (rec.section_map, self.sections)):
+            for node in mine.keys() & taken.keys():
+                if taken[node] is not mine[node]:
+                    return False  # another file took one of these node ids meanwhile: link afresh
         if any(wanted != claim.id and wanted not in self.claims for claim, _k, wanted, _o, _i in rec.claims):
             return False  # an id that had to fall back could now be the label itself
         # bulk updates: replaying an unchanged file costs a few C-level dict operations

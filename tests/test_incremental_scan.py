@@ -1,0 +1,56 @@
+"""An edit rescans only the lines it touched; the result must be exactly what a full scan gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from colosseum.incremental_scan import common_prefix, common_suffix, rescan
+from colosseum.latex_scanner import scan
+from colosseum.macros import MacroTable
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
+TEXTS = [p.read_text() for p in sorted(EXAMPLE.rglob("*.tex"))]
+SNIPPETS = ["x", "\n", "\n\n", "\\label{new}", "\\cref{a,b}", "}", "{", "%", "% colosseum: obligation\n",
+            "\\begin{verbatim}", "\\end{verbatim}", "\\iffalse", "\\fi", "\\begin{lemma}", "\\end{lemma}",
+            "\\newcommand{\\foo}[1]{\\ref{#1}}", "\\uses{p,\n q}", "\\\\", "\\%", "\\section{T}", "é𝔽", ""]
+
+
+def _key(result):
+    return ([(e.kind, e.start, e.end, e.name, e.value, e.vstart, e.vend, repr(e.extra)) for e in result.events],
+            result.skips)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(TEXTS), st.floats(0, 1), st.integers(0, 60), st.lists(st.sampled_from(SNIPPETS), max_size=3))
+def test_rescan_equals_full_scan(text, where, length, inserted):
+    table = MacroTable()
+    start = int(where * len(text))
+    new_text = text[:start] + "".join(inserted) + text[start + length:]
+    old = scan(text, table)
+    incremental = rescan(text, new_text, old, table)
+    if incremental is not None:
+        assert _key(incremental) == _key(scan(new_text, table))
+
+
+def test_rescan_is_used_for_an_ordinary_edit():
+    text = TEXTS[0]
+    line_start = text.index("\n", len(text) // 2) + 1
+    new_text = text[:line_start] + "Some words and \\cref{lem:resampling}.\n" + text[line_start:]
+    result = rescan(text, new_text, scan(text, MacroTable()), MacroTable())
+    assert result is not None
+    assert any(e.kind == "ref" and e.value == "lem:resampling" and e.vstart > line_start for e in result.events)
+
+
+def test_a_new_definition_falls_back_to_a_full_scan():
+    text = TEXTS[0]
+    new_text = text.replace("\n", "\n\\newcommand{\\lemref}[1]{\\ref{#1}}\n", 1)
+    assert rescan(text, new_text, scan(text, MacroTable()), MacroTable()) is None
+
+
+def test_common_prefix_and_suffix():
+    assert common_prefix("abcdef", "abXdef") == 2
+    assert common_suffix("abcdef", "abXdef", 3) == 3
+    assert common_prefix("", "abc") == 0

@@ -173,11 +173,11 @@ class _ChapterWriter:
         self.labels_left = n_labels
 
     # -- helpers ---------------------------------------------------------------------------
-    def sentence(self, n_words: int | None = None) -> str:
+    def sentence(self, n_words: int | None = None, math: bool = True) -> str:
         rng = self.rng
         n = n_words or rng.randint(6, 12)
         words = [rng.choice(WORDS) for _ in range(n)]
-        if rng.random() < 0.5:
+        if rng.random() < 0.5 and math:
             words.insert(rng.randrange(len(words)), rng.choice(MATH))
         text = " ".join(words)
         return text[0].upper() + text[1:] + "."
@@ -241,7 +241,7 @@ class _ChapterWriter:
         rng = self.rng
         env, prefix, _, has_proof = rng.choices(CLAIM_KINDS, weights=[k[2] for k in CLAIM_KINDS])[0]
         label = self.new_label(prefix)
-        title = f"[{self.sentence(3)[:-1]}]" if rng.random() < 0.5 else ""
+        title = f"[{self.sentence(3, math=False)[:-1]}]" if rng.random() < 0.5 else ""
         lines = [f"\\begin{{{env}}}{title}\\label{{{label}}}"]
         if rng.random() < 0.3:
             lines.append(f"  \\lean{{Synthetic.{prefix}{self.g.serial}}}" + ("\\leanok" if rng.random() < 0.5 else ""))
@@ -265,7 +265,8 @@ class _ChapterWriter:
                     lines.append(u)
             for _ in range(rng.randint(1, 2)):
                 ref = self.ref_phrase()
-                lines.append(f"  By {ref}, " + self.sentence()[0].lower() + self.sentence()[1:] if ref else "  " + self.sentence())
+                s = self.sentence()
+                lines.append(f"  By {ref}, {s[0].lower()}{s[1:]}" if ref else "  " + s)
             if self.labels_left > 0 and rng.random() < 0.25:
                 eq = self.new_label("eq")
                 lines += [f"  \\begin{{equation}}\\label{{{eq}}}", f"    a_{{{self.g.serial}}} \\le C \\, b_{{{self.g.serial}}}", "  \\end{equation}"]
@@ -287,7 +288,7 @@ class _ChapterWriter:
 
     def section_block(self, level: str = "section") -> list[str]:
         label = self.new_label("sec")
-        lines = [f"\\{level}{{{self.sentence(3)[:-1]}}}\\label{{{label}}}", ""]
+        lines = [f"\\{level}{{{self.sentence(3, math=False)[:-1]}}}\\label{{{label}}}", ""]
         self.define(label, "sec")
         return lines
 
@@ -320,7 +321,6 @@ class _ChapterWriter:
         chap_label = self.new_label("sec")
         head += [f"\\chapter{{Chapter {idx}}}\\label{{{chap_label}}}", ""]
         self.define(chap_label, "sec")
-        undefined_at: set[int] = set()
         budget_lines = self.n_lines - len(head) - 1
         # blocks until the label quota is used; prefer cheap blocks when lines run short
         while self.labels_left > 0:
@@ -606,8 +606,13 @@ class EditSequence:
             new = f"missing:edit-{self.counter:03d}"
         else:
             # another label defined above this line in the same file, or anywhere in other files
+            # of a kind that fits the command (eqref: equations, uses: claims)
+            fits = {"eqref": ("eq",), "uses": ("lem", "thm", "prop", "cor", "def", "rem")}.get(m.group(1))
             here = [name for (k, name) in self._defined_here() if k < i]
             pool = here if here and rng.random() < 0.7 else self.project.labels
+            if fits:
+                pool = [name for name in pool if name.split(":", 1)[0] in fits] or [
+                    name for name in self.project.labels if name.split(":", 1)[0] in fits]
             new = rng.choice(pool)
         names[j] = new
         line = self.lines[i]
@@ -639,12 +644,16 @@ class EditSequence:
 
     def next_edit(self) -> Edit:
         r = self.rng.random()
-        if r < 0.5:
-            edit = self._retarget()
-        elif r < 0.75:
+        edit = None
+        try:
+            if r < 0.5:
+                edit = self._retarget()
+            elif r >= 0.75:
+                edit = self._remove_label()
+        except IndexError:  # nothing to retarget or remove in this file: add a label instead
+            edit = None
+        if edit is None:
             edit = self._add_label()
-        else:
-            edit = self._remove_label()
         self.lines[edit.start_line: edit.end_line] = edit.new_lines
         edit.text = self.text()
         self.texts[self.rel] = edit.text

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from colosseum.index import ProjectIndex
 
 PREFIX = "colosseum/"
+MAX_PLACES = 5  # other places named in a duplicate-label message
 
 
 def code(name: str) -> str:
@@ -29,17 +30,30 @@ def _range_at(index: "ProjectIndex", path: Path, start: int, end: int) -> Range:
     return ft.lines.range(start, end)
 
 
+class NearMisses:
+    """Finds the labels within one edit of a name without comparing against every label:
+    each label is filed under itself and under each of its one-deletion variants (lowercased),
+    and two strings within one edit share such a variant."""
+
+    def __init__(self, labels):
+        self.index: dict[str, list[str]] = {}
+        for label in labels:
+            low = label.lower()
+            for key in {low} | {low[:i] + low[i + 1:] for i in range(len(low))}:
+                self.index.setdefault(key, []).append(label)
+
+    def lookup(self, name: str) -> list[str]:
+        low = name.lower()
+        found: set[str] = set()
+        for key in {low} | {low[:i] + low[i + 1:] for i in range(len(low))}:
+            found.update(self.index.get(key, ()))
+        found.discard(name)
+        return sorted(c for c in found if c.lower() == low or _one_edit(name, c))[:5]
+
+
 def similar_labels(name: str, candidates) -> list[str]:
     """Labels that differ from ``name`` only in case or by one edit (insert, delete, swap, change)."""
-    lowered = name.lower()
-    size = len(name)
-    out = []
-    for cand in candidates:
-        if abs(len(cand) - size) > 1 or cand == name:
-            continue
-        if cand.lower() == lowered or _one_edit(name, cand):
-            out.append(cand)
-    return sorted(out)[:5]
+    return NearMisses(candidates).lookup(name)
 
 
 def _one_edit(a: str, b: str) -> bool:
@@ -107,14 +121,26 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
     for result in index.root_results:
         for name, labels in result.labels.items():
             distinct = list({id(x): x for x in labels}.values())
-            if len(distinct) > 1:
-                for label in distinct:
-                    others = [x for x in distinct if x is not label]
+            if len(distinct) == 1 and len(labels) > 1:  # one file read twice by this build
+                label = distinct[0]
+                add(Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
+                               f"label `{name}` is defined {len(labels)} times: "
+                               f"{index.relative(label.location.file)} is read {len(labels)} times by this build"),
+                    result.root)
+            elif len(distinct) > 1:
+                for i, label in enumerate(distinct):
+                    # name a few of the other places: a label pasted a thousand times must not
+                    # make a million-entry message
+                    others = [x for j, x in enumerate(distinct[:MAX_PLACES + 1]) if j != i][:MAX_PLACES]
                     where = ", ".join(f"{index.relative(o.location.file)}:{o.location.range.start.line + 1}" for o in others)
+                    more = len(distinct) - 1 - len(others)
+                    if more > 0:
+                        where += f" and {more} more"
                     add(Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
                                    f"label `{name}` is defined {len(distinct)} times (also at {where})",
                                    tuple(RelatedInfo(o.location, f"`{name}` is also defined here") for o in others)),
                         result.root)
+        near_misses = None
         for ref in result.references:
             if ref.label in result.labels:
                 continue
@@ -124,7 +150,9 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
                            f"{index.relative(elsewhere.file)}, which this root does not include")
             else:
                 message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
-                near = similar_labels(ref.label, result.labels)
+                if near_misses is None:
+                    near_misses = NearMisses(result.labels)
+                near = near_misses.lookup(ref.label)
                 if near:
                     message += "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
             add(Diagnostic(ref.location.file, ref.location.range, "error", code("undefined-reference"), message),

@@ -60,6 +60,8 @@ def has_content(text: str, start: int, end: int) -> bool:
     start and stops at the first word of content, which is almost always on the first line."""
     pos = start
     while True:
+        if pos >= end:
+            return False
         pos = _SPACE.match(text, pos, end).end()
         if pos >= end:
             return False
@@ -198,18 +200,29 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
     """Group one file's events into claims, proofs and sections (see module docstring)."""
     fa = FileAnalysis(lines)
     fa.theorem_decls = theorem_declarations(events)
-    stack: list[tuple[str, str, int]] = []  # (env, role: claim|proof|other, index)
+    # (env, role: claim|proof|other, index, innermost claim/proof at this depth): O(1) lookups
+    # even for thousands of nested environments
+    stack: list[tuple[str, str, int, tuple[str, int] | None]] = []
+    open_count: dict[str, int] = {}
     current_section = INCOMING
+    section_title_end = -1
     pending_section_label: int | None = None
     pending_marker: tuple[int, int] | None = None  # (line of the comment, unused)
     pending_marker_owner: tuple[str, int] = ("section", INCOMING)
     last_claim_closed: int | None = INCOMING
 
-    def innermost(role_filter=("claim", "proof")):
-        for env, role, idx in reversed(stack):
-            if role in role_filter:
-                return role, idx
-        return None
+    def innermost():
+        return stack[-1][3] if stack else None
+
+    def push(env: str, role: str, idx: int) -> None:
+        inner = (role, idx) if role in ("claim", "proof") else innermost()
+        stack.append((env, role, idx, inner))
+        open_count[env] = open_count.get(env, 0) + 1
+
+    def pop() -> tuple[str, str, int]:
+        env, role, idx, _inner = stack.pop()
+        open_count[env] -= 1
+        return env, role, idx
 
     def owner_now() -> tuple[str, int]:
         inner = innermost()
@@ -239,12 +252,14 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             else:
                 mark_obligation(pending_marker_owner)
             pending_marker = None
-        pending_section_label_keep = kind in ("label", "marker")
+        # labels and markers right after \section{...}, and what sits inside its title, keep the
+        # section waiting for its own \label
+        pending_section_label_keep = kind in ("label", "marker") or ev.start < section_title_end
 
         if kind == "begin":
             env = ev.name
             if ev.extra == "verbatim":
-                stack.append((env, "other", -1))
+                push(env, "other", -1)
             elif env in theorem_envs:
                 title = ev.value if ev.vstart >= 0 else None
                 parent = innermost()
@@ -253,41 +268,41 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
                     # a claim stated inside another claim's proof belongs to that claim
                     claim.parent_claim = parent[1] if parent[0] == "claim" else None
                 fa.claims.append(claim)
-                stack.append((env, "claim", len(fa.claims) - 1))
+                push(env, "claim", len(fa.claims) - 1)
                 if carry_to_new:
                     claim.obligation = True
             elif env in PROOF_ENVIRONMENTS:
                 proof = ProofRec((ev.start, ev.end), section=current_section)
                 proof.attach = last_claim_closed
                 fa.proofs.append(proof)
-                stack.append((env, "proof", len(fa.proofs) - 1))
+                push(env, "proof", len(fa.proofs) - 1)
                 if ev.vstart >= 0:
                     proof.title = (ev.vstart, ev.vend)
                 if carry_to_new:
                     proof.obligation = True
             else:
-                stack.append((env, "other", -1))
+                push(env, "other", -1)
         elif kind == "end":
             env = ev.name
             if env == "document":
                 fa.document_end = ev.start
                 if stack and stack[-1][0] == "document":
-                    stack.pop()
+                    pop()
                 else:
                     fa.dangling_ends.append(ev)
                 break
             if stack and stack[-1][0] == env:
-                opened = stack.pop()
+                opened = pop()
                 _close(fa, opened, ev, text)
                 if opened[1] == "claim":
                     last_claim_closed = opened[2]
-            elif any(e == env for e, _, _ in stack):
+            elif open_count.get(env, 0) > 0:
                 while stack and stack[-1][0] != env:
-                    opened = stack.pop()
+                    opened = pop()
                     fa.errors.append(Event("error", ev.start, ev.end, "unterminated-environment",
                                            f"\\begin{{{opened[0]}}} is not closed before \\end{{{env}}}"))
                     _close(fa, opened, ev, text)
-                opened = stack.pop()
+                opened = pop()
                 _close(fa, opened, ev, text)
                 if opened[1] == "claim":
                     last_claim_closed = opened[2]
@@ -297,6 +312,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             sec = SectionRec(ev.name, ev.value.strip(), (ev.start, ev.end), bool(ev.extra))
             fa.sections.append(sec)
             current_section = len(fa.sections) - 1
+            section_title_end = ev.end
             pending_section_label = current_section
             pending_section_label_keep = True
             if carry_to_new:
@@ -309,7 +325,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
                                  section=current_section, leannode=True)
                 fa.claims.append(claim)
                 continue
-            if pending_section_label is not None and not _inside_claim_or_proof(stack):
+            if pending_section_label is not None and innermost() is None:
                 sec = fa.sections[pending_section_label]
                 if sec.label is None:
                     sec.label = rec
@@ -383,7 +399,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             pending_section_label = None
     if pending_marker is not None:
         mark_obligation(pending_marker_owner)
-    for env, role, idx in stack:
+    for env, role, idx, _inner in stack:
         fa.dangling_begins.append(Event("begin", -1, -1, env, extra=(role, idx)))
         if role == "claim":
             claim = fa.claims[idx]
@@ -394,10 +410,6 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             fa.proofs[idx].has_content = has_content(text, fa.proofs[idx].begin[1], len(text))
     _section_content(fa, text)
     return fa
-
-
-def _inside_claim_or_proof(stack) -> bool:
-    return any(role in ("claim", "proof") for _, role, _ in stack)
 
 
 def _close(fa: FileAnalysis, opened: tuple[str, str, int], ev: Event, text: str) -> None:

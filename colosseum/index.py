@@ -155,8 +155,9 @@ class ProjectIndex:
         """The editor changed ``path`` (``text``), or it changed on disk (``None``)."""
         self.update_documents({path: text})
 
-    def update_documents(self, changes: dict[Path, str | None]) -> None:
-        """Several changes at once (what accumulated while the author typed): one rebuild."""
+    def update_documents(self, changes: dict[Path, str | None]) -> bool:
+        """Several changes at once (what accumulated while the author typed): one rebuild.
+        Returns whether anything changed."""
         changed = []
         for path, text in changes.items():
             path = Path(path).resolve()
@@ -174,12 +175,13 @@ class ProjectIndex:
                 self._previous_scans[path] = (old.text, entry)  # for rescanning only the edit
             changed.append(path)
         if not changed:
-            return
+            return False
         if any(p.name == "colosseum.toml" for p in changed):
             self.config = self.config_loader(self.root_dir)
         rediscover = any(p.name == "colosseum.toml" or p in self.roots or p not in self._texts
                          or (p.suffix == ".tex" and p not in self.file_roots) for p in changed)
         self.rebuild(discover=rediscover)
+        return True
 
     def reload(self, config: ProjectConfig | None = None) -> None:
         """Forget every cached reading of the files the editor does not hold, and index again."""
@@ -234,6 +236,7 @@ class ProjectIndex:
             walked = self._walk(root, root, base, [], scanned, None)
             if walked is not None:
                 walks.append((root, walked[0]))
+        walks = self._drop_included_roots(walks)
         # theorem-like environments declared anywhere in the project count everywhere
         envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
         styles: dict[str, tuple[str, str]] = {}
@@ -261,6 +264,26 @@ class ProjectIndex:
         from colosseum.dag import DependencyGraph
 
         snap.graph = DependencyGraph.build(self, self.snapshot.graph)
+
+    def _drop_included_roots(self, walks: list[tuple[Path, Visit]]) -> list[tuple[Path, Visit]]:
+        """A file with \\documentclass that another root \\inputs (a chapter compiled alone
+        through docmute or standalone) is a part of that document, not a document of its own."""
+        if len(walks) < 2 or self.config.index.roots or self.explicit_root is not None:
+            return walks
+        reads: dict[Path, set[Path]] = {}
+        for root, visit in walks:
+            seen: set[Path] = set()
+            stack = list(visit.children.values())
+            while stack:
+                child = stack.pop()
+                if child.path not in seen:
+                    seen.add(child.path)
+                    stack.extend(child.children.values())
+            reads[root] = seen
+        kept = [(root, visit) for root, visit in walks
+                if not any(root in reads[other] and other not in reads[root] for other, _ in walks if other != root)]
+        self.roots = [root for root, _ in kept]
+        return kept
 
     def _discover(self) -> None:
         self._resolved.clear()

@@ -116,3 +116,54 @@ class ArgumentReader:
             end = m.end() if m else p + 1
             return p, end, end
         return p, p + 1, p + 1
+
+
+def label_items(text: str, s: int, e: int, split: bool) -> list[tuple[str, int, int]]:
+    """The label names in text[s:e] as TeX reads them, with their source ranges: a comment runs
+    to the end of its line and swallows the line break and the next line's indentation, any run
+    of spaces, tabs and line breaks is one space, and a list is cut at its commas."""
+    raw = text[s:e]
+    if "%" not in raw and not split:
+        value = raw.strip()
+        if not value:
+            return []
+        lead = len(raw) - len(raw.lstrip())
+        if _needs_space_fix(value):
+            return [(" ".join(value.split()), s + lead, s + lead + len(value))]
+        return [(value, s + lead, s + lead + len(value))]
+    # general case: keep, for every kept character, where it came from
+    chars: list[str] = []
+    where: list[int] = []
+    i = 0
+    n = len(raw)
+    while i < n:
+        c = raw[i]
+        if c == "%" and (i == 0 or raw[i - 1] != "\\"):
+            nl = raw.find("\n", i)
+            if nl == -1:
+                break
+            i = nl + 1
+            while i < n and raw[i] in " \t":
+                i += 1
+            continue
+        chars.append(c)
+        where.append(s + i)
+        i += 1
+    cleaned = "".join(chars)
+    pieces = cleaned.split(",") if split else [cleaned]
+    out = []
+    offset = 0
+    for piece in pieces:
+        stripped = piece.strip()
+        if stripped:
+            lead = len(piece) - len(piece.lstrip())
+            first = offset + lead
+            last = first + len(stripped) - 1
+            value = " ".join(stripped.split()) if _needs_space_fix(stripped) else stripped
+            out.append((value, where[first], where[last] + 1))
+        offset += len(piece) + 1
+    return out
+
+
+def _needs_space_fix(value: str) -> bool:
+    return "\n" in value or "\t" in value or "  " in value or "\r" in value

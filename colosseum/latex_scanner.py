@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from colosseum.latex_arguments import MAX_LONG_ARGUMENT, ArgumentReader
+from colosseum.latex_arguments import MAX_LONG_ARGUMENT, ArgumentReader, label_items
 from colosseum.latex_definitions import MAX_EXPANSIONS, DefinitionReader
 from colosseum.macros import (
     BLUEPRINT_LIST_COMMANDS,
@@ -55,8 +55,13 @@ _MARKER_SET = frozenset(BLUEPRINT_MARKERS)
 
 _MAGIC_ROOT = re.compile(r"%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _MAGIC_OBLIGATION = re.compile(r"%+\s*colosseum\s*:\s*obligation\b", re.IGNORECASE)
-_FI = re.compile(r"\\(if[A-Za-z@]*|fi)(?![A-Za-z@])")
-_LIST_ITEM = re.compile(r"[^,]+")
+_CONDITIONAL_TOKEN = re.compile(r"(?<!\\)\\(if[A-Za-z@]*|fi|else)(?![A-Za-z@])|(?<!\\)%")
+_NEWIF = re.compile(r"\\newif\s*\\(if[A-Za-z@]+)")
+_TEX_CONDITIONALS = frozenset((
+    "if", "ifcat", "ifnum", "ifdim", "ifodd", "ifvmode", "ifhmode", "ifmmode", "ifinner", "ifvoid",
+    "ifhbox", "ifvbox", "ifx", "ifeof", "iftrue", "iffalse", "ifcase", "ifdefined", "ifcsname",
+    "iffontchar", "ifincsname", "ifpdfprimitive", "ifpdfabsnum", "ifpdfabsdim", "ifabsnum", "ifabsdim",
+))
 
 
 @dataclass(slots=True)
@@ -177,6 +182,9 @@ class _Scanner(ArgumentReader, DefinitionReader):
                 search = self.regex.search
             if pos <= start:  # never loop in place
                 pos = after
+            elif text.find("\n", start, pos) != -1:
+                # arguments read across lines: an incremental rescan must not start inside them
+                self.skips.append((start, pos))
         return pos
 
     def _comment(self, pos: int) -> int:
@@ -237,23 +245,27 @@ class _Scanner(ArgumentReader, DefinitionReader):
 
     # ---- handlers ------------------------------------------------------------------------
     def _label(self, name: str, start: int, after: int) -> int:
-        group = self.read_group(after, command=name)
+        group = self._argument(after, name)
         if group is None:
             return after
         s, e, nxt = group
-        raw = self.text[s:e]
-        value = raw.strip()
-        if value:
-            lead = len(raw) - len(raw.lstrip())
-            end = s + lead + len(value)
-            if "\n" in value or "  " in value or "\t" in value:
-                value = " ".join(value.split())  # TeX reads a line break or a run of spaces as one space
-            self.events.append(Event("label", start, nxt, name, value, s + lead, end))
+        for value, vs, ve in label_items(self.text, s, e, split=False):
+            self.events.append(Event("label", start, nxt, name, value, vs, ve))
         return nxt
+
+    def _argument(self, after: int, name: str) -> tuple[int, int, int] | None:
+        """A braced argument, or TeX's single-token argument (\\label2 labels "2")."""
+        group = self.read_group(after, command=name)
+        if group is not None:
+            return group
+        text = self.text
+        if after < len(text) and (text[after].isalnum() and text[after].isascii()):
+            return after, after + 1, after + 1
+        return None
 
     def _reference(self, name: str, start: int, after: int, split: bool) -> int:
         _, pos = self.read_star(after)
-        group = self.read_group(pos, command=name)
+        group = self._argument(pos, name)
         if group is None:
             return pos
         s, e, nxt = group
@@ -261,33 +273,8 @@ class _Scanner(ArgumentReader, DefinitionReader):
         return nxt
 
     def _emit_labels(self, name: str, start: int, end: int, s: int, e: int, split: bool) -> None:
-        text = self.text
-        if split:
-            for m in _LIST_ITEM.finditer(text, s, e):
-                item = m.group()
-                stripped = item.strip()
-                if not stripped or stripped.startswith("%"):
-                    continue
-                # a comment inside a multi-line \uses{...}
-                if "%" in stripped:
-                    stripped = stripped.split("%", 1)[0].strip()
-                    if not stripped:
-                        continue
-                lead = len(item) - len(item.lstrip())
-                vs = m.start() + lead
-                ve = vs + len(stripped)
-                if "\n" in stripped or "  " in stripped:
-                    stripped = " ".join(stripped.split())
-                self.events.append(Event("ref", start, end, name, stripped, vs, ve))
-        else:
-            raw = text[s:e]
-            value = raw.strip()
-            if value:
-                lead = len(raw) - len(raw.lstrip())
-                ve = s + lead + len(value)
-                if "\n" in value or "  " in value:
-                    value = " ".join(value.split())
-                self.events.append(Event("ref", start, end, name, value, s + lead, ve))
+        for value, vs, ve in label_items(self.text, s, e, split):
+            self.events.append(Event("ref", start, end, name, value, vs, ve))
 
     def _reference_range(self, name: str, start: int, after: int) -> int:
         _, pos = self.read_star(after)
@@ -364,7 +351,10 @@ class _Scanner(ArgumentReader, DefinitionReader):
 
     def _verb(self, name: str, start: int, after: int) -> int:
         text = self.text
-        _, pos = self.read_star(after)
+        pos = after
+        while pos < len(text) and text[pos] in " \t":
+            pos += 1  # TeX skips spaces after a control word: "\\verb |x|" is delimited by |
+        _, pos = self.read_star(pos)
         if pos >= len(text):
             return pos
         delim = text[pos]
@@ -384,31 +374,43 @@ class _Scanner(ArgumentReader, DefinitionReader):
         return close + 1
 
     def _iffalse(self, name: str, start: int, after: int) -> int:
+        """Skip to the matching \\fi (or past an \\else, whose branch TeX does read). Only real
+        conditionals nest: \\iff or \\ifthenelse inside commented-out maths are not \\if's."""
+        text = self.text
+        conditionals = _TEX_CONDITIONALS | set(_NEWIF.findall(text)) if "\\newif" in text else _TEX_CONDITIONALS
         depth = 1
-        for m in _FI.finditer(self.text, after):
-            if m.group(1) == "fi":
+        pos = after
+        while True:
+            m = _CONDITIONAL_TOKEN.search(text, pos)
+            if m is None:
+                self.skips.append((start, len(text)))
+                return len(text)
+            pos = m.end()
+            if m.group() == "%":
+                nl = text.find("\n", pos)
+                if nl == -1:
+                    self.skips.append((start, len(text)))
+                    return len(text)
+                pos = nl + 1
+                continue
+            word = m.group(1)
+            if word == "fi":
                 depth -= 1
                 if depth == 0:
-                    self.skips.append((start, m.end()))
-                    return m.end()
-            else:
+                    self.skips.append((start, pos))
+                    return pos
+            elif word == "else" and depth == 1:
+                self.skips.append((start, pos))
+                return pos  # the \\else branch is read; its \\fi is then harmless
+            elif word in conditionals:
                 depth += 1
-        self.skips.append((start, len(self.text)))
-        return len(self.text)
 
     def _lean(self, name: str, start: int, after: int) -> int:
         group = self.read_group(after, command=name)
         if group is None:
             return after
         s, e, nxt = group
-        decls = []
-        for m in _LIST_ITEM.finditer(self.text, s, e):
-            item = m.group().strip()
-            if "%" in item:  # a comment inside a multi-line \lean{...}
-                item = "\n".join(line.split("%", 1)[0] for line in item.splitlines()).strip()
-            if item:
-                lead = len(m.group()) - len(m.group().lstrip())
-                decls.append((item, m.start() + lead, m.start() + lead + len(item)))
+        decls = label_items(self.text, s, e, split=True)
         self.events.append(Event("lean", start, nxt, name, self.text[s:e], s, e, decls))
         return nxt
 
@@ -509,3 +511,4 @@ _OTHER_HANDLERS = {
     "hyperref": _Scanner._hyperref,
     "inputleannode": _Scanner._leannode,
 }
+

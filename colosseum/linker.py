@@ -418,8 +418,8 @@ class Linker:
             self._section_keys[key] = existing
             self.sections[sid] = existing
             self._section_base[sid] = srec.obligation
-            if self._recording is not None:
-                self._recording.sections.append((existing, key, srec.obligation))
+        if self._recording is not None:  # also when another visit made it: a replay needs it
+            self._recording.sections.append((existing, key, self._section_base[existing.id]))
         state.section_stack.append((rank, existing.id))
         state.section = existing.id
         return existing.id
@@ -428,6 +428,8 @@ class Linker:
         key = (visit.path, crec.begin[0])
         existing = self._claim_keys.get(key)
         if existing is not None:
+            if self._recording is not None:  # a replay of this visit must bring the claim too
+                self._recording.claims.append((existing, key, wanted, *self._claim_base[existing.id]))
             return existing.id
         cid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(crec.begin[0]) + 1, self.claims)
         title, style = self.styles.get(crec.env, ("", "plain"))

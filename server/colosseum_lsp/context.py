@@ -59,7 +59,7 @@ class ServerContext:
         self.workspace_roots: list[Path] = []
         self.projects: dict[Path, Project] = {}
         self.options: dict = {}
-        self.published: dict[str, int] = {}  # uri -> number of diagnostics last published
+        self.published: dict[str, tuple] = {}  # uri -> (diagnostics, version) last published
         self.tasks: set[asyncio.Task] = set()
         self.watched_files_supported = False
         self.observer = None
@@ -154,7 +154,7 @@ class ServerContext:
             changes, project.pending_texts = project.pending_texts, {}
             async with project.lock:
                 await asyncio.to_thread(index.update_documents, changes)
-            self.publish(project)
+            self.publish(project)  # sends only what differs from what the editor has
 
     def spawn(self, coro) -> asyncio.Task:
         """Start a task that the context owns (a strong reference until it finishes)."""

@@ -19,7 +19,9 @@ def start_watching(ctx) -> None:
 
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event):
-            if event.is_directory:
+            # only changes: watchdog also reports files being opened and read, which the
+            # server itself does when it indexes (reacting to those would never stop)
+            if event.is_directory or event.event_type not in ("created", "modified", "deleted", "moved"):
                 return
             for raw in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
                 if not raw:

@@ -1,4 +1,5 @@
-"""Publishing: one list per file, an empty list for files whose findings went away."""
+"""Publishing: one list per file, sent when it changed (or the document's version did), and an
+empty list for files whose findings went away, so nothing stale stays in the editor."""
 
 from __future__ import annotations
 
@@ -13,15 +14,20 @@ def publish_project(ctx, project) -> None:
     snap = project.snapshot()
     if snap is None:
         return
-    per_uri: dict[str, list[types.Diagnostic]] = defaultdict(list)
+    per_uri: dict[str, list] = defaultdict(list)
     for diag in snap.diagnostics or ():
-        per_uri[path_to_uri(diag.file)].append(diagnostic(diag))
-    owned = {u for u, _ in ctx.published.items() if u.startswith(path_to_uri(project.root_dir))}
+        per_uri[path_to_uri(diag.file)].append(diag)
+    prefix = path_to_uri(project.root_dir)
+    owned = {u for u in ctx.published if u.startswith(prefix)}
     for uri in sorted(set(per_uri) | owned):
-        diags = per_uri.get(uri, [])
-        if not diags and ctx.published.get(uri, 0) == 0:
-            continue
+        found = per_uri.get(uri, [])
         doc = ctx.server.workspace.text_documents.get(uri)
-        ctx.server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version if doc else None))
-        ctx.published[uri] = len(diags)
+        version = doc.version if doc else None
+        previous = ctx.published.get(uri)
+        if previous is not None and previous == (found, version):
+            continue  # the same findings for the same version: nothing to tell the editor
+        if previous is None and not found:
+            continue
+        ctx.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[diagnostic(d) for d in found], version=version))
+        ctx.published[uri] = (found, version)

@@ -1,0 +1,482 @@
+"""Language-server benchmark: the real ``colosseum serve`` over stdio, timed from the client side.
+
+    python bench/run.py --only lsp          # the four lsp-* rows in the suite's table
+    python bench/lsp_bench.py [run.py options]   # the same (delegates to run.py --only lsp)
+
+The harness (this process) is the LSP client. It speaks JSON-RPC with Content-Length framing by
+hand over the pipes of an asyncio subprocess, so nothing but the server's own work and the pipe
+sits between a message being written and the answer being read. Wall-clock times are taken with
+``time.perf_counter()`` just before a message is written to the server's stdin and as soon as the
+whole body of the answer has been read from its stdout (before the client parses the JSON).
+
+Session, on a synthetic project of 50,000 lines in 200 files with 5,000 labels whose
+``chapters/ch100.tex`` has 10,000 lines (``synthetic.write_project(..., big_file_lines=10_000)``):
+
+1. ``initialize`` with that project directory as the only workspace folder, ``initialized``,
+   ``textDocument/didOpen`` of the 10,000-line file; wait for its first ``publishDiagnostics``
+   and for the server to go quiet. The time from ``initialize`` to those diagnostics is reported.
+2. Memory: VmRSS (and VmHWM, the peak) of the server process from ``/proc/PID/status``.
+3. N edits from ``synthetic.EditSequence(project, "chapters/ch100.tex", seed=7)``, each sent as
+   one incremental ``textDocument/didChange`` (``edit.lsp_change()``, version + 1), timed to the
+   ``publishDiagnostics`` for that document carrying that version. The server debounces edits
+   (``DEBOUNCE_SECONDS`` in server/colosseum_lsp/context.py, read from the source): it waits that
+   long after the last edit before it starts working, so every raw figure contains it. Reported:
+   raw, and raw minus the debounce (the figure compared with the target). After each edit the
+   client waits for the server's ``colosseum/status`` notification that ends the publication (so
+   edits do not overlap) and checks: the undefined-reference diagnostics of the edited file are
+   exactly the (line, label) pairs the generator's model predicts, and the project-wide count of
+   undefined-reference diagnostics equals ``EditSequence.expected_undefined_references()``.
+4. N ``textDocument/completion`` requests right after ``\\cref{`` (N different ``\\cref{``
+   occurrences of the edited file, empty prefix: the full label list) and N
+   ``textDocument/definition`` requests on N different references, one request at a time.
+   Checked: completion items are labels of the project; the definition points at the line with
+   that ``\\label``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+import synthetic
+
+UNDEFINED_CODE = "colosseum/undefined-reference"
+CONTEXT_PY = REPO / "server" / "colosseum_lsp" / "context.py"
+
+
+class LspError(RuntimeError):
+    pass
+
+
+def debounce_seconds() -> float:
+    """DEBOUNCE_SECONDS as written in the server's source (the harness does not import it)."""
+    m = re.search(r"^DEBOUNCE_SECONDS\s*=\s*([0-9.]+)", CONTEXT_PY.read_text(encoding="utf-8"), re.MULTILINE)
+    if not m:
+        raise LspError(f"DEBOUNCE_SECONDS not found in {CONTEXT_PY}")
+    return float(m.group(1))
+
+
+def proc_memory_mib(pid: int) -> dict:
+    """VmRSS (now) and VmHWM (peak) of a process, in MiB, from /proc/PID/status."""
+    out = {}
+    with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                out[key] = int(value.split()[0]) / 1024  # kB
+    return out
+
+
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU time of a process (all its threads) so far, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# ---------------------------------------------------------------------------------------------
+# a minimal JSON-RPC / LSP client over the pipes of a subprocess
+
+
+class Client:
+    def __init__(self, proc: asyncio.subprocess.Process):
+        self.proc = proc
+        self.next_id = 0
+        self.pending: dict[int, asyncio.Future] = {}
+        self.diag_waiters: dict[tuple[str, int], asyncio.Future] = {}
+        self.first_diag_waiters: dict[str, asyncio.Future] = {}
+        self.status_waiters: list[asyncio.Future] = []
+        self.diagnostics: dict[str, tuple[int | None, list, float]] = {}  # uri -> (version, diags, t)
+        self.last_message = time.perf_counter()
+        self.server_requests: list[str] = []
+        self.closed: LspError | None = None
+        self.reader = asyncio.get_running_loop().create_task(self._read_loop())
+
+    def _future(self) -> asyncio.Future:
+        if self.closed is not None:
+            raise self.closed
+        return asyncio.get_running_loop().create_future()
+
+    def _write(self, msg: dict) -> float:
+        body = json.dumps(msg, separators=(",", ":")).encode("utf-8")
+        data = b"Content-Length: %d\r\n\r\n" % len(body) + body
+        t = time.perf_counter()
+        self.proc.stdin.write(data)
+        return t
+
+    async def notify(self, method: str, params) -> float:
+        t = self._write({"jsonrpc": "2.0", "method": method, "params": params})
+        await self.proc.stdin.drain()
+        return t
+
+    async def request(self, method: str, params, timeout: float = 60.0):
+        """(result, seconds from write to the answer's last byte)."""
+        self.next_id += 1
+        rid = self.next_id
+        fut = self._future()
+        self.pending[rid] = fut
+        t0 = self._write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        await self.proc.stdin.drain()
+        msg, t1 = await asyncio.wait_for(fut, timeout)
+        if "error" in msg:
+            raise LspError(f"{method}: {msg['error']}")
+        return msg.get("result"), t1 - t0
+
+    def wait_diagnostics(self, uri: str, version: int) -> asyncio.Future:
+        fut = self._future()
+        self.diag_waiters[(uri, version)] = fut
+        return fut
+
+    def wait_first_diagnostics(self, uri: str) -> asyncio.Future:
+        fut = self._future()
+        self.first_diag_waiters[uri] = fut
+        return fut
+
+    def wait_status(self) -> asyncio.Future:
+        fut = self._future()
+        self.status_waiters.append(fut)
+        return fut
+
+    async def quiet(self, seconds: float, limit: float = 60.0) -> None:
+        """Wait until the server has sent nothing for `seconds`."""
+        end = time.perf_counter() + limit
+        while time.perf_counter() < end:
+            idle = time.perf_counter() - self.last_message
+            if idle >= seconds:
+                return
+            await asyncio.sleep(seconds - idle)
+        raise LspError(f"the server never went quiet for {seconds} s")
+
+    async def _read_loop(self) -> None:
+        out = self.proc.stdout
+        try:
+            while True:
+                length = None
+                while True:
+                    line = await out.readline()
+                    if not line:
+                        raise EOFError
+                    line = line.strip()
+                    if not line:
+                        break
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                if length is None:
+                    raise LspError("message without Content-Length")
+                body = await out.readexactly(length)
+                t = time.perf_counter()
+                self.last_message = t
+                self._dispatch(json.loads(body), t)
+        except (EOFError, asyncio.IncompleteReadError):
+            try:
+                await asyncio.wait_for(self.proc.wait(), 5)
+            except TimeoutError:
+                pass
+            err = self.closed = LspError(f"the server closed its output (exit status {self.proc.returncode})")
+            for fut in list(self.pending.values()) + list(self.diag_waiters.values()) + \
+                    list(self.first_diag_waiters.values()) + self.status_waiters:
+                if not fut.done():
+                    fut.set_exception(err)
+
+    def _dispatch(self, msg: dict, t: float) -> None:
+        method = msg.get("method")
+        if method is not None and "id" in msg:  # a request from the server: accept it
+            self.server_requests.append(method)
+            self._write({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+            return
+        if method is None:  # an answer
+            fut = self.pending.pop(msg.get("id"), None)
+            if fut is not None and not fut.done():
+                fut.set_result((msg, t))
+            return
+        params = msg.get("params") or {}
+        if method == "textDocument/publishDiagnostics":
+            uri, version = params["uri"], params.get("version")
+            self.diagnostics[uri] = (version, params["diagnostics"], t)
+            fut = self.diag_waiters.pop((uri, version), None)
+            if fut is not None and not fut.done():
+                fut.set_result((params, t))
+            fut = self.first_diag_waiters.pop(uri, None)
+            if fut is not None and not fut.done():
+                fut.set_result((params, t))
+        elif method == "colosseum/status" and params.get("state") == "ready":
+            waiters, self.status_waiters = self.status_waiters, []
+            for fut in waiters:
+                if not fut.done():
+                    fut.set_result((params, t))
+
+
+# ---------------------------------------------------------------------------------------------
+# what a correct server answers, from the generator's own model of the text
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def expected_undefined_here(rel: str, text: str, other: synthetic.Model) -> list[tuple[int, str]]:
+    here = synthetic.analyze({rel: text})
+    defined = set(other.labels) | set(here.labels)
+    return sorted((line, name) for (_, line, _, name) in here.references if name not in defined)
+
+
+def undefined_in(diags: list, lines: list[str]) -> list[tuple[int, str]]:
+    out = []
+    for d in diags:
+        if d.get("code") != UNDEFINED_CODE:
+            continue
+        r = d["range"]
+        line = r["start"]["line"]
+        text = lines[line] if line < len(lines) else ""
+        out.append((line, text[r["start"]["character"]: r["end"]["character"]]))
+    return sorted(out)
+
+
+def code_lines(lines: list[str]) -> list[bool]:
+    """Per line: outside verbatim and not a comment line (the generator's layout)."""
+    out, in_verbatim = [], False
+    for line in lines:
+        s = line.lstrip()
+        if in_verbatim:
+            out.append(False)
+            in_verbatim = "\\end{verbatim}" not in line
+            continue
+        if s.startswith("\\begin{verbatim}"):
+            in_verbatim = True
+            out.append(False)
+            continue
+        out.append(not s.startswith("%"))
+    return out
+
+
+def spread(items: list, n: int) -> list:
+    """n items evenly spaced over the list (repeating when it is shorter)."""
+    if not items:
+        return []
+    if len(items) >= n:
+        return [items[(k * len(items)) // n] for k in range(n)]
+    return [items[k % len(items)] for k in range(n)]
+
+
+def completion_positions(lines: list[str], n: int) -> list[tuple[int, int]]:
+    code = code_lines(lines)
+    spots = []
+    for i, line in enumerate(lines):
+        if not code[i]:
+            continue
+        cut = re.search(r"(?<!\\)%", line)
+        for m in re.finditer(r"\\cref\{", line[: cut.start()] if cut else line):
+            spots.append((i, m.end()))
+    return spread(spots, n)
+
+
+def definition_targets(rel: str, text: str, labels: set[str], n: int) -> list[tuple[int, int, str]]:
+    """(line, character in the middle of the label name, label) of references to defined labels."""
+    lines = _lines(text)
+    spots = []
+    for (_, line, _, name) in synthetic.analyze({rel: text}).references:
+        if name not in labels:
+            continue
+        m = re.search(r"[{,]\s*(" + re.escape(name) + r")\s*[},]", lines[line])
+        if m:
+            spots.append((line, (m.start(1) + m.end(1)) // 2, name))
+    return spread(spots, n)
+
+
+# ---------------------------------------------------------------------------------------------
+# the session
+
+
+async def _session(project: synthetic.SyntheticProject, root: Path, n_edits: int, n_requests: int,
+                   cmd: list[str], env: dict, stderr_path: Path, seed: int) -> dict:
+    root = root.resolve()
+    rel = project.big_file
+    path = root / rel
+    uri = path.as_uri()
+    debounce = debounce_seconds()
+    res: dict = {"command": cmd, "project": str(root), "file": rel, "debounce_s": debounce,
+                 "edit_seed": seed, "transport": "stdio, JSON-RPC framed by hand (asyncio subprocess pipes)"}
+    with open(stderr_path, "wb") as err:
+        proc = await asyncio.create_subprocess_exec(*cmd, cwd=str(root), env=env, stdin=asyncio.subprocess.PIPE,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=err, limit=1 << 24)
+    res["pid"] = proc.pid
+    client = Client(proc)
+    try:
+        # 1. initialize and open the big file
+        t_init = time.perf_counter()
+        caps = {
+            "textDocument": {
+                "synchronization": {"dynamicRegistration": False, "didSave": True},
+                "publishDiagnostics": {"versionSupport": True, "relatedInformation": True,
+                                       "codeDescriptionSupport": True},
+                "completion": {"completionItem": {"snippetSupport": False,
+                                                  "documentationFormat": ["markdown", "plaintext"]}},
+                "definition": {"linkSupport": False},
+                "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+            },
+            # as VS Code does: the server registers its file watchers with the client (and gets
+            # none here, as nothing changes on disk) instead of starting its own watchdog observer
+            "workspace": {"workspaceFolders": True, "configuration": False,
+                          "didChangeWatchedFiles": {"dynamicRegistration": True}},
+            "general": {"positionEncodings": ["utf-16"]},
+        }
+        await client.request("initialize", {
+            "processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": caps,
+            "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+            "clientInfo": {"name": "colosseum-bench"}}, timeout=120)
+        await client.notify("initialized", {})
+        first = client.wait_first_diagnostics(uri)
+        text = project.texts[rel]
+        await client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "latex", "version": 0, "text": text}})
+        params, t_first = await asyncio.wait_for(first, 120)
+        res["open_to_first_diagnostics_s"] = t_first - t_init
+        await client.quiet(1.0)  # the didOpen re-index and its publication are over
+        version = 0
+
+        # 2. memory after opening the project
+        res["memory_after_open_mib"] = proc_memory_mib(proc.pid)
+
+        # 3. edits
+        seq = synthetic.EditSequence(project, rel, seed=seed)
+        other = synthetic.analyze({k: v for k, v in project.texts.items() if k != rel})
+        # starting point: the diagnostics of the opened, unedited file
+        start_lines = _lines(text)
+        got = undefined_in(client.diagnostics.get(uri, (None, [], 0))[1], start_lines)
+        want = expected_undefined_here(rel, text, other)
+        mismatches = []
+        if got != want:
+            mismatches.append({"edit": 0, "what": "after didOpen", "got": got, "want": want})
+        raw, kinds, batch, cpu = [], [], [], []
+        for k, edit in enumerate(seq.edits(n_edits), start=1):
+            version += 1
+            got_diag = client.wait_diagnostics(uri, version)
+            done = client.wait_status()
+            cpu0 = proc_cpu_s(proc.pid)
+            t0 = await client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version}, "contentChanges": [edit.lsp_change()]})
+            try:
+                params, t1 = await asyncio.wait_for(got_diag, 30)
+            except TimeoutError:
+                raise LspError(f"edit {k} ({edit.description}): no publishDiagnostics for version {version} "
+                               "within 30 s") from None
+            raw.append(t1 - t0)
+            kinds.append(edit.kind)
+            try:
+                _, t2 = await asyncio.wait_for(done, 30)
+                batch.append(t2 - t0)
+                cpu.append(proc_cpu_s(proc.pid) - cpu0)
+            except TimeoutError:
+                raise LspError(f"edit {k}: no colosseum/status after the publication") from None
+            # correctness: this file exactly, and the whole project's count
+            lines = _lines(edit.text)
+            got = undefined_in(params["diagnostics"], lines)
+            want = expected_undefined_here(rel, edit.text, other)
+            total = sum(1 for (_, diags, _) in client.diagnostics.values() for d in diags
+                        if d.get("code") == UNDEFINED_CODE)
+            want_total = seq.expected_undefined_references()
+            if got != want or total != want_total:
+                mismatches.append({"edit": k, "what": edit.description, "got": got, "want": want,
+                                   "project_total": total, "project_total_want": want_total})
+        res["edit_raw_s"] = raw
+        res["edit_minus_debounce_s"] = [x - debounce for x in raw]
+        res["edit_publication_done_s"] = batch  # to the status notification after the last file
+        res["edit_server_cpu_s"] = cpu  # server CPU time per edit (clock ticks: 10 ms resolution)
+        res["edit_kinds"] = kinds
+        res["edit_mismatches"] = mismatches
+        res["undefined_in_file_after_edits"] = len(want)
+        await client.quiet(0.3)
+
+        # 4. completion inside \cref{ and definition on references
+        text = seq.text()
+        lines = _lines(text)
+        all_labels = set(other.labels) | set(synthetic.analyze({rel: text}).labels)
+        comp, comp_bad, comp_sizes = [], [], []
+        for (line, ch) in completion_positions(lines, n_requests):
+            result, dt = await client.request("textDocument/completion", {
+                "textDocument": {"uri": uri}, "position": {"line": line, "character": ch},
+                "context": {"triggerKind": 2, "triggerCharacter": "{"}})
+            comp.append(dt)
+            items = (result or {}).get("items", []) if isinstance(result, dict) else (result or [])
+            comp_sizes.append(len(items))
+            unknown = [it["label"] for it in items if it["label"] not in all_labels]
+            if not items or unknown:
+                comp_bad.append({"line": line, "character": ch, "items": len(items), "unknown": unknown[:5]})
+        res["completion_s"] = comp
+        res["completion_items"] = sorted(set(comp_sizes))
+        res["completion_mismatches"] = comp_bad
+
+        texts = dict(seq.texts)
+        label_lines: dict[str, set[tuple[Path, int]]] = {}
+        for r, t in texts.items():
+            for i, ln in enumerate(_lines(t)):
+                for m in re.finditer(r"\\label\{([^}]*)\}", ln):
+                    label_lines.setdefault(m.group(1), set()).add(((root / r).resolve(), i))
+        defs, def_bad = [], []
+        for (line, ch, name) in definition_targets(rel, text, all_labels, n_requests):
+            result, dt = await client.request("textDocument/definition", {
+                "textDocument": {"uri": uri}, "position": {"line": line, "character": ch}})
+            defs.append(dt)
+            locs = result if isinstance(result, list) else ([result] if result else [])
+            found = set()
+            for loc in locs:
+                target = loc.get("uri") or loc.get("targetUri")
+                rng = loc.get("range") or loc.get("targetSelectionRange")
+                if target and target.startswith("file://"):
+                    found.add((Path(target[7:]).resolve(), rng["start"]["line"]))
+            if not found or not found <= label_lines.get(name, set()):
+                def_bad.append({"line": line, "character": ch, "label": name,
+                                "got": sorted((str(p), n) for p, n in found)})
+        res["definition_s"] = defs
+        res["definition_mismatches"] = def_bad
+
+        res["memory_at_end_mib"] = proc_memory_mib(proc.pid)
+        res["server_requests"] = sorted(set(client.server_requests))
+
+        # shut down politely
+        try:
+            await client.request("shutdown", None, timeout=10)
+            await client.notify("exit", None)
+            await asyncio.wait_for(proc.wait(), 10)
+        except (TimeoutError, LspError, ConnectionError):
+            pass
+        return res
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        client.reader.cancel()
+
+
+def measure(project: synthetic.SyntheticProject, root: Path, *, n_edits: int = 100, n_requests: int = 100,
+            python: str = sys.executable, env: dict | None = None, stderr_path: Path | None = None,
+            seed: int = 7) -> dict:
+    """Run one server session on the project written at `root` (its texts must be project.texts)."""
+    cmd = [python, "-m", "colosseum", "serve"]
+    stderr_path = stderr_path or Path(root).parent / "lsp-server.stderr"
+    try:
+        return asyncio.run(_session(project, Path(root), n_edits, n_requests, cmd, env or dict(os.environ),
+                                    stderr_path, seed))
+    except Exception as exc:
+        tail = ""
+        try:
+            tail = stderr_path.read_text(encoding="utf-8", errors="replace")[-3000:]
+        except OSError:
+            pass
+        raise LspError(f"{type(exc).__name__}: {exc}" + (f"\nserver stderr:\n{tail}" if tail.strip() else "")) from exc
+
+
+if __name__ == "__main__":
+    import run
+
+    sys.exit(run.main(["--only", "lsp"] + sys.argv[1:]))

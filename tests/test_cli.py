@@ -1,0 +1,245 @@
+"""The ``colosseum`` command line: formats, ordering and exit codes."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from colosseum.cli import main
+
+PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
+LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|information|hint) "
+                  r"(?P<code>colosseum/[a-z0-9-]+): (?P<message>.+)$")
+
+
+def doc(body: str) -> str:
+    return PREAMBLE + "\\begin{document}\n" + body + "\n\\end{document}\n"
+
+
+@pytest.fixture
+def broken(make_project, tmp_path):
+    """A project with errors in two files, a warning and a hint."""
+    return make_project(tmp_path, {
+        "main.tex": doc(
+            "\\section{Start}\\label{sec:start}\n"
+            "See \\cref{lem:missing}.\n"                                          # line 5: error
+            "\\begin{lemma}\\label{lem:ob}\\obligation Hard.\\end{lemma}\n"       # line 6
+            "\\begin{lemma}\\label{lem:use}Easy.\\end{lemma}\n"                   # line 7: warning
+            "\\begin{proof}By \\cref{lem:ob}.\\end{proof}\n"
+            "\\begin{lemma}\\label{lem:lonely}Alone.\\end{lemma}\n"               # line 9: hint
+            "\\input{sections/more}"),
+        "sections/more.tex": "% more\n\\begin{lemma}\\label{lem:x}\\ref{lem:use} \\ref{lem:x2}\\end{lemma}\n",
+    })
+
+
+@pytest.fixture
+def clean(make_project, tmp_path):
+    """Warnings and hints only."""
+    return make_project(tmp_path, {"main.tex": doc(
+        "\\begin{lemma}\\label{lem:ob}\\obligation Hard.\\end{lemma}\n"
+        "\\begin{lemma}\\label{lem:use}Easy.\\end{lemma}\n"
+        "\\begin{proof}By \\cref{lem:ob}.\\end{proof}\n")})
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---- check -----------------------------------------------------------------------------------------
+
+
+def test_check_text_format_sorted_and_exit_1_on_errors(broken, capsys):
+    code, out, err = run(capsys, "check", str(broken))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines, out
+    parsed = []
+    for line in lines:
+        m = LINE.match(line)
+        assert m, f"bad line: {line!r}"
+        parsed.append(m)
+    keys = [(m["file"], int(m["line"]), int(m["col"])) for m in parsed]
+    assert keys == sorted(keys)
+    found = {(m["file"], int(m["line"]), int(m["col"]), m["severity"], m["code"]) for m in parsed}
+    assert ("main.tex", 5, 11, "error", "colosseum/undefined-reference") in found
+    assert ("main.tex", 7, 1, "warning", "colosseum/depends-on-open-obligation") in found
+    assert ("main.tex", 9, 21, "hint", "colosseum/unused-label") in found
+    assert ("sections/more.tex", 2, 46, "error", "colosseum/undefined-reference") in found
+    assert all(not m["file"].startswith("/") for m in parsed)
+    assert "error" in err  # the summary goes to stderr, not into the machine-readable lines
+
+
+def test_check_exit_0_with_only_warnings_and_hints(clean, capsys):
+    code, out, _ = run(capsys, "check", str(clean))
+    assert code == 0
+    severities = {LINE.match(line)["severity"] for line in out.splitlines()}
+    assert "warning" in severities and "error" not in severities
+
+
+def test_check_exit_0_and_empty_output_for_a_clean_project(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"main.tex": doc("Nothing to see.")})
+    code, out, _ = run(capsys, "check", str(root))
+    assert code == 0
+    assert out == ""
+
+
+def test_check_json_schema(broken, capsys):
+    code, out, _ = run(capsys, "check", str(broken), "--format", "json")
+    assert code == 1
+    data = json.loads(out)
+    assert set(data) == {"diagnostics"}
+    records = data["diagnostics"]
+    assert records
+    for rec in records:
+        assert set(rec) == {"file", "line", "column", "severity", "code", "message"}
+        assert isinstance(rec["line"], int) and rec["line"] >= 1
+        assert isinstance(rec["column"], int) and rec["column"] >= 1
+        assert rec["severity"] in ("error", "warning", "information", "hint")
+        assert rec["code"].startswith("colosseum/")
+        assert not rec["file"].startswith("/") and "\\" not in rec["file"]
+    assert {"file": "main.tex", "line": 5, "column": 11, "severity": "error",
+            "code": "colosseum/undefined-reference"} in [{k: r[k] for k in r if k != "message"} for r in records]
+    _, text, _ = run(capsys, "check", str(broken))
+    assert len(text.splitlines()) == len(records)
+    assert [(r["file"], r["line"], r["column"]) for r in records] == [
+        (m["file"], int(m["line"]), int(m["col"])) for m in map(LINE.match, text.splitlines())]
+
+
+def test_check_json_column_is_utf16_and_one_based(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"main.tex": doc("\U0001D53D \\ref{nope}")})
+    _, out, _ = run(capsys, "check", str(root), "--format", "json")
+    (rec,) = json.loads(out)["diagnostics"]
+    assert (rec["line"], rec["column"]) == (4, 9)
+
+
+def test_check_accepts_the_root_file(broken, capsys):
+    code, out, _ = run(capsys, "check", str(broken / "main.tex"), "--format", "json")
+    assert code == 1
+    assert {r["file"] for r in json.loads(out)["diagnostics"]} == {"main.tex", "sections/more.tex"}
+
+
+# ---- dag -------------------------------------------------------------------------------------------
+
+
+def test_dag_json_schema(broken, capsys):
+    code, out, _ = run(capsys, "dag", str(broken), "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"nodes", "edges"}
+    for node in data["nodes"]:
+        assert set(node) == {"id", "kind", "title", "file", "line", "status", "formal"}
+        assert node["status"] in ("proved", "open", "obligation", "conditional")
+        assert isinstance(node["formal"], bool)
+        assert node["line"] >= 1
+    for edge in data["edges"]:
+        assert set(edge) == {"source", "target", "kind"}
+        assert edge["kind"] in ("statement-uses", "proof-uses", "contains")
+    nodes = {n["id"]: n for n in data["nodes"]}
+    assert nodes["lem:ob"] == {"id": "lem:ob", "kind": "lemma", "title": None, "file": "main.tex", "line": 6,
+                               "status": "obligation", "formal": False}
+    assert nodes["lem:use"]["status"] == "conditional"
+    assert nodes["sec:start"]["kind"] == "section"
+    assert nodes["lem:x"]["file"] == "sections/more.tex"
+    edges = {(e["source"], e["target"], e["kind"]) for e in data["edges"]}
+    assert ("lem:ob", "lem:use", "proof-uses") in edges
+    assert ("lem:use", "lem:x", "statement-uses") in edges
+    assert ("sec:start", "lem:ob", "contains") in edges
+    ids = set(nodes)
+    assert all(e["source"] in ids and e["target"] in ids for e in data["edges"])
+
+
+def test_dag_json_is_the_default(broken, capsys):
+    _, default, _ = run(capsys, "dag", str(broken))
+    _, explicit, _ = run(capsys, "dag", str(broken), "--format", "json")
+    assert default == explicit
+
+
+def test_dag_dot(broken, capsys):
+    code, out, _ = run(capsys, "dag", str(broken), "--format", "dot")
+    assert code == 0
+    assert out.startswith("digraph")
+    assert out.rstrip().endswith("}")
+    assert re.search(r'"lem:ob" -> "lem:use" \[[^\]]*proof-uses', out)
+    assert '"lem:x" [' in out
+
+
+def test_dag_mermaid(broken, capsys):
+    code, out, _ = run(capsys, "dag", str(broken), "--format", "mermaid")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("graph ")
+    ids = {m.group(2): m.group(1) for m in re.finditer(r'^\s*(n\d+)\["(.+?)(?:: [^"]*)?"\]', out, re.M)}
+    assert {"lem:ob", "lem:use", "lem:x", "sec:start"} <= set(ids)
+    assert re.search(rf"^\s*{ids['lem:ob']} \S+ {ids['lem:use']}\s*$", out, re.M) or \
+        re.search(rf"^\s*{ids['lem:ob']} \S+\|proof-uses\| {ids['lem:use']}\s*$", out, re.M)
+
+
+# ---- obligations -------------------------------------------------------------------------------------
+
+
+def test_obligations_in_solve_order(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"main.tex": doc(
+        "\\begin{lemma}\\label{ob:late}\\obligation Needs the base.\\end{lemma}\n"
+        "\\begin{proof}\\obligation By \\cref{lem:mid}.\\end{proof}\n"
+        "\\begin{lemma}\\label{lem:mid}Middle.\\end{lemma}\n"
+        "\\begin{proof}By \\cref{ob:base}.\\end{proof}\n"
+        "\\begin{lemma}\\label{ob:base}\\obligation The base.\\end{lemma}\n"
+        "\\begin{lemma}\\label{ob:free}\\obligation Independent.\\end{lemma}\n")})
+    code, out, _ = run(capsys, "obligations", str(root), "--format", "json")
+    assert code == 0
+    plan = json.loads(out)["obligations"]
+    ids = [p["id"] for p in plan]
+    assert sorted(ids) == ["ob:base", "ob:free", "ob:late"]
+    assert ids.index("ob:base") < ids.index("ob:late")
+    late = next(p for p in plan if p["id"] == "ob:late")
+    assert "ob:base" in late["waits_on"]
+    assert [p["generation"] for p in plan] == sorted(p["generation"] for p in plan)
+    code, text, _ = run(capsys, "obligations", str(root))
+    assert code == 0
+    assert [re.match(r"\d+\. (\S+) ", line).group(1) for line in text.splitlines()] == ids
+
+
+def test_obligations_none(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{a}x\\end{lemma}")})
+    code, out, _ = run(capsys, "obligations", str(root))
+    assert code == 0
+    assert "no obligations" in out
+
+
+# ---- errors ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["check", "dag", "obligations"])
+def test_nonexistent_path_exits_2(tmp_path, capsys, command):
+    missing = tmp_path / "no-such-project"
+    code, out, err = run(capsys, command, str(missing))
+    assert code == 2
+    assert out == ""
+    assert str(missing) in err
+    assert "no such file" in err.lower()
+
+
+def test_directory_without_root_exits_2(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"notes.tex": "Just notes \\label{x}.\n"})
+    code, out, err = run(capsys, "check", str(root))
+    assert code == 2
+    assert out == ""
+    assert "no root" in err.lower()
+
+
+def test_console_entry_point(broken):
+    proc = subprocess.run([sys.executable, "-m", "colosseum", "check", str(broken), "--format", "json"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["diagnostics"]
+    proc = subprocess.run([sys.executable, "-m", "colosseum", "check", str(broken / "nope")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "colosseum:" in proc.stderr

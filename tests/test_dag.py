@@ -1,0 +1,236 @@
+"""The dependency DAG: edges, their kinds and direction, and its queries checked against networkx."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import networkx as nx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from colosseum.dag import DependencyGraph
+from colosseum.index import ProjectIndex
+from colosseum.structure import Edge
+
+PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
+
+
+def doc(body: str) -> str:
+    return PREAMBLE + "\\begin{document}\n" + body + "\n\\end{document}\n"
+
+
+def open_doc(make_project, tmp_path, body: str) -> ProjectIndex:
+    return ProjectIndex.open(make_project(tmp_path, {"main.tex": doc(body)}))
+
+
+def dep_edges(index: ProjectIndex) -> set[tuple[str, str, str]]:
+    return {(e.source, e.target, e.kind) for e in index.graph.dependency_edges()}
+
+
+# ---- edges built from a project ----------------------------------------------------------------------
+
+
+def test_edge_kinds_and_direction(make_project, tmp_path):
+    body = ("\\section{Main}\\label{sec:main}\n"
+            "\\begin{definition}\\label{def:d}A widget.\\end{definition}\n"
+            "\\begin{lemma}\\label{lem:a}Every \\cref{def:d} is blue.\\end{lemma}\n"
+            "\\begin{proof}Look.\\end{proof}\n"
+            "\\subsection{More}\\label{sec:more}\n"
+            "\\begin{theorem}\\label{thm:t}All is well.\\end{theorem}\n"
+            "\\begin{proof}\\uses{lem:a} By \\cref{lem:a}.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert dep_edges(index) == {
+        ("def:d", "lem:a", "statement-uses"),  # the source is used by the target
+        ("lem:a", "thm:t", "proof-uses"),
+    }
+    contains = {(e.source, e.target) for e in index.graph.edges if e.kind == "contains"}
+    assert contains == {("sec:main", "def:d"), ("sec:main", "lem:a"), ("sec:main", "sec:more"),
+                        ("sec:more", "thm:t")}
+    assert all(isinstance(e, Edge) for e in index.graph.edges)
+    # no duplicate edges although lem:a is cited twice
+    assert len([e for e in index.graph.edges if (e.source, e.target) == ("lem:a", "thm:t")]) == 1
+    assert index.graph.ancestors("thm:t") == {"lem:a", "def:d"}
+    assert index.graph.descendants("def:d") == {"lem:a", "thm:t"}
+    assert index.graph.generations() == [["def:d", "sec:main", "sec:more"], ["lem:a"], ["thm:t"]]
+
+
+def test_reference_to_an_equation_inside_a_claim_is_a_use_of_the_claim(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:B}\n\\begin{equation}\\label{eq:key} x = y \\end{equation}\n\\end{lemma}\n"
+            "\\begin{theorem}\\label{thm:A}By \\eqref{eq:key}, done.\\end{theorem}\n"
+            "\\begin{corollary}\\label{cor:C}C.\\end{corollary}\n"
+            "\\begin{proof}Apply \\eqref{eq:key}.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert dep_edges(index) == {("lem:B", "thm:A", "statement-uses"), ("lem:B", "cor:C", "proof-uses")}
+
+
+def test_equation_in_a_proof_is_a_use_of_the_proved_claim(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:B}B.\\end{lemma}\n"
+            "\\begin{proof}\\begin{equation}\\label{eq:pf}z\\end{equation}\\end{proof}\n"
+            "\\begin{lemma}\\label{lem:C}C.\\end{lemma}\n"
+            "\\begin{proof}As in \\eqref{eq:pf}.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert dep_edges(index) == {("lem:B", "lem:C", "proof-uses")}
+
+
+def test_self_reference_title_reference_and_proves_make_no_edges(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:S}\\begin{equation}\\label{eq:s}a\\end{equation}"
+            "As \\eqref{eq:s} shows.\\end{lemma}\n"
+            "\\begin{lemma}\\label{lem:T}T.\\end{lemma}\n"
+            "\\begin{proof}[Proof of \\cref{lem:S}]Using \\eqref{eq:s} again.\\end{proof}\n"
+            "\\begin{proof}\\proves{lem:T}Easy.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert dep_edges(index) == set()
+
+
+def test_undefined_reference_makes_no_edge(make_project, tmp_path):
+    index = open_doc(make_project, tmp_path,
+                     "\\begin{lemma}\\label{lem:a}X\\end{lemma}\\begin{proof}By \\cref{nope}.\\end{proof}")
+    assert dep_edges(index) == set()
+    assert set(index.graph.node_kind) == {"lem:a"}
+
+
+def test_networkx_mirror_matches(make_project, tmp_path):
+    body = ("\\section{S}\\label{sec:s}\n"
+            "\\begin{lemma}\\label{lem:a}A\\end{lemma}\\begin{proof}ok\\end{proof}\n"
+            "\\begin{lemma}\\label{lem:b}By \\cref{lem:a}.\\end{lemma}\\begin{proof}\\uses{lem:a} ok\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    g = index.graph.nx
+    assert set(g.nodes) == set(index.graph.node_kind) == {"sec:s", "lem:a", "lem:b"}
+    assert set(g.edges) == {(e.source, e.target) for e in index.graph.edges}
+    assert g.nodes["lem:a"]["kind"] == "lemma"
+    assert g.nodes["sec:s"]["status"] == "proved"
+    assert g.edges["lem:a", "lem:b"]["kinds"] == {"statement-uses", "proof-uses"}
+
+
+# ---- random projects ----------------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_random_projects_edges_match_the_citations(data):
+    n = data.draw(st.integers(1, 8), label="claims")
+    stmt_cites = [data.draw(st.sets(st.integers(0, n - 1), max_size=3), label=f"stmt{i}") for i in range(n)]
+    proof_cites = [data.draw(st.sets(st.integers(0, n - 1), max_size=3), label=f"proof{i}") for i in range(n)]
+    parts = []
+    for i in range(n):
+        sc = ", ".join(f"c{j}" for j in sorted(stmt_cites[i]))
+        pc = ", ".join(f"c{j}" for j in sorted(proof_cites[i]))
+        parts.append(f"\\begin{{lemma}}\\label{{c{i}}}Claim {i}" + (f" \\cref{{{sc}}}" if sc else "") + ".\\end{lemma}")
+        parts.append("\\begin{proof}Argument" + (f" \\uses{{{pc}}}" if pc else "") + ".\\end{proof}")
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "main.tex").write_text(doc("\n".join(parts)), encoding="utf-8")
+        index = ProjectIndex.open(tmp)
+        expected = {(f"c{j}", f"c{i}", "statement-uses") for i in range(n) for j in stmt_cites[i] if j != i}
+        expected |= {(f"c{j}", f"c{i}", "proof-uses") for i in range(n) for j in proof_cites[i] if j != i}
+        assert dep_edges(index) == expected
+        g = nx.DiGraph()
+        g.add_nodes_from(f"c{i}" for i in range(n))
+        g.add_edges_from((s, t) for s, t, _ in expected)
+        assert {frozenset(c) for c in index.graph.strongly_connected_components()} == {
+            frozenset(c) for c in nx.strongly_connected_components(g)}
+        proof_graph = nx.DiGraph()
+        proof_graph.add_nodes_from(g.nodes)
+        proof_graph.add_edges_from((s, t) for s, t, k in expected if k == "proof-uses")
+        circular = [set(c) for c in nx.strongly_connected_components(proof_graph) if len(c) > 1]
+        cycles = index.graph.cycles()
+        assert len(cycles) == len(circular)
+        for cycle in cycles:  # one closed path inside each circular group
+            assert cycle[0] == cycle[-1]
+            assert sum(set(cycle) <= comp for comp in circular) == 1
+            assert all(proof_graph.has_edge(s, t) for s, t in zip(cycle, cycle[1:]))
+        flagged = {d.range.start.line for d in index.diagnostics() if d.code == "colosseum/dependency-cycle"}
+        assert bool(flagged) == bool(circular)
+
+
+# ---- graph queries against networkx on random graphs ---------------------------------------------------
+
+
+def graph_from(n: int, edges: list[tuple[int, int]]) -> tuple[DependencyGraph, nx.DiGraph]:
+    graph = DependencyGraph()
+    g = nx.DiGraph()
+    for i in range(n):
+        graph._add_node(f"n{i:02d}", "lemma")
+        g.add_node(f"n{i:02d}")
+    for a, b in edges:
+        s, t = f"n{a:02d}", f"n{b:02d}"
+        graph.succ[s].add(t)
+        graph.pred[t].add(s)
+        graph.truth_succ[s].add(t)
+        graph.edges.append(Edge(s, t, "proof-uses"))
+        g.add_edge(s, t)
+    return graph, g
+
+
+random_graphs = st.integers(1, 30).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n)))
+random_dags = st.integers(1, 30).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+                         .filter(lambda e: e[0] != e[1]).map(lambda e: (min(e), max(e))), max_size=3 * n)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_graphs)
+def test_strongly_connected_components_match_networkx(case):
+    graph, g = graph_from(*case)
+    ours = graph.strongly_connected_components()
+    assert sorted(len(c) for c in ours) == sorted(len(c) for c in nx.strongly_connected_components(g))
+    assert {frozenset(c) for c in ours} == {frozenset(c) for c in nx.strongly_connected_components(g)}
+    assert all(c == sorted(c) for c in ours)
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_graphs)
+def test_ancestors_and_descendants_match_networkx(case):
+    graph, g = graph_from(*case)
+    for node in g.nodes:
+        assert graph.ancestors(node) == nx.ancestors(g, node)
+        assert graph.descendants(node) == nx.descendants(g, node)
+    assert graph.ancestors("not-a-node") == set()
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_dags)
+def test_generations_match_networkx_on_dags(case):
+    graph, g = graph_from(*case)
+    assert graph.generations() == [sorted(layer) for layer in nx.topological_generations(g)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_graphs)
+def test_generations_with_cycles_put_circular_nodes_last(case):
+    graph, g = graph_from(*case)
+    layers = graph.generations()
+    flat = [n for layer in layers for n in layer]
+    assert sorted(flat) == sorted(g.nodes) and len(flat) == len(set(flat))
+    on_cycle = {n for c in nx.strongly_connected_components(g) if len(c) > 1 or g.has_edge(*(list(c) * 2)[:2])
+                for n in c}
+    layer_of = {n: i for i, layer in enumerate(layers) for n in layer}
+    if on_cycle:
+        assert on_cycle <= set(layers[-1])
+        # what the last layer holds beyond the cycles is exactly what rests on them
+        assert set(layers[-1]) == on_cycle | {d for n in on_cycle for d in nx.descendants(g, n)}
+    for s, t in g.edges:
+        if not on_cycle or layer_of[t] != len(layers) - 1:
+            assert layer_of[s] < layer_of[t]
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_graphs)
+def test_cycles_are_shortest_closed_paths_one_per_component(case):
+    graph, g = graph_from(*case)
+    cycles = graph.cycles()
+    components = [c for c in nx.strongly_connected_components(g) if len(c) > 1]
+    assert len(cycles) == len(components)
+    assert all(sum(set(c) <= comp for comp in components) == 1 for c in cycles)
+    assert len({frozenset(next(comp for comp in components if set(c) <= comp)) for c in cycles}) == len(cycles)
+    for cycle in cycles:
+        assert cycle[0] == cycle[-1] and len(cycle) >= 2  # [a, a] only for a self-loop
+        assert len(set(cycle[:-1])) == len(cycle) - 1
+        for s, t in zip(cycle, cycle[1:]):
+            assert g.has_edge(s, t)
+        start = cycle[0]
+        comp = next(c for c in components if start in c)
+        shortest = min(nx.shortest_path_length(g.subgraph(comp), start, p) + 1
+                       for p in g.predecessors(start) if p in comp)
+        assert len(cycle) - 1 == shortest

@@ -28,6 +28,7 @@ class Project:
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
+    _completion_cache: tuple | None = None
 
     def snapshot(self) -> IndexSnapshot | None:
         return self.index.snapshot if self.index is not None else None
@@ -100,6 +101,7 @@ class ServerContext:
                         config = self.project_config(project.root_dir)
                         project.index = await asyncio.to_thread(ProjectIndex.open, project.root_dir, config)
                         project.index.config_loader = self.project_config
+                        await asyncio.to_thread(project.lookup)
                         project.error = None
                     except ProjectError as exc:
                         project.error = str(exc)
@@ -153,8 +155,15 @@ class ServerContext:
                 return
             changes, project.pending_texts = project.pending_texts, {}
             async with project.lock:
-                await asyncio.to_thread(index.update_documents, changes)
+                await asyncio.to_thread(self._update_and_warm, project, index, changes)
             self.publish(project)  # sends only what differs from what the editor has
+
+    @staticmethod
+    def _update_and_warm(project: Project, index: ProjectIndex, changes: dict) -> None:
+        """In the worker thread: update, then build the lookup tables requests will need, so
+        that the first hover or definition after an edit does not pay for them."""
+        index.update_documents(changes)
+        project.lookup()
 
     def spawn(self, coro) -> asyncio.Task:
         """Start a task that the context owns (a strong reference until it finishes)."""

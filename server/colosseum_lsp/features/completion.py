@@ -11,6 +11,7 @@ from colosseum.macros import BLUEPRINT_LIST_COMMANDS, LIST_REF_COMMANDS, RANGE_R
 
 _BUILTIN = "|".join(sorted(SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS + BLUEPRINT_LIST_COMMANDS,
                            key=len, reverse=True))
+_KNOWN = frozenset(SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS + BLUEPRINT_LIST_COMMANDS)
 _CONTEXT = re.compile(r"\\([A-Za-z@]+)\*?(?:\[[^\]]*\])?\{([^{}]*)$")
 
 
@@ -25,26 +26,23 @@ def completion_context(line_prefix: str, extra_commands: set[str]) -> str | None
     return m.group(2).split(",")[-1].strip()
 
 
-def completions(ctx, path: Path, line_prefix: str) -> types.CompletionList | None:
-    project = ctx.project_for(path)
-    snap = project.snapshot()
-    if snap is None:
-        return None
+MAX_ITEMS = 200
+
+
+def _candidates(project, snap) -> list[tuple[str, str, types.CompletionItem]]:
+    """Every label as a ready completion item, built once per index snapshot."""
+    cached = getattr(project, "_completion_cache", None)
+    if cached is not None and cached[0] is snap:
+        return cached[1]
     index = project.index
-    wrappers = {ref.command for ref in snap.references} | set(index.config.index.label_reference_commands)
-    partial = completion_context(line_prefix, wrappers)
-    if partial is None:
-        return None
-    items = []
+    out = []
     for name, labels in snap.labels.items():
-        if partial and partial.lower() not in name.lower():
-            continue
         owner = labels[0].owner
         claim = snap.claims.get(owner) if owner else None
         section = snap.sections.get(owner) if owner else None
         if claim is not None:
             detail = f"{claim.kind} · {snap.graph.status.get(owner)}"
-            first = next((ln.strip() for ln in claim.statement_text.splitlines()
+            first = next((ln.strip() for ln in claim.statement_text[:2000].splitlines()
                           if ln.strip() and not ln.strip().startswith(("\\label", "\\uses", "\\lean", "%"))), "")
             kind = types.CompletionItemKind.Function
         elif section is not None:
@@ -52,9 +50,32 @@ def completions(ctx, path: Path, line_prefix: str) -> types.CompletionList | Non
         else:
             detail, first, kind = "label", "", types.CompletionItemKind.Reference
         loc = labels[0].location
-        items.append(types.CompletionItem(
+        item = types.CompletionItem(
             label=name, kind=kind, detail=detail,
             documentation=f"{first}\n\n{index.relative(loc.file)}:{loc.range.start.line + 1}".strip(),
-            sort_text=("0" if claim else "1") + name))
-    items.sort(key=lambda item: item.sort_text)
-    return types.CompletionList(is_incomplete=False, items=items[:1000])
+            sort_text=("0" if claim else "1") + name)
+        out.append((name.lower(), item.sort_text, item))
+    out.sort(key=lambda entry: entry[1])
+    project._completion_cache = (snap, out)
+    return out
+
+
+def completions(ctx, path: Path, line_prefix: str) -> types.CompletionList | None:
+    project = ctx.project_for(path)
+    snap = project.snapshot()
+    if snap is None:
+        return None
+    wrappers = set(project.index.config.index.label_reference_commands)
+    wrappers |= {ref.command for ref in snap.references[:20000] if ref.command not in _KNOWN}
+    partial = completion_context(line_prefix, wrappers)
+    if partial is None:
+        return None
+    wanted = partial.lower()
+    items = []
+    for lowered, _sort, item in _candidates(project, snap):
+        if wanted in lowered:
+            items.append(item)
+            if len(items) > MAX_ITEMS:
+                break
+    # incomplete: the editor asks again as the author types more of the label
+    return types.CompletionList(is_incomplete=len(items) > MAX_ITEMS, items=items[:MAX_ITEMS])

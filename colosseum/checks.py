@@ -35,12 +35,37 @@ class NearMisses:
     each label is filed under itself and under each of its one-deletion variants (lowercased),
     and two strings within one edit share such a variant."""
 
-    def __init__(self, labels):
-        self.index: dict[str, list[str]] = {}
+    def __init__(self, labels=()):
+        self.index: dict[str, set[str]] = {}
+        self.labels: set[str] = set()
         for label in labels:
-            low = label.lower()
-            for key in {low} | {low[:i] + low[i + 1:] for i in range(len(low))}:
-                self.index.setdefault(key, []).append(label)
+            self.add(label)
+
+    @staticmethod
+    def _keys(label: str) -> set[str]:
+        low = label.lower()
+        return {low} | {low[:i] + low[i + 1:] for i in range(len(low))}
+
+    def add(self, label: str) -> None:
+        self.labels.add(label)
+        for key in self._keys(label):
+            self.index.setdefault(key, set()).add(label)
+
+    def remove(self, label: str) -> None:
+        self.labels.discard(label)
+        for key in self._keys(label):
+            bucket = self.index.get(key)
+            if bucket is not None:
+                bucket.discard(label)
+
+    def update_to(self, labels) -> "NearMisses":
+        """Follow a new set of labels; an edit adds or removes a few, so this costs little."""
+        current = labels.keys() if isinstance(labels, dict) else set(labels)
+        for gone in self.labels - current:
+            self.remove(gone)
+        for new in current - self.labels:
+            self.add(new)
+        return self
 
     def lookup(self, name: str) -> list[str]:
         low = name.lower()
@@ -151,7 +176,7 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
             else:
                 message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
                 if near_misses is None:
-                    near_misses = NearMisses(result.labels)
+                    near_misses = index.near_misses(result.root).update_to(result.labels)
                 near = near_misses.lookup(ref.label)
                 if near:
                     message += "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"

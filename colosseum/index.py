@@ -88,6 +88,7 @@ class ProjectIndex:
         self.config_loader = load_config  # the server adds the editor's settings
         self._resolved: dict[tuple[Path, ...], object] = {}
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
+        self._near_misses: dict[Path, object] = {}
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -241,7 +242,7 @@ class ProjectIndex:
         envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
         styles: dict[str, tuple[str, str]] = {}
         for _path, result, _ft in scanned:
-            for decl in theorem_declarations(result.events):
+            for decl in result.theorem_declarations(theorem_declarations):
                 envs.add(decl.env)
                 styles.setdefault(decl.env, (decl.title, decl.style))
         snap.theorem_environments = frozenset(envs)
@@ -419,6 +420,15 @@ class ProjectIndex:
         self._current().include_problems.append(IncludeProblem(path, ev.start, ev.end, code, severity, message, root))
 
     # ---- results ---------------------------------------------------------------------------------
+    def near_misses(self, root: Path):
+        """The near-miss finder for one root's labels, kept from one rebuild to the next."""
+        from colosseum.checks import NearMisses
+
+        finder = self._near_misses.get(root)
+        if finder is None:
+            finder = self._near_misses[root] = NearMisses()
+        return finder
+
     def diagnostics(self) -> list[Diagnostic]:
         return list(self.snapshot.diagnostics or ())
 

@@ -16,6 +16,7 @@ class ArgumentReader:
     """Mixed into the scanner: needs ``self.text`` and ``self.error``."""
 
     text: str
+    skips: list[tuple[int, int]]
 
     def skip_space(self, pos: int, newlines: bool = True) -> int:
         """Skip spaces, one line break at a time (a blank line ends the search) and comments."""
@@ -82,6 +83,8 @@ class ArgumentReader:
             return None
         close = self.match_group(p, limit)
         if close == -1 or (limit == MAX_SHORT_ARGUMENT and _BLANK_LINE.search(self.text, p, close)):
+            # how this reads depends on text far ahead (a brace typed later closes it)
+            self.skips.append((p, p + limit))  # not clipped: text appended later counts too
             self.error(pos - len(command) - 1 if command else p, p + 1, "unbalanced-brace",
                        f"the argument of \\{command} never closes: a '{{' without its '}}'"
                        if command else "a '{' without its '}'")
@@ -94,6 +97,7 @@ class ArgumentReader:
             return None
         close = self.match_group(p, MAX_SHORT_ARGUMENT, close="]")
         if close == -1:
+            self.skips.append((p, p + MAX_SHORT_ARGUMENT))
             return None
         return p + 1, close, close + 1
 

@@ -55,6 +55,7 @@ _MARKER_SET = frozenset(BLUEPRINT_MARKERS)
 
 _MAGIC_ROOT = re.compile(r"%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _MAGIC_OBLIGATION = re.compile(r"%+\s*colosseum\s*:\s*obligation\b", re.IGNORECASE)
+UNBOUNDED = 1 << 60  # end of a skipped region that runs to the end of the file, whatever is appended
 _CONDITIONAL_TOKEN = re.compile(r"(?<!\\)\\(if[A-Za-z@]*|fi|else)(?![A-Za-z@])|(?<!\\)%")
 _NEWIF = re.compile(r"\\newif\s*\\(if[A-Za-z@]+)")
 _TEX_CONDITIONALS = frozenset((
@@ -85,6 +86,13 @@ class ScanResult:
     table_out: MacroTable | None = None
     skips: list[tuple[int, int]] = field(default_factory=list)
     _structural: list[Event] | None = None
+    _theorem_decls: list | None = None
+
+    def theorem_declarations(self, extract) -> list:
+        """``extract(events)``, computed once per scan (the index asks on every rebuild)."""
+        if self._theorem_decls is None:
+            self._theorem_decls = extract(self.events)
+        return self._theorem_decls
 
     @property
     def structural(self) -> list[Event]:
@@ -335,7 +343,7 @@ class _Scanner(ArgumentReader, DefinitionReader):
         if end == -1:
             self.error(start, body, "unterminated-environment",
                        f"\\begin{{{env}}} is never closed: the rest of the file is read as verbatim")
-            self.skips.append((start, len(self.text)))
+            self.skips.append((start, UNBOUNDED))
             return len(self.text)
         self.skips.append((start, end + len(closing)))
         self.events.append(Event("end", end, end + len(closing), env))
@@ -383,13 +391,13 @@ class _Scanner(ArgumentReader, DefinitionReader):
         while True:
             m = _CONDITIONAL_TOKEN.search(text, pos)
             if m is None:
-                self.skips.append((start, len(text)))
+                self.skips.append((start, UNBOUNDED))
                 return len(text)
             pos = m.end()
             if m.group() == "%":
                 nl = text.find("\n", pos)
                 if nl == -1:
-                    self.skips.append((start, len(text)))
+                    self.skips.append((start, UNBOUNDED))
                     return len(text)
                 pos = nl + 1
                 continue

@@ -290,7 +290,8 @@ class Linker:
             key = (path, lrec.start, lrec.name)
             label = self._label_keys.get(key)
             if label is None:
-                label = Label(lrec.name, loc(lrec.start, lrec.end), owner, lrec.command)
+                label = Label(lrec.name, None, owner, lrec.command, file=path, lines=lines,
+                              start=lrec.start, end=lrec.end)
                 self._label_keys[key] = label
             result.label_list.append(label)
             if rec is not None:
@@ -301,7 +302,8 @@ class Linker:
             key = (path, rrec.start, rrec.label, rrec.command)
             ref = self._ref_keys.get(key)
             if ref is None:
-                ref = Reference(rrec.label, rrec.command, loc(rrec.start, rrec.end), owner, rrec.part)
+                ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, file=path, lines=lines,
+                                start=rrec.start, end=rrec.end)
                 self._ref_keys[key] = ref
             result.references.append(ref)
             if rec is not None:

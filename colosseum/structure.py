@@ -27,21 +27,53 @@ class Location(NamedTuple):
     range: Range
 
 
-@dataclass(slots=True)
-class Label:
-    name: str
-    location: Location
-    owner: str | None = None  # node id of the claim/section this label belongs to
-    command: str = "label"
+class _Located:
+    """Where an item is, computed when first asked: an index holds tens of thousands of labels
+    and references, and an edit needs the positions of only the few that are reported."""
+
+    __slots__ = ()
+
+    @property
+    def location(self) -> Location:
+        loc = self._location
+        if loc is None:
+            loc = self._location = Location(self._file, self._lines.range(self._start, self._end))
+        return loc
+
+    @location.setter
+    def location(self, value: Location) -> None:
+        self._location = value
+
+    @property
+    def file(self) -> Path:
+        return self._file if self._file is not None else self.location.file
 
 
-@dataclass(slots=True)
-class Reference:
-    label: str
-    command: str  # macro name without backslash: ref, cref, uses, proves, or a wrapper
-    location: Location
-    owner: str | None = None
-    part: str = "prose"  # statement | proof | prose | proof-title
+class Label(_Located):
+    __slots__ = ("name", "owner", "command", "_location", "_file", "_lines", "_start", "_end")
+
+    def __init__(self, name: str, location: Location | None, owner: str | None = None, command: str = "label",
+                 *, file: Path | None = None, lines=None, start: int = 0, end: int = 0):
+        self.name, self.owner, self.command = name, owner, command
+        self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
+
+    def __repr__(self) -> str:
+        return f"Label(name={self.name!r}, owner={self.owner!r}, command={self.command!r})"
+
+
+class Reference(_Located):
+    """A reference to ``label``; ``command`` is the macro name without backslash (ref, cref,
+    uses, proves, or a wrapper); ``part`` is statement | proof | prose | proof-title."""
+
+    __slots__ = ("label", "command", "owner", "part", "_location", "_file", "_lines", "_start", "_end")
+
+    def __init__(self, label: str, command: str, location: Location | None, owner: str | None = None,
+                 part: str = "prose", *, file: Path | None = None, lines=None, start: int = 0, end: int = 0):
+        self.label, self.command, self.owner, self.part = label, command, owner, part
+        self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
+
+    def __repr__(self) -> str:
+        return f"Reference(label={self.label!r}, command={self.command!r}, owner={self.owner!r}, part={self.part!r})"
 
 
 @dataclass(slots=True)

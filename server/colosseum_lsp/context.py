@@ -24,34 +24,40 @@ class Project:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     pending: asyncio.Task | None = None
     pending_texts: dict = field(default_factory=dict)  # path -> editor text (None: read the disk)
+    pending_versions: dict = field(default_factory=dict)  # path -> document version of that text
+    indexed_versions: dict = field(default_factory=dict)  # uri -> version the index has read
     last_edit: float = 0.0
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
+    _by_file: dict | None = None
     _completion_cache: tuple | None = None
 
     def snapshot(self) -> IndexSnapshot | None:
         return self.index.snapshot if self.index is not None else None
 
-    def lookup(self) -> dict[Path, list[tuple[Position, Position, str, object]]]:
-        """Per file, every label and reference sorted by position, for hit tests."""
+    def lookup(self, path: Path) -> list[tuple[Position, Position, str, object]]:
+        """The labels and references of one file sorted by position, for hit tests; built per
+        snapshot and per file, when first asked (positions cost, and most files are not asked)."""
         snap = self.snapshot()
         if snap is None:
-            return {}
+            return []
         if self._lookup_for != id(snap):
-            table: dict[Path, list] = {}
-            for labels in snap.labels.values():
-                for label in labels:
-                    table.setdefault(label.location.file, []).append(
-                        (label.location.range.start, label.location.range.end, "label", label))
-            for ref in snap.references:
-                table.setdefault(ref.location.file, []).append(
-                    (ref.location.range.start, ref.location.range.end, "ref", ref))
-            for items in table.values():
-                items.sort(key=lambda item: (item[0], item[1]))
-            self._lookup = table
-            self._lookup_for = id(snap)
-        return self._lookup
+            self._lookup, self._by_file, self._lookup_for = {}, None, id(snap)
+        items = self._lookup.get(path)
+        if items is None:
+            if self._by_file is None:
+                by_file: dict[Path, list] = {}
+                for labels in snap.labels.values():
+                    for label in labels:
+                        by_file.setdefault(label.file, []).append(("label", label))
+                for ref in snap.references:
+                    by_file.setdefault(ref.file, []).append(("ref", ref))
+                self._by_file = by_file
+            items = [(x.location.range.start, x.location.range.end, kind, x) for kind, x in self._by_file.get(path, [])]
+            items.sort(key=lambda item: (item[0], item[1]))
+            self._lookup[path] = items
+        return items
 
 
 class ServerContext:
@@ -101,7 +107,6 @@ class ServerContext:
                         config = self.project_config(project.root_dir)
                         project.index = await asyncio.to_thread(ProjectIndex.open, project.root_dir, config)
                         project.index.config_loader = self.project_config
-                        await asyncio.to_thread(project.lookup)
                         project.error = None
                     except ProjectError as exc:
                         project.error = str(exc)
@@ -133,11 +138,28 @@ class ServerContext:
             log.debug("status notification failed", exc_info=True)
 
     # ---- edits ---------------------------------------------------------------------------------
-    def schedule_update(self, path: Path, text: str | None) -> None:
+    def may_index(self, path: Path, uri: str | None, must_exist: bool = True) -> bool:
+        """Whether a file belongs to a project we serve: inside a workspace folder or under a
+        colosseum.toml, and open in the editor or on disk. Anything else (a stray file in /tmp)
+        never makes the server index its whole folder."""
+        if must_exist and not (uri and self.server.workspace.text_documents.get(uri) is not None) \
+                and not path.is_file():
+            return False
+        if any(root == path or root in path.parents for root in self.workspace_roots):
+            return True
+        probe = path.parent
+        while probe != probe.parent:
+            if (probe / "colosseum.toml").is_file():
+                return True
+            probe = probe.parent
+        return not self.workspace_roots  # a client that named no workspace: the file's own folder
+
+    def schedule_update(self, path: Path, text: str | None, version: int | None = None) -> None:
         """Debounced: edits to any file of a project are gathered and indexed in one go once the
         author pauses; none is ever dropped."""
         project = self.project_for(path)
         project.pending_texts[path] = text
+        project.pending_versions[path] = version
         project.last_edit = asyncio.get_running_loop().time()
         if project.pending is None or project.pending.done():
             project.pending = self.spawn(self._update_later(project))
@@ -154,8 +176,11 @@ class ServerContext:
                 project.pending_texts.clear()
                 return
             changes, project.pending_texts = project.pending_texts, {}
+            versions, project.pending_versions = project.pending_versions, {}
             async with project.lock:
                 await asyncio.to_thread(self._update_and_warm, project, index, changes)
+            for path, version in versions.items():  # what the published findings are about
+                project.indexed_versions[path.as_uri()] = version
             self.publish(project)  # sends only what differs from what the editor has
 
     @staticmethod
@@ -163,7 +188,8 @@ class ServerContext:
         """In the worker thread: update, then build the lookup tables requests will need, so
         that the first hover or definition after an edit does not pay for them."""
         index.update_documents(changes)
-        project.lookup()
+        for path in changes:
+            project.lookup(Path(path).resolve())
 
     def spawn(self, coro) -> asyncio.Task:
         """Start a task that the context owns (a strong reference until it finishes)."""
@@ -187,7 +213,7 @@ class ServerContext:
     # ---- lookups -------------------------------------------------------------------------------
     def item_at(self, path: Path, pos: Position) -> tuple[Project, str, Label | Reference] | None:
         project = self.project_for(path)
-        items = project.lookup().get(path)
+        items = project.lookup(path)
         if not items:
             return None
         i = bisect_right(items, (pos, Position(10**9, 0))) - 1

@@ -16,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 from colosseum import __version__
 from colosseum_lsp import progress
 from colosseum_lsp.context import ServerContext
+from colosseum_lsp.protocol import ColosseumProtocol
 from colosseum_lsp.convert import engine_position, path_to_uri, uri_to_path
 from colosseum_lsp.features import code_actions, commands, completion, navigation, rename, symbols
 
@@ -44,7 +45,7 @@ def guarded(default=None):
 
 
 def build_server() -> LanguageServer:
-    server = LanguageServer("colosseum", __version__)
+    server = LanguageServer("colosseum", __version__, protocol_cls=ColosseumProtocol)
     ctx = ServerContext(server)
     server.colosseum = ctx  # for tests and debugging
 
@@ -54,8 +55,8 @@ def build_server() -> LanguageServer:
 
     async def ready(uri: str):
         path = doc_path(uri)
-        if path is None:
-            return None
+        if path is None or not ctx.may_index(path, uri):
+            return None  # not ours: outside the workspace, or a file that exists nowhere
         project = ctx.project_for(path)
         if await ctx.ensure_index(project) is None:
             return None
@@ -107,26 +108,29 @@ def build_server() -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        path = doc_path(params.text_document.uri)
-        if path is None:
+        uri = params.text_document.uri
+        path = doc_path(uri)
+        if path is None or not ctx.may_index(path, uri):
             return
         project = ctx.project_for(path)
         index = await ctx.ensure_index(project)
         if index is not None:
-            ctx.schedule_update(path, params.text_document.text)
+            # the editor's copy now, not the one opened: an edit may have come in meanwhile
+            doc = server.workspace.get_text_document(uri)
+            ctx.schedule_update(path, doc.source, doc.version)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(params: types.DidChangeTextDocumentParams) -> None:
         path = doc_path(params.text_document.uri)
-        if path is None:
+        if path is None or not ctx.may_index(path, params.text_document.uri):
             return
         doc = server.workspace.get_text_document(params.text_document.uri)
-        ctx.schedule_update(path, doc.source)
+        ctx.schedule_update(path, doc.source, doc.version)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(params: types.DidCloseTextDocumentParams) -> None:
         path = doc_path(params.text_document.uri)
-        if path is not None:
+        if path is not None and ctx.may_index(path, None):
             ctx.schedule_update(path, None)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -135,6 +139,8 @@ def build_server() -> LanguageServer:
             path = uri_to_path(change.uri)
             if path is None or server.workspace.text_documents.get(change.uri) is not None:
                 continue  # the editor's copy wins over the disk
+            if not ctx.may_index(path, None, must_exist=False):
+                continue
             ctx.schedule_update(path, None)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)

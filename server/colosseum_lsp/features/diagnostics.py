@@ -17,12 +17,15 @@ def publish_project(ctx, project) -> None:
     per_uri: dict[str, list] = defaultdict(list)
     for diag in snap.diagnostics or ():
         per_uri[path_to_uri(diag.file)].append(diag)
-    prefix = path_to_uri(project.root_dir)
+    prefix = path_to_uri(project.root_dir).rstrip("/") + "/"  # not a sibling paper-v2/
     owned = {u for u in ctx.published if u.startswith(prefix)}
     for uri in sorted(set(per_uri) | owned):
         found = per_uri.get(uri, [])
+        # the version the index read, which is what these findings describe
+        version = project.indexed_versions.get(uri)
         doc = ctx.server.workspace.text_documents.get(uri)
-        version = doc.version if doc else None
+        if doc is None:
+            version = None
         previous = ctx.published.get(uri)
         if previous is not None and previous == (found, version):
             continue  # the same findings for the same version: nothing to tell the editor

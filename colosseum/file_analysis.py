@@ -9,6 +9,7 @@ another) is left as ``INCOMING`` / dangling entries for the project linker to re
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from colosseum.latex_scanner import Event
@@ -33,6 +34,7 @@ _NON_ASSERTION = re.compile(
 _DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
 
 
+@lru_cache(maxsize=4096)
 def claim_role(env: str, title: str = "", style: str = "plain") -> str:
     """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions
     are errors) or ``other`` (remarks, examples, exercises, questions)."""

@@ -159,6 +159,15 @@ class ProjectIndex:
     def update_documents(self, changes: dict[Path, str | None]) -> bool:
         """Several changes at once (what accumulated while the author typed): one rebuild.
         Returns whether anything changed."""
+        collecting = gc.isenabled()
+        gc.disable()  # see rebuild(): no collector passes over the whole index in the middle
+        try:
+            return self._update_documents(changes)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _update_documents(self, changes: dict[Path, str | None]) -> bool:
         changed = []
         for path, text in changes.items():
             path = Path(path).resolve()

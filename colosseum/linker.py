@@ -290,8 +290,7 @@ class Linker:
             key = (path, lrec.start, lrec.name)
             label = self._label_keys.get(key)
             if label is None:
-                label = Label(lrec.name, None, owner, lrec.command, file=path, lines=lines,
-                              start=lrec.start, end=lrec.end)
+                label = Label(lrec.name, None, owner, lrec.command, path, lines, lrec.start, lrec.end)
                 self._label_keys[key] = label
             result.label_list.append(label)
             if rec is not None:
@@ -302,8 +301,7 @@ class Linker:
             key = (path, rrec.start, rrec.label, rrec.command)
             ref = self._ref_keys.get(key)
             if ref is None:
-                ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, file=path, lines=lines,
-                                start=rrec.start, end=rrec.end)
+                ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, path, lines, rrec.start, rrec.end)
                 self._ref_keys[key] = ref
             result.references.append(ref)
             if rec is not None:
@@ -438,7 +436,7 @@ class Linker:
         role = "definition" if crec.leannode else claim_role(crec.env, title, style)
         claim = Claim(
             id=cid, kind=crec.env, title=crec.title, label=crec.label.name if crec.label else None,
-            location=loc(*crec.begin), end=loc(*crec.end) if crec.end[0] >= 0 else loc(*crec.begin),
+            spans=crec.begin + (crec.end if crec.end[0] >= 0 else crec.begin), lines=visit.analysis.lines,
             file=visit.path, statement_text=crec.statement_text, obligation=crec.obligation,
             lean_decls=list(crec.lean_decls), leanok=crec.leanok, mathlibok=crec.mathlibok,
             notready=crec.notready, needs_proof=role == "assertion", role=role, order=self._next_order(),

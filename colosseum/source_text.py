@@ -14,12 +14,14 @@ class LineIndex:
 
     def __init__(self, text: str):
         self.text = text
+        # line starts from the lengths of the lines (split and len run in C)
+        lengths = map(len, text.split("\n"))
         starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+        total = 0
+        for length in lengths:
+            total += length + 1
+            starts.append(total)
+        starts.pop()
         self.line_starts = starts
         # a whole-ASCII file (most papers) needs no per-line check at all
         self.ascii = text.isascii()

@@ -53,7 +53,7 @@ class Label(_Located):
     __slots__ = ("name", "owner", "command", "_location", "_file", "_lines", "_start", "_end")
 
     def __init__(self, name: str, location: Location | None, owner: str | None = None, command: str = "label",
-                 *, file: Path | None = None, lines=None, start: int = 0, end: int = 0):
+                 file: Path | None = None, lines=None, start: int = 0, end: int = 0):
         self.name, self.owner, self.command = name, owner, command
         self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
 
@@ -68,7 +68,7 @@ class Reference(_Located):
     __slots__ = ("label", "command", "owner", "part", "_location", "_file", "_lines", "_start", "_end")
 
     def __init__(self, label: str, command: str, location: Location | None, owner: str | None = None,
-                 part: str = "prose", *, file: Path | None = None, lines=None, start: int = 0, end: int = 0):
+                 part: str = "prose", file: Path | None = None, lines=None, start: int = 0, end: int = 0):
         self.label, self.command, self.owner, self.part = label, command, owner, part
         self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
 
@@ -92,8 +92,6 @@ class Claim:
     kind: str  # environment name, e.g. "lemma"
     title: str | None
     label: str | None
-    location: Location  # the \begin{kind} command
-    end: Location  # the \end{kind} command
     file: Path
     statement_text: str = ""
     obligation: bool = False
@@ -109,6 +107,25 @@ class Claim:
     section: str | None = None  # innermost section node id
     references: list[Reference] = field(default_factory=list)
     inner_labels: list[str] = field(default_factory=list)
+    # where it is: offsets of \begin{kind} and \end{kind}, turned into positions when first asked
+    spans: tuple[int, int, int, int] = (0, 0, 0, 0)
+    lines: object = field(default=None, repr=False, compare=False)
+    _location: Location | None = field(default=None, repr=False, compare=False)
+    _end: Location | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def location(self) -> Location:
+        """The \\begin{kind} command."""
+        if self._location is None:
+            self._location = Location(self.file, self.lines.range(self.spans[0], self.spans[1]))
+        return self._location
+
+    @property
+    def end(self) -> Location:
+        """The \\end{kind} command."""
+        if self._end is None:
+            self._end = Location(self.file, self.lines.range(self.spans[2], self.spans[3]))
+        return self._end
 
 
 @dataclass(slots=True)

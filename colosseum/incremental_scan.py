@@ -20,27 +20,37 @@ from colosseum.macros import MacroTable
 MAX_REGION = 200_000  # an edit larger than this (a paste of a chapter) is scanned in full
 
 
+_BLOCK = 4096
+
+
 def common_prefix(a: str, b: str) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # binary search on slice equality: the comparisons run in C
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    """Length of the common prefix: blocks compared in C, then the one that differs."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i:i + _BLOCK] == b[i:i + _BLOCK]:
+        i += _BLOCK
+    if i >= n:
+        return n
+    end = min(n, i + _BLOCK)
+    while i < end and a[i] == b[i]:
+        i += 1
+    return i
 
 
 def common_suffix(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, limit
+    """Length of the common suffix, at most ``limit``."""
     la, lb = len(a), len(b)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[la - mid:] == b[lb - mid:]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    k = 0
+    while k < limit:
+        step = min(_BLOCK, limit - k)
+        if a[la - k - step:la - k] != b[lb - k - step:lb - k]:
+            break
+        k += step
+    else:
+        return limit
+    while k < limit and a[la - k - 1] == b[lb - k - 1]:
+        k += 1
+    return k
 
 
 def _shift(ev: Event, delta: int) -> Event:

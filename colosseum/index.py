@@ -25,6 +25,7 @@ from colosseum.project_files import (
     list_tex_files,
     read_file,
     resolve_include,
+    text_from_editor,
 )
 from colosseum.structure import Claim, Diagnostic, Label, Reference, Section
 
@@ -143,9 +144,7 @@ class ProjectIndex:
             return ft
         self._version += 1
         if path in self._overlays:
-            from colosseum.project_files import decode_file
-
-            ft = decode_file(path, self._overlays[path].encode("utf-8", "surrogatepass"), self._version)
+            ft = text_from_editor(path, self._overlays[path], self._version)
         else:
             ft = read_file(path, self._version)
         if ft is not None:

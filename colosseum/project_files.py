@@ -50,6 +50,18 @@ def read_file(path: Path, version: int) -> FileText | None:
     return decode_file(path, data, version)
 
 
+def text_from_editor(path: Path, text: str, version: int) -> FileText:
+    """The editor's copy of a file: already text, so only what reading a file would also do."""
+    if "\x00" in text[:65536]:
+        return FileText(path, "", version, LineIndex(""),
+                        ("error", "binary-file", f"{path.name} looks binary (it contains NUL bytes); it is not indexed"))
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    return FileText(path, text, version, LineIndex(text))
+
+
 def decode_file(path: Path, data: bytes, version: int) -> FileText:
     problem = None
     if b"\x00" in data[:65536]:

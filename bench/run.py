@@ -700,6 +700,18 @@ def environment() -> dict:
     }
 
 
+RUNNERS = {
+    "synthetic-cold": bench_synthetic_cold,
+    "synthetic-memory": bench_synthetic_memory,
+    "synthetic-edit": bench_synthetic_edit,
+    "file-edit": bench_file_edit,
+    "lsp-edit": bench_lsp_edit,
+    "lsp-completion": bench_lsp_completion,
+    "lsp-definition": bench_lsp_definition,
+    "lsp-memory": bench_lsp_memory,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Colosseum benchmark suite (see bench/README.md)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 1 repetition, 20 edits, no plasTeX")
@@ -749,22 +761,8 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 if name in CORPUS_PROJECTS:
                     rows += bench_corpus(ctx, name)
-                elif name == "synthetic-cold":
-                    rows += bench_synthetic_cold(ctx)
-                elif name == "synthetic-memory":
-                    rows += bench_synthetic_memory(ctx)
-                elif name == "synthetic-edit":
-                    rows += bench_synthetic_edit(ctx)
-                elif name == "file-edit":
-                    rows += bench_file_edit(ctx)
-                elif name == "lsp-edit":
-                    rows += bench_lsp_edit(ctx)
-                elif name == "lsp-completion":
-                    rows += bench_lsp_completion(ctx)
-                elif name == "lsp-definition":
-                    rows += bench_lsp_definition(ctx)
-                elif name == "lsp-memory":
-                    rows += bench_lsp_memory(ctx)
+                else:
+                    rows += RUNNERS[name](ctx)
             except Exception as exc:  # one broken benchmark does not take the others down
                 rows.append(Row(name, name, result=f"ERROR: {type(exc).__name__}: {exc}"))
                 ctx.notes.append(f"{name} crashed:\n{traceback.format_exc()}")

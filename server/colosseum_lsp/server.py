@@ -153,11 +153,18 @@ def build_server() -> LanguageServer:
         path = await ready(params.text_document.uri)
         return symbols.document_symbols(ctx, path) if path else []
 
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    @guarded()
-    async def definition(params: types.DefinitionParams):
-        path = await ready(params.text_document.uri)
-        return navigation.definition(ctx, path, engine_position(params.position)) if path else None
+    def at_position(method: str, feature, default=None) -> None:
+        """A request about one position of one document, answered by ``feature(ctx, path, pos)``."""
+
+        @server.feature(method)
+        @guarded(default)
+        async def handler(params):
+            path = await ready(params.text_document.uri)
+            return feature(ctx, path, engine_position(params.position)) if path else default
+
+    at_position(types.TEXT_DOCUMENT_DEFINITION, navigation.definition)
+    at_position(types.TEXT_DOCUMENT_HOVER, navigation.hover)
+    at_position(types.TEXT_DOCUMENT_PREPARE_RENAME, rename.prepare_rename)
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     @guarded()
@@ -166,12 +173,6 @@ def build_server() -> LanguageServer:
         if path is None:
             return None
         return navigation.references(ctx, path, engine_position(params.position), params.context.include_declaration)
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    @guarded()
-    async def hover(params: types.HoverParams):
-        path = await ready(params.text_document.uri)
-        return navigation.hover(ctx, path, engine_position(params.position)) if path else None
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=["{", ","]))
@@ -184,12 +185,6 @@ def build_server() -> LanguageServer:
         lines = doc.lines
         line = lines[params.position.line] if params.position.line < len(lines) else ""
         return completion.completions(ctx, path, line[: _utf16_to_index(line, params.position.character)])
-
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    @guarded()
-    async def prepare_rename(params: types.PrepareRenameParams):
-        path = await ready(params.text_document.uri)
-        return rename.prepare_rename(ctx, path, engine_position(params.position)) if path else None
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     @guarded()

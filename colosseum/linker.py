@@ -98,9 +98,6 @@ class _Recording:
     analysis: FileAnalysis
     claims: list[tuple[Claim, tuple, str, bool, tuple[str, ...]]] = field(default_factory=list)
     sections: list[tuple[Section, tuple, bool]] = field(default_factory=list)
-    labels: list[tuple[tuple, Label]] = field(default_factory=list)
-    refs: list[tuple[tuple, Reference]] = field(default_factory=list)
-    pendings: list[tuple[tuple, _PendingProof]] = field(default_factory=list)
     problems: list[EnvProblem] = field(default_factory=list)
     marked_sections: list[str] = field(default_factory=list)
     exit: _State | None = None
@@ -124,9 +121,6 @@ class _Recording:
             self.section_map[section.id] = section
             self.section_keys[key] = section
             self.section_bases[section.id] = base
-        self.label_map = dict(self.labels)
-        self.ref_map = dict(self.refs)
-        self.pending_map = dict(self.pendings)
 
 
 class Linker:
@@ -294,7 +288,7 @@ class Linker:
                 self._label_keys[key] = label
             result.label_list.append(label)
             if rec is not None:
-                rec.labels.append((key, label))
+                rec.label_map[key] = label
             return label
 
         def add_ref(rrec: RefRec, owner: str | None) -> Reference:
@@ -305,7 +299,7 @@ class Linker:
                 self._ref_keys[key] = ref
             result.references.append(ref)
             if rec is not None:
-                rec.refs.append((key, ref))
+                rec.ref_map[key] = ref
             return ref
 
         def problem(p: EnvProblem) -> None:
@@ -369,7 +363,7 @@ class Linker:
                     pending.refs.extend(r for r in refs if not any(r is p for p in pending.refs))
                     pending.labels.extend(lab for lab in labels if not any(lab is p for p in pending.labels))
                 if rec is not None:
-                    rec.pendings.append((key, pending))
+                    rec.pending_map[key] = pending
             elif kind == "include":
                 child = visit.children.get(index)
                 if child is not None:

@@ -54,11 +54,16 @@ def common_suffix(a: str, b: str, limit: int) -> int:
 
 
 def _shift(ev: Event, delta: int) -> Event:
-    extra = ev.extra
-    if ev.kind == "lean" and extra:
-        extra = [(name, s + delta, e + delta) for name, s, e in extra]
-    return Event(ev.kind, ev.start + delta, ev.end + delta, ev.name, ev.value,
-                 ev.vstart + delta if ev.vstart >= 0 else -1, ev.vend + delta if ev.vend >= 0 else -1, extra)
+    """Move an event of the old scan by ``delta``, in place: the old scan is not used again."""
+    ev.start += delta
+    ev.end += delta
+    if ev.vstart >= 0:
+        ev.vstart += delta
+    if ev.vend >= 0:
+        ev.vend += delta
+    if ev.kind == "lean" and ev.extra:
+        ev.extra = [(name, s + delta, e + delta) for name, s, e in ev.extra]
+    return ev
 
 
 def _straddles(events: list[Event], starts: list[int], skips: list[tuple[int, int]], point: int) -> int | None:
@@ -76,7 +81,8 @@ def _straddles(events: list[Event], starts: list[int], skips: list[tuple[int, in
 
 
 def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> ScanResult | None:
-    """The scan of ``new_text``, reusing ``old`` (the scan of ``old_text`` with ``table``)."""
+    """The scan of ``new_text``, reusing ``old`` (the scan of ``old_text`` with ``table``).
+    ``old`` is consumed: its events after the edit are moved into the result."""
     prefix = common_prefix(old_text, new_text)
     suffix = common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - prefix)
     old_end, new_end = len(old_text) - suffix, len(new_text) - suffix
@@ -122,7 +128,11 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
         return None
     if any(end > sync_new for _start, end in scanner.skips) or any(ev.end > sync_new for ev in scanner.events):
         return None
-    merged = events[:first] + scanner.events + [_shift(ev, delta) for ev in events[last:]]
+    tail = events[last:]
+    if delta:
+        for ev in tail:
+            _shift(ev, delta)
+    merged = events[:first] + scanner.events + tail
     merged_skips = [s for s in skips if s[1] <= restart] + scanner.skips + [
         (s + delta, e + delta) for s, e in skips if s >= sync_old]
     return ScanResult(merged, old.table_out, skips=merged_skips)

@@ -356,8 +356,8 @@ class Linker:
                 refs = [add_ref(r, None) for r in prec.refs]
                 labels = [add_label(lab, None) for lab in prec.labels]
                 if pending is None:
-                    proof = Proof(loc(*prec.begin), loc(*prec.end) if prec.end[0] >= 0 else loc(*prec.begin),
-                                  prec.named, prec.leanok, prec.has_content, prec.obligation)
+                    proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation,
+                                  prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin), lines)
                     pending = self._pending[key] = _PendingProof(proof, prec.named, fallback, refs, labels)
                 else:  # another root reads the same proof, perhaps with other macros
                     pending.refs.extend(r for r in refs if not any(r is p for p in pending.refs))

@@ -78,12 +78,22 @@ class Reference(_Located):
 
 @dataclass(slots=True)
 class Proof:
-    location: Location  # the \begin{proof}
-    end: Location
+    file: Path
     named_target: str | None = None  # label named by [Proof of \cref{x}] or \proves{x}
     leanok: bool = False
     has_content: bool = True  # an empty proof environment is not a proof
     obligation: bool = False
+    spans: tuple[int, int, int, int] = (0, 0, 0, 0)  # \begin{proof} and \end{proof} offsets
+    lines: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def location(self) -> Location:
+        """The \\begin{proof} command (computed when asked, like a claim's)."""
+        return Location(self.file, self.lines.range(self.spans[0], self.spans[1]))
+
+    @property
+    def end(self) -> Location:
+        return Location(self.file, self.lines.range(self.spans[2], self.spans[3]))
 
 
 @dataclass(slots=True)

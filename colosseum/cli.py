@@ -22,6 +22,12 @@ def _parser() -> argparse.ArgumentParser:
     obligations = sub.add_parser("obligations", help="the obligations in a valid solve order")
     obligations.add_argument("path")
     obligations.add_argument("--format", choices=("text", "json"), default="text")
+    knowledge = sub.add_parser("knowledge", help="the knowledge catalog beside the paper")
+    knowledge.add_argument("action", choices=("check", "list", "show"))
+    knowledge.add_argument("path", help="project directory or its root .tex file")
+    knowledge.add_argument("entry", nargs="?", help="entry id (for show)")
+    knowledge.add_argument("--format", choices=("text", "json"), default="text")
+    knowledge.add_argument("--no-starter", action="store_true", help="leave out the starter catalog")
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead of stdio")
     serve.add_argument("--log-file", help="write the server log here")
@@ -45,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         from colosseum_lsp.main import run_server  # the server package; the engine never imports it
 
         return run_server(tcp_port=args.tcp, log_file=args.log_file)
+    if args.command == "knowledge":
+        from colosseum.knowledge_cli import run_knowledge
+
+        return run_knowledge(args)
     index = _open(args.path)
     if index is None:
         return 2

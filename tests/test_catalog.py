@@ -121,3 +121,12 @@ def test_knowledge_check_exits_1_on_a_malformed_entry(tmp_path):
     shown = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "show", str(tmp_path), "small-cases",
                             "--format", "json"], capture_output=True, text=True, timeout=60)
     assert json.loads(shown.stdout)["claim"].startswith("The bound holds")
+
+
+def test_the_example_project_catalog_has_all_four_kinds_and_is_valid():
+    catalog = load_catalog(ROOT / "example-project" / "knowledge", with_starter=True)
+    assert catalog.malformed() == []
+    project = [e for e in catalog.entries.values() if e.layer == "project"]
+    assert {e.kind for e in project} == {"result", "failed-route", "literature", "observation"}
+    labels = {label for e in project for label in e.links.get("labels", [])}
+    assert {"lem:mono-prob", "lem:resampling", "thm:lll", "thm:main"} <= labels

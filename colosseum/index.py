@@ -8,7 +8,6 @@ one file; the roots are then re-walked and re-linked from cached pieces.
 from __future__ import annotations
 
 import gc
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -254,7 +253,7 @@ class ProjectIndex:
                 envs.add(decl.env)
                 styles.setdefault(decl.env, (decl.title, decl.style))
         snap.theorem_environments = frozenset(envs)
-        env_key = hashlib.sha1("\0".join(sorted(envs)).encode()).hexdigest()
+        env_key = "\0".join(sorted(envs))
         for _root, visit in walks:
             self._analyse_tree(visit, env_key)
         linker = Linker(self.root_dir, styles, self._link_memo if env_key == self._link_memo_key else None)

@@ -7,7 +7,6 @@ relevant. Everything else (``\\R`` for ``\\mathbb{R}``) is ignored, so it never 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -76,12 +75,10 @@ class MacroTable:
 
     @cached_property
     def fingerprint(self) -> str:
-        h = hashlib.sha1()
-        for name in sorted(self.defs):
-            h.update(self.defs[name].key.encode("utf-8", "replace"))
-            h.update(b"\0")
-        h.update(("|".join(sorted(self.label_commands)) + "#" + "|".join(sorted(self.reference_commands))).encode())
-        return h.hexdigest()
+        """Equal for equal tables, within one process (it keys in-memory caches only)."""
+        content = (tuple(self.defs[name].key for name in sorted(self.defs)),
+                   tuple(sorted(self.label_commands)), tuple(sorted(self.reference_commands)))
+        return f"{hash(content):x}-{len(self.defs)}"
 
     @cached_property
     def _names(self) -> frozenset[str]:

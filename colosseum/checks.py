@@ -77,8 +77,11 @@ class NearMisses:
 
 
 def similar_labels(name: str, candidates) -> list[str]:
-    """Labels that differ from ``name`` only in case or by one edit (insert, delete, swap, change)."""
-    return NearMisses(candidates).lookup(name)
+    """Labels that differ from ``name`` only in case or by one edit (insert, delete, swap, change):
+    a direct comparison, for a few names (many names: build a ``NearMisses`` once)."""
+    low, size = name.lower(), len(name)
+    return sorted(c for c in candidates if c != name and abs(len(c) - size) <= 1
+                  and (c.lower() == low or _one_edit(name, c)))[:5]
 
 
 def _one_edit(a: str, b: str) -> bool:
@@ -166,7 +169,11 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
                                    tuple(RelatedInfo(o.location, f"`{name}` is also defined here") for o in others)),
                         result.root)
         near_misses = None
-        for ref in result.references:
+        undefined = [ref for ref in result.references if ref.label not in result.labels]
+        # few undefined references: compare directly; many (a paper citing another one's labels):
+        # the deletion index, kept from one rebuild to the next
+        direct = len(undefined) * len(result.labels) < 200_000
+        for ref in undefined:
             if ref.label in result.labels:
                 continue
             if ref.label in all_labels:
@@ -175,9 +182,12 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
                            f"{index.relative(elsewhere.file)}, which this root does not include")
             else:
                 message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
-                if near_misses is None:
-                    near_misses = index.near_misses(result.root).update_to(result.labels)
-                near = near_misses.lookup(ref.label)
+                if direct:
+                    near = similar_labels(ref.label, result.labels)
+                else:
+                    if near_misses is None:
+                        near_misses = index.near_misses(result.root).update_to(result.labels)
+                    near = near_misses.lookup(ref.label)
                 if near:
                     message += "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
             add(Diagnostic(ref.location.file, ref.location.range, "error", code("undefined-reference"), message),

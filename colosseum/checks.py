@@ -183,7 +183,7 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
             else:
                 message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
                 if direct:
-                    near = similar_labels(ref.label, result.labels)
+                    near = index.suggestions(result.root, ref.label, result.labels)
                 else:
                     if near_misses is None:
                         near_misses = index.near_misses(result.root).update_to(result.labels)

@@ -89,6 +89,7 @@ class ProjectIndex:
         self._resolved: dict[tuple[Path, ...], object] = {}
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
         self._near_misses: dict[Path, object] = {}
+        self._suggestions: dict[tuple[Path, str], tuple[frozenset, list[str]]] = {}
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -435,6 +436,19 @@ class ProjectIndex:
         if finder is None:
             finder = self._near_misses[root] = NearMisses()
         return finder
+
+    def suggestions(self, root: Path, name: str, labels: dict) -> list[str]:
+        """Near-miss labels for an undefined reference, remembered while the labels stay the same
+        (an edit rarely changes them, and the comparison costs a pass over every label)."""
+        from colosseum.checks import similar_labels
+
+        names = frozenset(labels)
+        cached = self._suggestions.get((root, name))
+        if cached is not None and cached[0] == names:
+            return cached[1]
+        found = similar_labels(name, names)
+        self._suggestions[(root, name)] = (names, found)
+        return found
 
     def diagnostics(self) -> list[Diagnostic]:
         return list(self.snapshot.diagnostics or ())

@@ -6,7 +6,6 @@ holds in only some of the roots that read a file says which.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -224,7 +223,7 @@ def _node_location(index: "ProjectIndex", node: str) -> Location | None:
 
 def _graph_diagnostics(index: "ProjectIndex", add) -> None:
     graph = index.graph
-    label_owner = {name: labels[0].owner for name, labels in index.labels.items() if labels}
+    label_owner = index.label_owner
     for cycle in graph.cycles():
         path = " -> ".join(cycle)
         # why each step is a use: the reference that makes it, e.g. an \eqref to an equation inside
@@ -256,25 +255,38 @@ def _graph_diagnostics(index: "ProjectIndex", add) -> None:
 
 
 def _claim_diagnostics(index: "ProjectIndex", add) -> None:
-    referenced = {ref.label for ref in index.references if ref.part != "proof-title"}
-    referenced |= {ref.label for ref in index.references if ref.command == "proves"}
-    per_label = defaultdict(list)
-    for name, labels in index.labels.items():
-        per_label[name] = labels
+    referenced = {ref.label for ref in index.references if ref.part != "proof-title" or ref.command == "proves"}
+    labels = index.labels
+    previous, current = index.claim_findings, {}
     for claim in index.claims.values():
         if claim.kind == "leannode":
             continue
-        if claim.label and claim.label not in referenced:
-            label = per_label[claim.label][0]
-            add(Diagnostic(label.location.file, label.location.range, "hint", code("unused-label"),
-                           f"{claim.kind} `{claim.label}` is never referenced"))
-        if claim.lean_decls and not claim.leanok and not claim.mathlibok:
-            add(Diagnostic(claim.location.file, claim.location.range, "hint", code("lean-without-leanok"),
-                           f"{claim.kind} `{claim.id}` names Lean declaration(s) "
-                           f"{', '.join(claim.lean_decls)} but is not marked \\leanok (not formalized yet)"))
-        if claim.leanok and not claim.lean_decls:
-            add(Diagnostic(claim.location.file, claim.location.range, "warning", code("leanok-without-lean"),
-                           f"{claim.kind} `{claim.id}` is marked \\leanok but names no Lean declaration (\\lean{{...}})"))
-        if claim.notready and claim.leanok:
-            add(Diagnostic(claim.location.file, claim.location.range, "warning", code("leanok-but-notready"),
-                           f"{claim.kind} `{claim.id}` is marked both \\notready and \\leanok"))
+        is_referenced = not claim.label or claim.label in referenced
+        cached = previous.get(id(claim))
+        if cached is not None and cached[0] is claim and cached[1] == is_referenced:
+            findings = cached[2]  # an unchanged claim: the same findings, not built again
+        else:
+            findings = _findings_of(claim, is_referenced, labels)
+        current[id(claim)] = (claim, is_referenced, findings)
+        for diag in findings:
+            add(diag)
+    index.claim_findings = current
+
+
+def _findings_of(claim, is_referenced: bool, labels) -> list[Diagnostic]:
+    out = []
+    if not is_referenced:
+        label = labels[claim.label][0]
+        out.append(Diagnostic(label.location.file, label.location.range, "hint", code("unused-label"),
+                              f"{claim.kind} `{claim.label}` is never referenced"))
+    if claim.lean_decls and not claim.leanok and not claim.mathlibok:
+        out.append(Diagnostic(claim.location.file, claim.location.range, "hint", code("lean-without-leanok"),
+                              f"{claim.kind} `{claim.id}` names Lean declaration(s) "
+                              f"{', '.join(claim.lean_decls)} but is not marked \\leanok (not formalized yet)"))
+    if claim.leanok and not claim.lean_decls:
+        out.append(Diagnostic(claim.location.file, claim.location.range, "warning", code("leanok-without-lean"),
+                              f"{claim.kind} `{claim.id}` is marked \\leanok but names no Lean declaration (\\lean{{...}})"))
+    if claim.notready and claim.leanok:
+        out.append(Diagnostic(claim.location.file, claim.location.range, "warning", code("leanok-but-notready"),
+                              f"{claim.kind} `{claim.id}` is marked both \\notready and \\leanok"))
+    return out

@@ -9,7 +9,7 @@ check every query here against networkx's own.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
 from colosseum.structure import Edge
@@ -26,12 +26,14 @@ STATUSES = ("proved", "open", "obligation", "conditional")
 class DependencyGraph:
     def __init__(self):
         self.node_kind: dict[str, str] = {}  # id -> environment name or "section"
-        self.edges: list[Edge] = []
-        self.succ: dict[str, set[str]] = {}  # dependency edges only
-        self.pred: dict[str, set[str]] = {}
-        self.proof_succ: dict[str, set[str]] = {}  # proof-uses only: what carries conditionality
+        self._edges: list[Edge] | None = []  # materialized from _edge_keys when first read
+        self._edge_keys: dict[tuple[str, str, str], None] = {}
+        self._contains: list[tuple[str, str]] = []
+        self.succ: dict[str, set[str]] = defaultdict(set)  # dependency edges only
+        self._pred: dict[str, set[str]] | None = defaultdict(set)
+        self.proof_succ: dict[str, set[str]] = defaultdict(set)  # proof-uses only: what carries conditionality
         # edges along which truth depends: proof-uses, and statement-uses of a definition
-        self.truth_succ: dict[str, set[str]] = {}
+        self.truth_succ: dict[str, set[str]] = defaultdict(set)
         self.status: dict[str, str] = {}
         self.conditional_on: dict[str, list[str]] = {}  # id -> path from an open obligation
         self._nx = None
@@ -46,11 +48,11 @@ class DependencyGraph:
         whose input did not change (the circular groups) be reused instead of recomputed."""
         graph = cls()
         graph._previous = previous
-        for sid in index.sections:
-            graph._add_node(sid, "section")
-        for cid, claim in index.claims.items():
-            graph._add_node(cid, claim.kind)
-        label_owner = {name: labels[0].owner for name, labels in index.labels.items() if labels}
+        kinds = dict.fromkeys(index.sections, "section")
+        kinds.update((cid, claim.kind) for cid, claim in index.claims.items())
+        graph.node_kind = kinds
+        # adjacency holds only nodes with edges (most nodes have none in some of the four)
+        label_owner = index.label_owner
         section_parent = {sid: s.parent for sid, s in index.sections.items()}
         file_rank: dict = {}
         for result in index.root_results:
@@ -64,16 +66,21 @@ class DependencyGraph:
             return (file_rank.get(item.file, 0),) + tuple(item.location.range.start)
         claim_section = {cid: c.section for cid, c in index.claims.items()}
 
+        chains: dict[str | None, set[str]] = {}
+
         def section_chain(node: str | None) -> set[str]:
-            chain = set()
+            cached = chains.get(node)
+            if cached is not None:
+                return cached
+            chain = chains[node] = set()
             sec = claim_section.get(node) if node in claim_section else node
             while sec is not None and sec not in chain and len(chain) < 64:
                 chain.add(sec)
                 sec = section_parent.get(sec)
             return chain
 
-        seen: set[tuple[str, str, str]] = set()
-        edges, succ, pred, proof_succ, truth_succ = graph.edges, graph.succ, graph.pred, graph.proof_succ, graph.truth_succ
+        seen: dict[tuple[str, str, str], None] = {}
+        succ, proof_succ, truth_succ = graph.succ, graph.proof_succ, graph.truth_succ
         claims = index.claims
         for ref in index.references:
             user = ref.owner
@@ -92,10 +99,8 @@ class DependencyGraph:
             key = (used, user, kind)
             if key in seen:
                 continue
-            seen.add(key)
-            edges.append(Edge(used, user, kind))
+            seen[key] = None
             succ[used].add(user)
-            pred[user].add(used)
             if kind == "proof-uses":
                 proof_succ[used].add(user)
                 truth_succ[used].add(user)
@@ -103,21 +108,34 @@ class DependencyGraph:
                 claim = claims.get(used)
                 if claim is not None and claim.role == "definition":
                     truth_succ[used].add(user)
-        for cid, claim in index.claims.items():
-            if claim.section is not None and claim.section in index.sections:
-                graph.edges.append(Edge(claim.section, cid, "contains"))
-        for sid, section in index.sections.items():
-            if section.parent is not None and section.parent in index.sections:
-                graph.edges.append(Edge(section.parent, sid, "contains"))
+        sections = index.sections
+        graph._contains = [(c.section, cid) for cid, c in index.claims.items() if c.section in sections]
+        graph._contains += [(s.parent, sid) for sid, s in sections.items() if s.parent in sections]
+        graph._edge_keys, graph._edges, graph._pred = seen, None, None
         graph._compute_status(index)
         return graph
 
+    @property
+    def edges(self) -> list[Edge]:
+        """Every edge, dependencies first then ``contains``; built when first read."""
+        if self._edges is None:
+            self._edges = [Edge(*key) for key in self._edge_keys]
+            self._edges += [Edge(parent, child, "contains") for parent, child in self._contains]
+        return self._edges
+
+    @property
+    def pred(self) -> dict[str, set[str]]:
+        """node -> the nodes it uses (reverse of ``succ``); built when first read."""
+        if self._pred is None:
+            pred: dict[str, set[str]] = defaultdict(set)
+            for used, users in self.succ.items():
+                for user in users:
+                    pred[user].add(used)
+            self._pred = pred
+        return self._pred
+
     def _add_node(self, node: str, kind: str) -> None:
         self.node_kind[node] = kind
-        self.succ.setdefault(node, set())
-        self.pred.setdefault(node, set())
-        self.proof_succ.setdefault(node, set())
-        self.truth_succ.setdefault(node, set())
 
     def _compute_status(self, index: "ProjectIndex") -> None:
         contained: dict[str, bool] = {}
@@ -192,10 +210,10 @@ class DependencyGraph:
         stack: list[str] = []
         components: list[list[str]] = []
         counter = 0
-        for start in sorted(succ):
+        for start in sorted(self.node_kind.keys() | succ.keys()):
             if start in index_of:
                 continue
-            work = [(start, iter(sorted(succ[start])))]
+            work = [(start, iter(sorted(succ.get(start, ()))))]
             index_of[start] = low[start] = counter
             counter += 1
             stack.append(start)
@@ -209,7 +227,7 @@ class DependencyGraph:
                         counter += 1
                         stack.append(child)
                         on_stack.add(child)
-                        work.append((child, iter(sorted(succ[child]))))
+                        work.append((child, iter(sorted(succ.get(child, ())))))
                         advanced = True
                         break
                     if child in on_stack:
@@ -256,7 +274,7 @@ class DependencyGraph:
             found = None
             while queue and found is None:
                 node = queue.popleft()
-                for nxt in sorted(succ[node]):
+                for nxt in sorted(succ.get(node, ())):
                     if nxt not in members:
                         continue
                     if nxt == start:
@@ -277,7 +295,8 @@ class DependencyGraph:
 
     def generations(self) -> list[list[str]]:
         """Layers that can be settled in parallel (Kahn); nodes on a cycle come last, together."""
-        indegree = {n: len(self.pred[n]) for n in self.succ}
+        nodes = self.node_kind.keys() | self.succ.keys() | self.pred.keys()
+        indegree = {n: len(self.pred.get(n, ())) for n in nodes}
         layer = sorted(n for n, d in indegree.items() if d == 0)
         out = []
         done = 0
@@ -286,7 +305,7 @@ class DependencyGraph:
             done += len(layer)
             nxt = set()
             for node in layer:
-                for child in self.succ[node]:
+                for child in self.succ.get(node, ()):
                     indegree[child] -= 1
                     if indegree[child] == 0:
                         nxt.add(child)

@@ -61,6 +61,7 @@ class IndexSnapshot:
     file_roots: dict[Path, list[Path]] = field(default_factory=dict)
     graph: object = None  # DependencyGraph
     diagnostics: list[Diagnostic] | None = None
+    label_owner: dict[str, str | None] = field(default_factory=dict)  # label -> node of its first definition
 
 
 @dataclass(slots=True)
@@ -87,9 +88,11 @@ class ProjectIndex:
         self._link_memo_key = ""
         self.config_loader = load_config  # the server adds the editor's settings
         self._resolved: dict[tuple[Path, ...], object] = {}
+        self._include_targets: dict[tuple, tuple] = {}
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
         self._near_misses: dict[Path, object] = {}
         self._suggestions: dict[tuple[Path, str], tuple[frozenset, list[str]]] = {}
+        self.claim_findings: dict[int, tuple] = {}  # id(claim) -> (claim, referenced, findings)
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -104,6 +107,7 @@ class ProjectIndex:
     theorem_environments = property(lambda self: self._current().theorem_environments)
     file_roots = property(lambda self: self._current().file_roots)
     graph = property(lambda self: self._current().graph)
+    label_owner = property(lambda self: self._current().label_owner)
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
@@ -254,7 +258,8 @@ class ProjectIndex:
                 envs.add(decl.env)
                 styles.setdefault(decl.env, (decl.title, decl.style))
         snap.theorem_environments = frozenset(envs)
-        env_key = "\0".join(sorted(envs))
+        # claims' roles come from the declarations' titles and styles too: part of the key
+        env_key = "\0".join(sorted(envs)) + "\1" + repr(sorted(styles.items()))
         for _root, visit in walks:
             self._analyse_tree(visit, env_key)
         linker = Linker(self.root_dir, styles, self._link_memo if env_key == self._link_memo_key else None)
@@ -265,6 +270,7 @@ class ProjectIndex:
         snap.sections = linker.sections
         snap.labels = linker.labels()
         snap.references = linker.references()
+        snap.label_owner = linker.label_owner
         for result in snap.root_results:
             for f in result.files:
                 roots = snap.file_roots.setdefault(f, [])
@@ -296,6 +302,7 @@ class ProjectIndex:
 
     def _discover(self) -> None:
         self._resolved.clear()
+        self._include_targets.clear()
         if self.explicit_root is not None:
             self.roots = [self.explicit_root]
             return
@@ -375,11 +382,14 @@ class ProjectIndex:
 
     def _follow(self, ev, path: Path, root: Path, table: MacroTable, chain: list[Path], scanned: list,
                 import_base: Path | None):
-        candidates = resolve_include(ev.name, ev.value, ev.extra if isinstance(ev.extra, str) else None,
-                                     path, root, import_base)
+        key = (ev.name, ev.value, ev.extra if isinstance(ev.extra, str) else None, path, root, import_base)
+        found = self._include_targets.get(key)
+        if found is None:  # building and resolving paths costs: once per include until files change
+            candidates = tuple(resolve_include(key[0], key[1], key[2], path, root, import_base))
+            found = self._include_targets[key] = (candidates, self._resolve_first(candidates) if candidates else None)
+        candidates, target = found
         if not candidates:
             return None
-        target = self._resolve_first(tuple(candidates))
         if target == "loop":
             self._include_problem(path, ev, "include-cycle", "error",
                                   f"\\{ev.name}{{{ev.value}}} goes through a symbolic link cycle; not followed", root)

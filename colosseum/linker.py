@@ -192,6 +192,10 @@ class Linker:
                 if pending.proof.obligation:
                     obligation[target] = True
                 inner_labels[target].extend(label.name for label in pending.labels)
+        # again, now that the labels inside proofs have their owners
+        label_owner = {}
+        for label in self._label_keys.values():
+            label_owner.setdefault(label.name, label.owner)
         self.label_owner = label_owner
         by_owner: dict[str, list[Reference]] = {}
         for ref in self._ref_keys.values():

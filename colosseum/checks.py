@@ -146,7 +146,10 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
     # labels and references, per root
     all_labels = index.labels
     for result in index.root_results:
-        for name, labels in result.labels.items():
+        defined = result.labels
+        for name, labels in defined.items():
+            if len(labels) == 1:
+                continue  # the common case, decided without building anything
             distinct = list({id(x): x for x in labels}.values())
             if len(distinct) == 1 and len(labels) > 1:  # one file read twice by this build
                 label = distinct[0]
@@ -168,13 +171,11 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
                                    tuple(RelatedInfo(o.location, f"`{name}` is also defined here") for o in others)),
                         result.root)
         near_misses = None
-        undefined = [ref for ref in result.references if ref.label not in result.labels]
+        undefined = [ref for ref in result.references if ref.label not in defined]
         # few undefined references: compare directly; many (a paper citing another one's labels):
         # the deletion index, kept from one rebuild to the next
-        direct = len(undefined) * len(result.labels) < 200_000
+        direct = len(undefined) * len(defined) < 200_000
         for ref in undefined:
-            if ref.label in result.labels:
-                continue
             if ref.label in all_labels:
                 elsewhere = all_labels[ref.label][0].location
                 message = (f"undefined reference `{ref.label}` in this build: its \\label is in "
@@ -191,8 +192,9 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
                     message += "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
             add(Diagnostic(ref.location.file, ref.location.range, "error", code("undefined-reference"), message),
                 result.root)
-        for name, labels in result.labels.items():
-            if "," in name and labels:
+        for name in [n for n in defined if "," in n]:
+            labels = defined[name]
+            if labels:
                 add(Diagnostic(labels[0].location.file, labels[0].location.range, "warning", code("label-with-comma"),
                                f"label `{name}` contains a comma: \\cref and \\uses read it as "
                                + " and ".join(f"`{p.strip()}`" for p in name.split(","))), result.root)

@@ -1,0 +1,156 @@
+"""Claude through Anthropic's Messages API, with the ``anthropic`` SDK.
+
+- Key from ``ANTHROPIC_API_KEY``; base URL overridable the SDK's way (``ANTHROPIC_BASE_URL`` or
+  ``base_url=``), which is how a local server stands in for the API in tests.
+- Structured answers through tool use (one tool whose input schema is the answer's schema, and
+  ``tool_choice`` forcing it), validated against the schema, with one repair retry that tells the
+  model what was wrong.
+- The system prefix carries ``cache_control``: every leaf of a tree shares it.
+- Retries with exponential backoff (or the server's ``retry-after``) on 429, 529, other 5xx,
+  timeouts and connection errors; the SDK's own retries are off so that one policy counts.
+- A semaphore bounds the calls in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+
+from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+ANSWER_TOOL = "answer"
+RETRYABLE_STATUS = frozenset((408, 409, 429, 500, 502, 503, 504, 529))
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, api_key: str | None = None, base_url: str | None = None,
+                 max_concurrency: int = 8, max_retries: int = 4, timeout: float = 600.0,
+                 backoff_seconds: float = 1.0, max_backoff_seconds: float = 60.0, sleep=asyncio.sleep,
+                 client=None):
+        self.model = model
+        self.max_retries = max_retries
+        self.backoff_seconds = backoff_seconds
+        self.max_backoff_seconds = max_backoff_seconds
+        self._sleep = sleep
+        self._limit = asyncio.Semaphore(max_concurrency)
+        if client is None:
+            from anthropic import AsyncAnthropic
+
+            key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+            if not key:
+                raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY (or pass api_key)")
+            client = AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
+        self._client = client
+
+    # ---- one request ---------------------------------------------------------------------------
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        async with self._limit:
+            messages = [{"role": m.role, "content": m.content} for m in request.messages]
+            response, usage, attempts = await self._call(request, messages)
+            if request.schema is None:
+                return ModelResponse(_text_of(response), None, usage, response.model, response.stop_reason, attempts)
+            data, problem = _structured(response, request.schema)
+            if problem is None:
+                return ModelResponse(_text_of(response), data, usage, response.model, response.stop_reason, attempts)
+            # one repair: show the model its answer and what is wrong with it
+            repair = messages + [
+                {"role": "assistant", "content": _text_of(response) or json.dumps(data or {})},
+                {"role": "user", "content": f"That answer does not fit the required format: {problem}. "
+                                            f"Answer again by calling the `{ANSWER_TOOL}` tool with a valid input."},
+            ]
+            response, more, extra = await self._call(request, repair)
+            usage, attempts = usage + more, attempts + extra
+            data, problem = _structured(response, request.schema)
+            if problem is not None:
+                raise ProviderError(self.name, f"malformed structured answer after a repair: {problem}",
+                                    attempts=attempts, details={"answer": _text_of(response)[:2000]})
+            return ModelResponse(_text_of(response), data, usage, response.model, response.stop_reason, attempts)
+
+    async def _call(self, request: ModelRequest, messages: list[dict]):
+        import anthropic
+
+        # no temperature: current Claude models take none (the SDK no longer accepts it); diversity
+        # across the leaves of a tree comes from their different prompts
+        kwargs = {
+            "model": request.model or self.model,
+            "max_tokens": request.max_tokens,
+            "system": [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}],
+            "messages": messages,
+        }
+        if request.schema is not None:
+            kwargs["tools"] = [{"name": ANSWER_TOOL, "description": "Give the answer in the required structure.",
+                                "input_schema": request.schema}]
+            kwargs["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._client.messages.create(**kwargs)
+                return response, _usage(response), attempt
+            except anthropic.APIStatusError as exc:
+                error = ProviderError(self.name, _error_message(exc), status=exc.status_code,
+                                      request_id=getattr(exc, "request_id", None),
+                                      retry_after=_retry_after(exc), retryable=exc.status_code in RETRYABLE_STATUS,
+                                      attempts=attempt)
+            except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
+                kind = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "connection failed"
+                error = ProviderError(self.name, f"request {kind}: {exc}", retryable=True, attempts=attempt)
+            if not error.retryable or attempt > self.max_retries:
+                raise error
+            await self._sleep(self._delay(attempt, error.retry_after))
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_backoff_seconds)
+        base = self.backoff_seconds * 2 ** (attempt - 1)
+        return min(base * (0.5 + random.random()), self.max_backoff_seconds)  # jitter: no herd
+
+
+def _usage(response) -> Usage:
+    u = response.usage
+    return Usage(u.input_tokens or 0, u.output_tokens or 0, getattr(u, "cache_read_input_tokens", 0) or 0,
+                 getattr(u, "cache_creation_input_tokens", 0) or 0, calls=1)
+
+
+def _text_of(response) -> str:
+    return "".join(block.text for block in response.content if getattr(block, "type", "") == "text")
+
+
+def _structured(response, schema: dict) -> tuple[dict | None, str | None]:
+    """The tool input, checked against the schema: (data, None) or (data or None, problem)."""
+    import jsonschema
+
+    blocks = [b for b in response.content if getattr(b, "type", "") == "tool_use" and b.name == ANSWER_TOOL]
+    if not blocks:
+        return None, f"no call of the `{ANSWER_TOOL}` tool in the answer"
+    data = blocks[0].input
+    if not isinstance(data, dict):
+        return None, "the tool input is not an object"
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(map(str, e.path)))
+    if errors:
+        problems = [f"{'.'.join(str(p) for p in e.absolute_path) or '(top level)'}: {e.message}" for e in errors[:3]]
+        return data, "; ".join(problems)
+    return data, None
+
+
+def _retry_after(exc) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    value = headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _error_message(exc) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error") or {}
+        if isinstance(error, dict) and error.get("message"):
+            return f"{error.get('type', 'error')}: {error['message']}"
+    return str(exc)

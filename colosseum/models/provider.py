@@ -1,0 +1,75 @@
+"""What every model provider takes and returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str  # "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One call. ``system`` is the long shared prefix (paper context, catalog): providers that
+    can cache it do, since every leaf of a tree sends the same one."""
+
+    system: str
+    messages: tuple[Message, ...]
+    schema: dict | None = None  # JSON schema of the structured answer, or None for text
+    max_tokens: int = 4096
+    temperature: float = 1.0
+    model: str | None = None  # None: the provider's configured model
+    role: str = ""  # the prompt role (generator, refuter, ...), for logs and scripted doubles
+
+
+@dataclass(slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    calls: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                     self.cache_read_tokens + other.cache_read_tokens,
+                     self.cache_write_tokens + other.cache_write_tokens, self.calls + other.calls)
+
+
+@dataclass(slots=True)
+class ModelResponse:
+    text: str
+    data: dict | None  # the parsed, validated structured answer when a schema was given
+    usage: Usage
+    model: str
+    stop_reason: str | None = None
+    attempts: int = 1  # calls made for this response (retries and repairs included)
+
+
+@dataclass
+class ProviderError(Exception):
+    """A call that did not succeed, with what is known about why."""
+
+    provider: str
+    message: str
+    status: int | None = None
+    request_id: str | None = None
+    retry_after: float | None = None
+    retryable: bool = False
+    attempts: int = 1
+    details: dict = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        status = f" (HTTP {self.status})" if self.status else ""
+        request = f" [request {self.request_id}]" if self.request_id else ""
+        return f"{self.provider}: {self.message}{status}{request} after {self.attempts} attempt(s)"
+
+
+class ModelProvider(Protocol):
+    name: str
+
+    async def complete(self, request: ModelRequest) -> ModelResponse: ...

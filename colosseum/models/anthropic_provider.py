@@ -16,9 +16,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 
 from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage
+from colosseum.models.retry import repair_instruction, validate, with_retries
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 ANSWER_TOOL = "answer"
@@ -60,8 +60,8 @@ class AnthropicProvider:
             # one repair: show the model its answer and what is wrong with it
             repair = messages + [
                 {"role": "assistant", "content": _text_of(response) or json.dumps(data or {})},
-                {"role": "user", "content": f"That answer does not fit the required format: {problem}. "
-                                            f"Answer again by calling the `{ANSWER_TOOL}` tool with a valid input."},
+                {"role": "user", "content": repair_instruction(problem, f"by calling the `{ANSWER_TOOL}` tool "
+                                                                         "with a valid input")},
             ]
             response, more, extra = await self._call(request, repair)
             usage, attempts = usage + more, attempts + extra
@@ -86,29 +86,21 @@ class AnthropicProvider:
             kwargs["tools"] = [{"name": ANSWER_TOOL, "description": "Give the answer in the required structure.",
                                 "input_schema": request.schema}]
             kwargs["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                response = await self._client.messages.create(**kwargs)
-                return response, _usage(response), attempt
-            except anthropic.APIStatusError as exc:
-                error = ProviderError(self.name, _error_message(exc), status=exc.status_code,
-                                      request_id=getattr(exc, "request_id", None),
-                                      retry_after=_retry_after(exc), retryable=exc.status_code in RETRYABLE_STATUS,
-                                      attempts=attempt)
-            except (anthropic.APITimeoutError, anthropic.APIConnectionError) as exc:
+        def classify(exc, attempt: int) -> ProviderError:
+            if isinstance(exc, anthropic.APIStatusError):
+                return ProviderError(self.name, _error_message(exc), status=exc.status_code,
+                                     request_id=getattr(exc, "request_id", None), retry_after=_retry_after(exc),
+                                     retryable=exc.status_code in RETRYABLE_STATUS, attempts=attempt)
+            if isinstance(exc, (anthropic.APITimeoutError, anthropic.APIConnectionError)):
                 kind = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "connection failed"
-                error = ProviderError(self.name, f"request {kind}: {exc}", retryable=True, attempts=attempt)
-            if not error.retryable or attempt > self.max_retries:
-                raise error
-            await self._sleep(self._delay(attempt, error.retry_after))
+                return ProviderError(self.name, f"request {kind}: {exc}", retryable=True, attempts=attempt)
+            raise exc
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.max_backoff_seconds)
-        base = self.backoff_seconds * 2 ** (attempt - 1)
-        return min(base * (0.5 + random.random()), self.max_backoff_seconds)  # jitter: no herd
+        response, attempts = await with_retries(
+            lambda: self._client.messages.create(**kwargs), classify, sleep=self._sleep,
+            max_retries=self.max_retries, backoff_seconds=self.backoff_seconds,
+            max_backoff_seconds=self.max_backoff_seconds)
+        return response, _usage(response), attempts
 
 
 def _usage(response) -> Usage:
@@ -123,19 +115,11 @@ def _text_of(response) -> str:
 
 def _structured(response, schema: dict) -> tuple[dict | None, str | None]:
     """The tool input, checked against the schema: (data, None) or (data or None, problem)."""
-    import jsonschema
-
     blocks = [b for b in response.content if getattr(b, "type", "") == "tool_use" and b.name == ANSWER_TOOL]
     if not blocks:
         return None, f"no call of the `{ANSWER_TOOL}` tool in the answer"
     data = blocks[0].input
-    if not isinstance(data, dict):
-        return None, "the tool input is not an object"
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(map(str, e.path)))
-    if errors:
-        problems = [f"{'.'.join(str(p) for p in e.absolute_path) or '(top level)'}: {e.message}" for e in errors[:3]]
-        return data, "; ".join(problems)
-    return data, None
+    return (data if isinstance(data, dict) else None), validate(data, schema)
 
 
 def _retry_after(exc) -> float | None:

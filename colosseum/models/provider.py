@@ -28,6 +28,8 @@ class ModelRequest:
 
 @dataclass(slots=True)
 class Usage:
+    """Tokens as billed: ``input_tokens`` are the uncached ones; cache reads and writes apart."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
@@ -48,6 +50,7 @@ class ModelResponse:
     model: str
     stop_reason: str | None = None
     attempts: int = 1  # calls made for this response (retries and repairs included)
+    cached: bool = False  # served from the on-disk response cache: no call made
 
 
 @dataclass

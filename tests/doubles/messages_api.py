@@ -93,3 +93,17 @@ class MessagesAPIDouble:
     def __exit__(self, *exc):
         self.server.shutdown()
         self.server.server_close()
+
+
+class ChatCompletionsDouble(MessagesAPIDouble):
+    """The same server for the OpenAI chat-completions API: script items are built with
+    ``chat_answer``/``error``."""
+
+
+def chat_answer(content: str, *, prompt_tokens: int = 50, completion_tokens: int = 10, cached: int = 0):
+    return 200, {
+        "id": "chatcmpl-double", "object": "chat.completion", "model": "local-double",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "prompt_tokens_details": {"cached_tokens": cached}},
+    }, {}

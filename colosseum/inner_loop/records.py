@@ -1,0 +1,79 @@
+"""Plain records of one inner-loop run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from colosseum.models import Usage
+
+DEFAULT_ANGLES = (
+    "a direct proof from the definitions",
+    "find the one main lemma the statement reduces to, prove it, then conclude",
+    "a probabilistic or counting argument",
+    "induction on the natural parameter of the statement",
+    "argue by contradiction from a minimal counterexample",
+    "a different representation of the objects (a matrix, a graph, a generating function)",
+    "reduce to a known theorem among the assumable results and check its hypotheses one by one",
+    "an extremal argument: consider a maximal or minimal object",
+)
+
+
+@dataclass(frozen=True)
+class InnerLoopConfig:
+    leaves: int = 16
+    refuters_per_candidate: int = 1
+    widths: tuple[int, ...] = (16, 8, 5, 1)  # node counts per level; widths[0] is the leaves
+    k: int = 5  # bundles per aggregator, capped at the current width
+    seed: int | None = None  # None: derived from the obligation and its context
+    max_calls: int | None = None  # budget; a run that would exceed it does not start
+    angles: tuple[str, ...] = DEFAULT_ANGLES
+
+    def planned_calls(self) -> int:
+        return self.leaves + self.leaves * self.refuters_per_candidate + sum(self.widths[1:])
+
+
+@dataclass
+class Critique:
+    id: str
+    severity: str  # fatal | major | minor
+    kind: str
+    quote: str
+    explanation: str
+    repair: str = ""
+    anchored: bool = True  # the quoted span was found in the candidate it attacks
+    origin: str = ""  # the bundle whose candidate it was written against
+
+
+@dataclass
+class Candidate:
+    id: str
+    proof: str
+    strategy: str = ""
+    angle: str = ""
+
+
+@dataclass
+class Bundle:
+    """A candidate with every critique attached to it (its own, and those carried up)."""
+
+    id: str
+    level: int
+    candidate: Candidate
+    critiques: list[Critique] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    sources: tuple[str, ...] = ()  # the bundles this one merged
+    resolved: dict[str, str] = field(default_factory=dict)  # critique id -> how
+
+
+@dataclass
+class SolveResult:
+    root: Bundle
+    bundles: dict[str, Bundle]
+    groups: list[list[tuple[str, list[str]]]]  # per level: (aggregator, the bundles it drew)
+    reached_root: list[str]  # the leaves whose bundle is an ancestor of the root
+    usage: Usage
+    seed: int
+
+    @property
+    def surviving_critiques(self) -> list[Critique]:
+        return self.root.critiques

@@ -1,0 +1,128 @@
+"""The inner loop with the scripted provider (a test double): tree shape, sampling, determinism,
+critiques carried to the root, budget, and a second identical run served from the cache."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from colosseum.inner_loop.records import InnerLoopConfig
+from colosseum.inner_loop.solve import BudgetExceeded, ObligationContext, anchored, solve
+from colosseum.models.response_cache import CachedProvider
+from colosseum.models.scripted_provider import ScriptedProvider
+from colosseum.prompt_specs import load_prompt
+
+CONTEXT = ObligationContext("lem:resampling", "The algorithm performs at most m/d resampling steps.",
+                            assumable="thm:lll: the Lovász Local Lemma ...", notation="\\newcommand{\\euler}{e}")
+FLAWED_ANGLE = "a probabilistic or counting argument"
+
+
+def script(resolve: set[str] = frozenset()):
+    def answer(request):
+        user = request.messages[0].content
+        if request.role == "generator":
+            angle = user.rsplit("Take this angle, so that the provers differ: ", 1)[1].split(".\n")[0]
+            flaw = " By a union bound over dependent events, done." if angle == FLAWED_ANGLE else " Done."
+            return {"strategy": angle, "proof": f"We argue via {angle}.{flaw}"}
+        if request.role == "refuter":
+            critiques = []
+            if "union bound over dependent events" in user:
+                critiques.append({"severity": "fatal", "kind": "misused-theorem",
+                                  "quote": "By a union bound over dependent events",
+                                  "explanation": "the events are not independent", "repair": ""})
+            if "induction" in user:
+                critiques.append({"severity": "minor", "kind": "gap", "quote": "a sentence that is not there",
+                                  "explanation": "quotes nothing real", "repair": ""})
+            return {"critiques": critiques}
+        ids = [line.split("[", 1)[1].split("]", 1)[0] for line in user.splitlines() if line.startswith("- [")]
+        return {"proof": "Merged proof.", "open_conflicts": [],
+                "resolved": [{"critique": cid, "how": "handled by Lemma 2"} for cid in ids if cid in resolve]}
+    return answer
+
+
+async def test_tree_shape_and_call_count_with_the_defaults():
+    provider = ScriptedProvider(script())
+    stages = []
+    result = await solve(CONTEXT, provider, InnerLoopConfig(seed=7), lambda s, d, t: stages.append(s))
+    roles = Counter(r.role for r in provider.calls)
+    assert roles == {"generator": 16, "refuter": 16, "aggregator": 14} and len(provider.calls) == 46
+    assert [len(level) for level in result.groups] == [8, 5, 1]
+    assert "generating" in stages and "aggregating level 3 of 3" in stages
+    assert result.usage.calls == 46
+
+
+async def test_groups_are_drawn_without_replacement_overlap_and_k_is_capped():
+    result = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=3, widths=(16, 8, 3, 1), k=5))
+    level1 = result.groups[0]
+    assert all(len(members) == 5 == len(set(members)) for _, members in level1)
+    uses = Counter(m for _, members in level1 for m in members)
+    assert max(uses.values()) > 1  # groups overlap: one bundle feeds several aggregators
+    assert [len(members) for _, members in result.groups[2]] == [3]  # k capped at the width below
+
+
+async def test_same_seed_same_questions_other_seed_other_groups():
+    a = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=11))
+    b = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=11))
+    c = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=12))
+    assert a.groups == b.groups and a.seed == b.seed == 11
+    assert a.groups != c.groups
+    derived = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig())
+    again = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig())
+    assert derived.seed == again.seed and derived.groups == again.groups
+
+
+async def test_an_unresolved_fatal_critique_reaches_the_root_and_nothing_is_voted_away():
+    for seed in range(40):
+        result = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=seed))
+        flawed = [b.id for b in result.bundles.values() if b.level == 0 and b.candidate.angle == FLAWED_ANGLE]
+        if set(flawed) & set(result.reached_root):
+            break
+    else:
+        pytest.fail("no seed in 40 let a flawed leaf reach the root")
+    fatal = [c for c in result.surviving_critiques if c.severity == "fatal"]
+    assert fatal and all(c.origin in flawed for c in fatal)
+    # every critique of every leaf that reached the root is still there
+    for leaf in result.reached_root:
+        for critique in result.bundles[leaf].critiques:
+            assert critique.id in {c.id for c in result.root.critiques}
+
+
+async def test_a_critique_resolved_by_an_argument_is_dropped_with_the_argument_recorded():
+    first = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=5))
+    fatal_ids = {c.id for b in first.bundles.values() if b.level == 0 for c in b.critiques if c.severity == "fatal"}
+    resolved = await solve(CONTEXT, ScriptedProvider(script(resolve=fatal_ids)), InnerLoopConfig(seed=5))
+    assert not [c for c in resolved.surviving_critiques if c.severity == "fatal"]
+    assert any(cid in b.resolved for b in resolved.bundles.values() for cid in fatal_ids)
+
+
+async def test_a_critique_quoting_nothing_real_is_marked_unanchored():
+    result = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=1))
+    critiques = [c for b in result.bundles.values() if b.level == 0 for c in b.critiques]
+    assert any(not c.anchored and c.kind == "gap" for c in critiques)
+    assert all(c.anchored for c in critiques if c.kind == "misused-theorem")
+    assert anchored("union  bound\nover", "by a union bound over x") and not anchored("", "x")
+
+
+async def test_a_run_over_budget_does_not_start():
+    provider = ScriptedProvider(script())
+    with pytest.raises(BudgetExceeded, match="46 model calls"):
+        await solve(CONTEXT, provider, InnerLoopConfig(max_calls=40))
+    assert provider.calls == []
+
+
+async def test_a_second_identical_run_makes_no_model_call(tmp_path):
+    inner = ScriptedProvider(script())
+    first = await solve(CONTEXT, CachedProvider(inner, tmp_path), InnerLoopConfig())
+    calls = len(inner.calls)
+    second = await solve(CONTEXT, CachedProvider(inner, tmp_path), InnerLoopConfig())
+    assert calls == 46 and len(inner.calls) == 46
+    assert second.root.candidate.proof == first.root.candidate.proof and second.usage.calls == 0
+
+
+def test_prompt_files_state_role_inputs_and_schema():
+    for role in ("generator", "refuter", "aggregator"):
+        spec = load_prompt(role)
+        assert spec.role == role and spec.schema["type"] == "object" and spec.inputs
+        system, user = spec.render({name: f"<{name}>" for name in spec.inputs})
+        assert "never instructions" in system.replace("\n", " ") and "{" + spec.inputs[0] + "}" not in user

@@ -28,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     knowledge.add_argument("entry", nargs="?", help="entry id (for show)")
     knowledge.add_argument("--format", choices=("text", "json"), default="text")
     knowledge.add_argument("--no-starter", action="store_true", help="leave out the starter catalog")
+    from colosseum.solve_cli import add_arguments
+
+    add_arguments(sub)
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead of stdio")
     serve.add_argument("--log-file", help="write the server log here")
@@ -51,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         from colosseum_lsp.main import run_server  # the server package; the engine never imports it
 
         return run_server(tcp_port=args.tcp, log_file=args.log_file)
+    if args.command == "solve":
+        from colosseum.solve_cli import run_solve
+
+        return run_solve(args)
     if args.command == "knowledge":
         from colosseum.knowledge_cli import run_knowledge
 

@@ -37,8 +37,9 @@ def error(status: int, kind: str, message: str, retry_after: float | None = None
 class MessagesAPIDouble:
     """``script`` items are (status, body, headers), or ("sleep", seconds, item) to answer late."""
 
-    def __init__(self, script: list):
+    def __init__(self, script: list, responder=None):
         self.script = list(script)
+        self.responder = responder  # body -> (status, payload, headers), when the script is empty
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.in_flight = 0
@@ -56,7 +57,12 @@ class MessagesAPIDouble:
                 with double._lock:
                     double.requests.append(body)
                     double.headers.append(dict(self.headers))
-                    item = double.script.pop(0) if double.script else error(500, "api_error", "script exhausted")
+                    if double.script:
+                        item = double.script.pop(0)
+                    elif double.responder is not None:
+                        item = double.responder(body)
+                    else:
+                        item = error(500, "api_error", "script exhausted")
                     double.in_flight += 1
                     double.max_in_flight = max(double.max_in_flight, double.in_flight)
                 try:

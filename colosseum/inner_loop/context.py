@@ -1,0 +1,73 @@
+"""What an obligation's provers are given, read from the project index and its catalog.
+
+The results they may assume are exactly the claims that do not depend on the obligation in the
+DAG (so no proof can become circular), its ancestors first; statements only, never proofs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from colosseum.inner_loop.solve import ObligationContext
+
+MAX_ASSUMABLE = 200  # statements, ancestors first
+MAX_NOTATION_LINES = 200
+_NOTATION = re.compile(r"^\s*\\(?:newcommand|renewcommand|providecommand|DeclareMathOperator|def|let)\b.*$", re.M)
+
+
+def obligation_context(index, label: str, catalog=None, previous: str = "(none)") -> ObligationContext:
+    claim = index.claims.get(label)
+    if claim is None:
+        raise KeyError(f"no claim `{label}` in the project")
+    graph = index.graph
+    dependents = graph.descendants(label) | {label}
+    ancestors = graph.ancestors(label)
+    order = sorted((c for cid, c in index.claims.items() if cid not in dependents and c.kind != "leannode"),
+                   key=lambda c: (c.id not in ancestors, str(c.file), c.location.range.start))
+    assumable = "\n\n".join(
+        f"[{c.id}] {c.kind}{' (' + c.title + ')' if c.title else ''}, status {graph.status.get(c.id)}:\n"
+        f"{_clean(c.statement_text)}" for c in order[:MAX_ASSUMABLE])
+    return ObligationContext(label=label, statement=_clean(claim.statement_text), assumable=assumable,
+                             notation=preamble_notation(index), catalog=_catalog_text(catalog, label, ancestors),
+                             previous=previous)
+
+
+def preamble_notation(index) -> str:
+    """The macro definitions of the roots' preambles: the provers must read the notation."""
+    lines: list[str] = []
+    for root in index.roots:
+        ft = index.text_of(Path(root))
+        if ft is None:
+            continue
+        preamble = ft.text.split("\\begin{document}", 1)[0]
+        lines += [m.group().strip() for m in _NOTATION.finditer(preamble)]
+    return "\n".join(dict.fromkeys(lines[:MAX_NOTATION_LINES]))
+
+
+def _clean(statement: str) -> str:
+    return "\n".join(line for line in statement.strip().splitlines()
+                     if not line.strip().startswith(("\\label", "%"))).strip()
+
+
+def _catalog_text(catalog, label: str, ancestors: set[str]) -> str:
+    """Failed routes for this very target first, then entries linked to it or its ancestors."""
+    if catalog is None:
+        return "(none)"
+    linked = []
+    for entry in catalog.entries.values():
+        if entry.status == "retracted":
+            continue
+        labels = set(entry.links.get("labels") or [])
+        target = (entry.data.get("target") or {}).get("label")
+        if entry.kind == "failed-route" and target == label:
+            linked.append((0, entry))
+        elif labels & ({label} | ancestors):
+            linked.append((1, entry))
+    linked.sort(key=lambda item: (item[0], item[1].id))
+    parts = []
+    for _, entry in linked[:30]:
+        data = entry.data
+        body = data.get("statement") or data.get("claim") or data.get("approach") or ""
+        extra = f"\nIt failed at: {data['failure_point']}" if data.get("failure_point") else ""
+        parts.append(f"[{entry.id}] {entry.kind}: {entry.title}\n{str(body).strip()}{extra}")
+    return "\n\n".join(parts) or "(none)"

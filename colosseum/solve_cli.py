@@ -1,0 +1,110 @@
+"""``colosseum solve PATH --label LABEL [--dry-run]``: one obligation through the inner loop."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from colosseum.inner_loop.records import InnerLoopConfig
+
+
+def add_arguments(sub) -> None:
+    solve = sub.add_parser("solve", help="run the inner loop on one obligation")
+    solve.add_argument("path", help="project directory or its root .tex file")
+    solve.add_argument("--label", required=True, help="the claim to prove")
+    solve.add_argument("--dry-run", action="store_true", help="say what it would cost, spend nothing")
+    solve.add_argument("--model", help="model name (default: [models] model in colosseum.toml)")
+    solve.add_argument("--max-calls", type=int, help="budget: refuse to start a run that needs more calls")
+    solve.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
+
+
+def _config(raw: dict, args) -> tuple[InnerLoopConfig, dict]:
+    solve = raw.get("solve", {}) if isinstance(raw.get("solve"), dict) else {}
+    models = raw.get("models", {}) if isinstance(raw.get("models"), dict) else {}
+    budget = raw.get("budget", {}) if isinstance(raw.get("budget"), dict) else {}
+    leaves = int(solve.get("leaves", 16))
+    widths = tuple(int(w) for w in solve.get("widths", (leaves, 8, 5, 1)))
+    config = InnerLoopConfig(leaves=leaves, refuters_per_candidate=int(solve.get("refuters", 1)), widths=widths,
+                             k=int(solve.get("k", 5)),
+                             max_calls=args.max_calls if args.max_calls is not None else budget.get("max_calls"))
+    return config, models
+
+
+def run_solve(args) -> int:
+    from colosseum.catalog import load_catalog
+    from colosseum.index import ProjectError, ProjectIndex
+    from colosseum.inner_loop.context import obligation_context
+    from colosseum.inner_loop.run_record import run_directory, write_run
+    from colosseum.inner_loop.solve import BudgetExceeded, solve
+    from colosseum.knowledge_cli import catalog_directory
+    from colosseum.models import ProviderError
+    from colosseum.prompt_specs import load_prompt
+
+    try:
+        index = ProjectIndex.open(args.path)
+    except ProjectError as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return 2
+    config, models = _config(index.config.raw, args)
+    catalog = load_catalog(catalog_directory(Path(args.path).resolve()))
+    try:
+        context = obligation_context(index, args.label, catalog)
+    except KeyError as exc:
+        print(f"colosseum: {exc.args[0]}", file=sys.stderr)
+        return 2
+    planned = config.planned_calls()
+    if args.dry_run:
+        prefix = sum(len(x) for x in (context.statement, context.assumable, context.notation, context.catalog))
+        template = sum(len(load_prompt(r).system_template) for r in ("generator", "refuter", "aggregator")) // 3
+        tokens = planned * (prefix + template) // 4
+        print(f"{args.label}: {planned} model calls ({config.leaves} candidates, "
+              f"{config.leaves * config.refuters_per_candidate} refutations, {sum(config.widths[1:])} aggregations; "
+              f"widths {config.widths}, k = {config.k}); about {tokens:,} input tokens before prompt caching "
+              f"(the shared prefix is cached after the first call). Nothing was sent.")
+        return 0
+    from colosseum.models.anthropic_provider import DEFAULT_MODEL, AnthropicProvider
+    from colosseum.models.response_cache import CachedProvider
+
+    model = args.model or models.get("model") or DEFAULT_MODEL
+    try:
+        provider = AnthropicProvider(model, base_url=models.get("base_url"))
+    except ProviderError as exc:
+        print(f"colosseum: {exc.message}", file=sys.stderr)
+        return 2
+    if not args.no_cache:
+        provider = CachedProvider(provider, index.root_dir / ".colosseum" / "cache")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        width = 24
+        filled = width * done // max(1, total)
+        print(f"\r{stage:28} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr,
+              flush=True)
+
+    try:
+        result = asyncio.run(solve(context, provider, config, progress))
+    except BudgetExceeded as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return 1
+    except ProviderError as exc:
+        print(f"\ncolosseum: the model could not be reached: {exc}", file=sys.stderr)
+        return 1
+    except ExceptionGroup as group:  # from the task groups: report the first provider failure
+        failures = group.subgroup(lambda e: isinstance(e, ProviderError))
+        if failures is None:
+            raise
+        first = failures
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        print(f"\ncolosseum: the model could not be reached: {first}", file=sys.stderr)
+        return 1
+    print(file=sys.stderr)
+    hits = getattr(provider, "hits", 0)
+    directory = write_run(run_directory(index.root_dir, args.label), args.label, result, config, model, hits)
+    print(result.root.candidate.proof)
+    print(f"\n{len(result.surviving_critiques)} critique(s) survived:")
+    for c in result.surviving_critiques:
+        print(f"  {c.severity} {c.kind}: {c.explanation}")
+    print(f"\n{result.usage.calls} model calls, {hits} answers from the cache; run written to "
+          f"{directory.relative_to(index.root_dir)}")
+    return 0

@@ -1,0 +1,81 @@
+"""`colosseum solve` end to end: the real CLI and the real Anthropic SDK, with a local
+Messages-API double standing in for the API (ANTHROPIC_BASE_URL)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from doubles.messages_api import MessagesAPIDouble, tool_answer
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
+
+
+def answer_by_role(body: dict):
+    required = set(body["tools"][0]["input_schema"]["required"])
+    prompt = body["messages"][-1]["content"]
+    if "strategy" in required:
+        return tool_answer({"strategy": "witness trees", "proof": "By the witness-tree argument, the bound holds."},
+                           input_tokens=300, cache_read=2000)
+    if "critiques" in required:
+        return tool_answer({"critiques": [{"severity": "major", "kind": "gap", "quote": "the bound holds",
+                                           "explanation": "the expectation bound needs the LLL condition",
+                                           "repair": "cite thm:moser-tardos"}]})
+    assert "Candidate" in prompt
+    return tool_answer({"proof": "Merged: by the witness-tree argument the bound holds.", "resolved": [],
+                        "open_conflicts": []})
+
+
+def run(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
+    return subprocess.run([sys.executable, "-m", "colosseum", "solve", str(project), "--label", "lem:resampling",
+                           *extra], capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_solve_writes_an_auditable_run_and_a_rerun_costs_nothing(tmp_path):
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    with MessagesAPIDouble([], responder=answer_by_role) as server:
+        first = run(project, server.url)
+        assert first.returncode == 0, first.stderr
+        assert "witness-tree argument" in first.stdout and "critique(s) survived" in first.stdout
+        assert len(server.requests) == 46
+        second = run(project, server.url)
+        assert second.returncode == 0, second.stderr
+        assert len(server.requests) == 46  # every answer came from the response cache
+    runs = sorted((project / ".colosseum" / "runs").iterdir())
+    assert len(runs) == 2
+    record = json.loads((runs[0] / "run.json").read_text())
+    assert record["usage"]["calls"] == 46 and record["usage"]["cache_read_tokens"] == 16 * 2000
+    assert [len(level) for level in record["groups"]] == [8, 5, 1]
+    assert record["prompts"] == {"generator": 1, "refuter": 1, "aggregator": 1}
+    assert json.loads((runs[1] / "run.json").read_text())["usage"]["response_cache_hits"] == 46
+    assert "Surviving critiques" in (runs[0] / "report.md").read_text()
+    # the provers may assume what does not depend on the obligation, never what does
+    system = server.requests[0]["system"][0]["text"]
+    assert "[thm:lll]" in system and "[thm:main]" not in system and "[cor:simple]" not in system
+    assert all(r["system"][0]["cache_control"] == {"type": "ephemeral"} for r in server.requests)
+
+
+def test_dry_run_and_budget_spend_nothing(tmp_path):
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    with MessagesAPIDouble([], responder=answer_by_role) as server:
+        dry = run(project, server.url, "--dry-run")
+        over = run(project, server.url, "--max-calls", "20")
+        assert server.requests == []
+    assert dry.returncode == 0 and "46 model calls" in dry.stdout and "Nothing was sent" in dry.stdout
+    assert over.returncode == 1 and "budget is 20" in over.stderr
+
+
+def test_an_unreachable_api_is_a_clear_message(tmp_path):
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    with MessagesAPIDouble([], responder=lambda body: (400, {"type": "error", "error": {
+            "type": "invalid_request_error", "message": "model not found"}}, {})) as server:
+        failed = run(project, server.url)
+    assert failed.returncode == 1 and "model not found" in failed.stderr and "Traceback" not in failed.stderr

@@ -144,4 +144,4 @@ async def test_commands(client: LanguageClient):
     assert result["claims"] >= 10
     with pytest.raises(Exception, match="not available yet"):
         await client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="colosseum.solveObligation", arguments=[uri, "lem:resampling"]))
+            command="colosseum.globalReview", arguments=[uri]))

@@ -67,6 +67,8 @@ class ServerContext:
         self.projects: dict[Path, Project] = {}
         self.options: dict = {}
         self.published: dict[str, tuple] = {}  # uri -> (diagnostics, version) last published
+        # findings from other sources than the index, keyed by (source, uri): (diagnostics, extra)
+        self.extra_diagnostics: dict[tuple[str, str], tuple[list, object]] = {}
         self.tasks: set[asyncio.Task] = set()
         self.watched_files_supported = False
         self.observer = None

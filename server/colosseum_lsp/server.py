@@ -18,7 +18,7 @@ from colosseum_lsp import progress
 from colosseum_lsp.context import ServerContext
 from colosseum_lsp.protocol import ColosseumProtocol
 from colosseum_lsp.convert import engine_position, path_to_uri, uri_to_path
-from colosseum_lsp.features import code_actions, commands, completion, navigation, rename, symbols
+from colosseum_lsp.features import code_actions, commands, completion, navigation, rename, solve, symbols
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def guarded(default=None):
         async def run(*args, **kwargs):
             try:
                 return await fn(*args, **kwargs)
-            except (JsonRpcException, rename.RenameError, commands.CommandError):
+            except (JsonRpcException, rename.RenameError, commands.CommandError, solve.SolveError):
                 raise
             except Exception:
                 log.exception("%s failed", fn.__name__)
@@ -215,12 +215,14 @@ def build_server() -> LanguageServer:
             arguments = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
             try:
                 return await handler(ctx, arguments)
-            except commands.CommandError as exc:
+            except (commands.CommandError, solve.SolveError) as exc:
                 raise RequestFailed(str(exc)) from exc
         return run
 
     command("colosseum.reindex", commands.reindex)
     command("colosseum.showDependencyGraph", commands.show_dependency_graph)
+    command("colosseum.solveObligation", solve.solve_obligation)
+    command("colosseum.openReport", solve.open_report)
     for name in commands.NOT_AVAILABLE:
         command(name, lambda _ctx, _args, _name=name: commands.not_available(_name))
     return server

@@ -23,6 +23,14 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
     version = doc.version if doc else None
     actions: list[types.CodeAction] = []
     for diag in params.context.diagnostics:
+        if diag.source == "colosseum-solve":
+            report = ctx.extra_diagnostics.get(("colosseum-solve", uri), ([], None))[1]
+            if report and not any(a.command and a.command.command == "colosseum.openReport" for a in actions):
+                actions.append(types.CodeAction(
+                    title="Open the run's report", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                    command=types.Command(title="Open the run's report", command="colosseum.openReport",
+                                          arguments=[report])))
+            continue
         if diag.code != "colosseum/undefined-reference":
             continue
         hit = ctx.item_at(path, engine_position(diag.range.start))

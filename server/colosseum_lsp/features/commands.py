@@ -9,8 +9,6 @@ from colosseum.graph_html import dag_html
 from colosseum_lsp.convert import uri_to_path
 
 NOT_AVAILABLE = {
-    "colosseum.solveObligation": "Solving obligations (the many-agent inner loop) is not available yet in this "
-                                 "version of Colosseum.",
     "colosseum.globalReview": "Global review is not available yet in this version of Colosseum.",
 }
 

@@ -17,6 +17,8 @@ def publish_project(ctx, project) -> None:
     per_uri: dict[str, list] = defaultdict(list)
     for diag in snap.diagnostics or ():
         per_uri[path_to_uri(diag.file)].append(diag)
+    for (_source, uri), (found, _extra) in ctx.extra_diagnostics.items():
+        per_uri[uri].extend(found)
     prefix = path_to_uri(project.root_dir).rstrip("/") + "/"  # not a sibling paper-v2/
     owned = {u for u in ctx.published if u.startswith(prefix)}
     for uri in sorted(set(per_uri) | owned):

@@ -1,0 +1,159 @@
+""""Solve obligation": the inner loop from the editor, with progress, cancellation, the proof
+offered as an edit checked against the document version, and the surviving critiques as
+diagnostics on the obligation."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from lsprotocol import types
+
+from colosseum.models import ProviderError
+from colosseum.structure import Diagnostic, RelatedInfo
+from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
+from colosseum_lsp.progress import ProgressCancelled
+
+log = logging.getLogger(__name__)
+SOURCE = "colosseum-solve"
+
+
+class SolveError(Exception):
+    pass
+
+
+def _provider(ctx, project):
+    from colosseum.models.anthropic_provider import DEFAULT_MODEL, AnthropicProvider
+    from colosseum.models.response_cache import CachedProvider
+
+    raw = project.index.config.raw.get("models", {}) if isinstance(project.index.config.raw.get("models"), dict) else {}
+    model = ctx.options.get("model") or raw.get("model") or DEFAULT_MODEL
+    try:
+        inner = AnthropicProvider(model, base_url=raw.get("base_url"))
+    except ProviderError as exc:
+        raise SolveError(exc.message) from exc
+    return CachedProvider(inner, project.root_dir / ".colosseum" / "cache"), model
+
+
+def _config(ctx, project):
+    from colosseum.solve_cli import _config
+
+    class Args:
+        max_calls = (ctx.options.get("budget") or {}).get("max_calls")
+
+    return _config(project.index.config.raw, Args)[0]
+
+
+async def solve_obligation(ctx, args) -> dict:
+    from colosseum.catalog import load_catalog
+    from colosseum.inner_loop.context import obligation_context
+    from colosseum.inner_loop.run_record import run_directory, write_run
+    from colosseum.inner_loop.solve import BudgetExceeded, solve
+    from colosseum.knowledge_cli import catalog_directory
+
+    if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        raise SolveError("usage: colosseum.solveObligation [document uri, claim label]")
+    uri, label = args[0], args[1]
+    path = uri_to_path(uri)
+    if path is None:
+        raise SolveError(f"not a file: {uri}")
+    project = ctx.project_for(path)
+    index = await ctx.ensure_index(project)
+    if index is None:
+        raise SolveError(project.error or "the project cannot be indexed")
+    snap = project.snapshot()
+    claim = snap.claims.get(label)
+    if claim is None:
+        raise SolveError(f"no claim `{label}` in the project")
+    doc = ctx.server.workspace.text_documents.get(path_to_uri(claim.file))
+    version_at_start = doc.version if doc else None
+    catalog = await asyncio.to_thread(load_catalog, catalog_directory(project.root_dir))
+    context = await asyncio.to_thread(obligation_context, index, label, catalog)
+    provider, model = _provider(ctx, project)
+    config = _config(ctx, project)
+    async with ctx.progress(f"Solving {label}") as report:
+        def progress(stage: str, done: int, total: int) -> None:
+            report(f"{stage} {done}/{total}" if total else stage)
+        try:
+            result = await solve(context, provider, config, progress)
+        except BudgetExceeded as exc:
+            raise SolveError(str(exc)) from exc
+        except ExceptionGroup as group:
+            cancelled = group.subgroup(lambda e: isinstance(e, ProgressCancelled))
+            if cancelled is not None:
+                return {"status": "cancelled", "message": f"solving {label} was cancelled; nothing was written"}
+            failure = group.subgroup(lambda e: isinstance(e, ProviderError))
+            if failure is None:
+                raise
+            while isinstance(failure, BaseExceptionGroup):
+                failure = failure.exceptions[0]
+            raise SolveError(f"the model could not be reached: {failure}") from None
+    directory = await asyncio.to_thread(write_run, run_directory(project.root_dir, label), label, result, config,
+                                        model, getattr(provider, "hits", 0))
+    _critique_diagnostics(ctx, project, label, result, directory)
+    applied = await _offer_proof(ctx, project, label, result.root.candidate.proof, version_at_start)
+    return {"status": "done", "label": label, "calls": result.usage.calls,
+            "critiques": len(result.surviving_critiques), "report": str(directory / "report.md"),
+            "applied": applied, "message": f"{label}: proof offered; {len(result.surviving_critiques)} critique(s) "
+                                           f"survived; report in {directory.name}"}
+
+
+def _critique_diagnostics(ctx, project, label: str, result, directory: Path) -> None:
+    snap = project.snapshot()
+    claim = snap.claims.get(label)
+    if claim is None:
+        return
+    severity = {"fatal": "error", "major": "warning", "minor": "information"}
+    found = []
+    for c in result.surviving_critiques:
+        related = (RelatedInfo(claim.location, f"full refutation: {directory / 'report.md'}"),)
+        found.append(Diagnostic(claim.file, claim.location.range, severity.get(c.severity, "warning"),
+                                f"colosseum/critique-{c.kind}",
+                                f"{c.severity} {c.kind}: {c.explanation}" + ("" if c.anchored else " (unanchored)"),
+                                related, SOURCE))
+    ctx.extra_diagnostics[(SOURCE, path_to_uri(claim.file))] = (found, str(directory / "report.md"))
+    ctx.publish(project)
+
+
+async def _offer_proof(ctx, project, label: str, proof: str, version_at_start) -> bool:
+    """Insert the proof after the claim (or replace its empty proof), only at the version the
+    solve started from; after other edits the claim is found again by its label."""
+    snap = project.snapshot()
+    claim = snap.claims.get(label)
+    if claim is None:
+        raise SolveError(f"`{label}` is no longer in the document: the proof was not inserted")
+    uri = path_to_uri(claim.file)
+    doc = ctx.server.workspace.text_documents.get(uri)
+    if doc is not None and version_at_start is not None and doc.version != version_at_start:
+        log.info("%s changed while solving: re-anchored by its label", label)
+    text = f"\n\\begin{{proof}}\n{proof.strip()}\n\\end{{proof}}\n"
+    if claim.proof is not None and not claim.proof.has_content:  # replace the empty proof
+        edit = types.TextEdit(range=types.Range(start=range_(claim.proof.location.range).start,
+                                                end=range_(claim.proof.end.range).end), new_text=text.strip("\n"))
+    else:
+        after = range_(claim.end.range).end
+        edit = types.TextEdit(range=types.Range(start=after, end=after), new_text=text)
+    change = types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version if doc else None),
+        edits=[edit])
+    try:
+        response = await ctx.server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+            edit=types.WorkspaceEdit(document_changes=[change]), label=f"Proof of {label}"))
+    except Exception as exc:  # a client without applyEdit still gets the report and the critiques
+        log.info("applyEdit failed: %s", exc)
+        return False
+    return bool(getattr(response, "applied", False))
+
+
+async def open_report(ctx, args) -> dict:
+    if not args or not isinstance(args[0], str):
+        raise SolveError("usage: colosseum.openReport [path]")
+    target = Path(args[0])
+    if not target.is_file():
+        raise SolveError(f"no report at {target}")
+    try:
+        await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=target.as_uri(), take_focus=True))
+    except Exception as exc:
+        log.info("showDocument failed: %s", exc)
+    return {"path": str(target)}

@@ -1,0 +1,90 @@
+""""Solve obligation" from the editor: the real server, the real Anthropic SDK, and a local
+Messages-API double standing in for the API."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from doubles.messages_api import MessagesAPIDouble
+from test_solve_cli import answer_by_role
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
+API = MessagesAPIDouble([], responder=answer_by_role)
+API.__enter__()  # one double for the module; the server reads its address from the environment
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "colosseum", "serve"],
+    server_env={"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    project = tmp_path_factory.mktemp("ws") / "paper"
+    shutil.copytree(EXAMPLE, project)
+    applied: list = []
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply(params: types.ApplyWorkspaceEditParams):
+        applied.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params):
+        return None
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")]))
+    lsp_client.project, lsp_client.applied = project, applied
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: LanguageClient):
+    path = client.project / "sections" / "main-result.tex"
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="latex", version=1, text=path.read_text())))
+    before = len(API.requests)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.solveObligation", arguments=[uri, "lem:resampling"]))
+    assert result["status"] == "done" and result["calls"] == 46 and len(API.requests) - before == 46
+    # the proof is offered as an edit of that document, at its version, right after the lemma
+    (params,) = client.applied
+    (change,) = params.edit.document_changes
+    assert change.text_document.uri == uri and change.text_document.version == 1
+    (edit,) = change.edits
+    line = path.read_text().splitlines()[edit.range.start.line]
+    assert "\\end{lemma}" in line and "\\begin{proof}" in edit.new_text and "witness-tree" in edit.new_text
+    # the surviving critique is a diagnostic on the obligation, with the report one action away
+    critiques = [d for d in client.diagnostics.get(uri, []) if d.source == "colosseum-solve"]
+    assert critiques and critiques[0].code == "colosseum/critique-gap"
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=critiques[0].range,
+        context=types.CodeActionContext(diagnostics=critiques)))
+    # lsprotocol's client reads a CodeAction that carries a command as a Command whose `command`
+    # is the nested object's repr (the union is ambiguous to it); VS Code and Neovim are not fooled
+    commands = []
+    for a in actions:
+        nested = a.command if isinstance(a, types.CodeAction) else a
+        if nested is None:
+            continue  # an action that is an edit (Unmark), not a command
+        if isinstance(nested.command, str) and nested.command.startswith("{"):
+            data = ast.literal_eval(nested.command)
+            nested = types.Command(data["title"], data["command"], arguments=data.get("arguments"))
+        commands.append(nested)
+    report = [c for c in commands if c.command == "colosseum.openReport"]
+    assert len(report) == 1
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.openReport", arguments=report[0].arguments))
+    assert client.shown_documents and client.shown_documents[-1].uri.endswith("report.md")
+    # an unknown label is a clear error
+    with pytest.raises(Exception, match="no claim `lem:nowhere`"):
+        await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="colosseum.solveObligation", arguments=[uri, "lem:nowhere"]))

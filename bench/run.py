@@ -53,7 +53,7 @@ CORPUS_PROJECTS = {
     "flt": ("ImperialCollegeLondon__FLT", "web.tex", "FLT", (22.7, 3.3)),
     "carleson": ("fpvandoorn__carleson", "web.tex", "Carleson", (41.8, 5.5)),
 }
-BENCHMARKS = ["flt", "carleson", "synthetic-cold", "synthetic-memory", "file-edit", "synthetic-edit",
+BENCHMARKS = ["flt", "carleson", "synthetic-cold", "synthetic-memory", "file-edit", "synthetic-edit", "inner-loop",
               "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory"]
 
 INSTALL_PLASTEX = ("pip install leanblueprint (brings plasTeX 3.1 and the dependency-graph plugin); "
@@ -700,7 +700,24 @@ def environment() -> dict:
     }
 
 
+def bench_inner_loop(ctx: Ctx) -> list[Row]:
+    import asyncio
+
+    import inner_loop_bench
+
+    m = asyncio.run(inner_loop_bench.measure(0.2))
+    ratio = Row("inner-loop", "inner loop, default tree: wall / critical path (0.2 s latency)",
+                ours=f"{m['ratio']:.3f}", target="<= 1.15", result=verdict(m["ratio"] <= 1.15), data=m)
+    overhead = Row("inner-loop", "inner loop: harness overhead per model call",
+                   ours=f"{m['overhead_per_call_ms']:.2f} ms", target="< 2 ms", result=verdict(m["overhead_per_call_ms"] < 2))
+    tokens = Row("inner-loop", "inner loop: uncached input tokens per obligation, with / without prompt caching",
+                 ours=f"{m['uncached_input_tokens_with_caching']:,}", baseline=f"{m['input_tokens_without_caching']:,}",
+                 ratio=f"{m['input_tokens_without_caching'] / max(1, m['uncached_input_tokens_with_caching']):.1f}x")
+    return [ratio, overhead, tokens]
+
+
 RUNNERS = {
+    "inner-loop": bench_inner_loop,
     "synthetic-cold": bench_synthetic_cold,
     "synthetic-memory": bench_synthetic_memory,
     "synthetic-edit": bench_synthetic_edit,

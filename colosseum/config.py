@@ -95,7 +95,59 @@ def load_config(project_dir: Path) -> ProjectConfig:
             continue
         setattr(index, known[key], [v.lstrip("\\") for v in _string_list(value, f"index.{key}", problems)]
                 if "commands" in key else _string_list(value, f"index.{key}", problems))
+    _check_tables(raw, problems)
     for problem in problems:
         if not problem.line and problem.key:
             problem.line = _key_line(text, problem.key)
     return config
+
+
+def _positive_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+# the tables the model layer reads: key -> (check, what it must be)
+TABLES = {
+    "solve": {"leaves": (_positive_int, "a positive integer"), "refuters": (_positive_int, "a positive integer"),
+              "k": (_positive_int, "a positive integer"),
+              "widths": (lambda v: isinstance(v, list) and v and all(_positive_int(w) for w in v) and v[-1] == 1,
+                         "a list of positive integers ending with 1, e.g. [16, 8, 5, 1]")},
+    "models": {"model": (lambda v: isinstance(v, str) and v, "a model name"),
+               "base_url": (lambda v: isinstance(v, str) and v.startswith(("http://", "https://")), "an http(s) URL"),
+               "prices": (lambda v: isinstance(v, dict) and all(_number(v.get(k)) for k in ("input", "output")),
+                          "a table with numeric input and output (USD per million tokens)")},
+    "budget": {"max_calls": (_positive_int, "a positive integer"), "max_usd": (_number, "a number of dollars")},
+}
+
+
+def _check_tables(raw: dict, problems: list[ConfigProblem]) -> None:
+    for table, keys in TABLES.items():
+        section = raw.get(table)
+        if section is None:
+            continue
+        if not isinstance(section, dict):
+            problems.append(ConfigProblem(table, f"`{table}` must be a table ([{table}])"))
+            continue
+        for key, value in section.items():
+            if key not in keys:
+                problems.append(ConfigProblem(f"{table}.{key}", f"unknown key `{table}.{key}` "
+                                                                  f"(known: {', '.join(sorted(keys))})"))
+                continue
+            check, what = keys[key]
+            if not check(value):
+                problems.append(ConfigProblem(f"{table}.{key}", f"`{table}.{key}` must be {what}, got {value!r}"))
+        widths, leaves = section.get("widths"), section.get("leaves")
+        if table == "solve" and isinstance(widths, list) and widths and _positive_int(leaves) and widths[0] != leaves:
+            problems.append(ConfigProblem("solve.widths", f"`solve.widths` must start with `solve.leaves` ({leaves})"))
+
+
+def valid_table(config: ProjectConfig, table: str) -> dict:
+    """The keys of a table that passed their checks (the others fall back to defaults)."""
+    bad = {p.key.split(".", 1)[1] for p in config.problems if p.key.startswith(table + ".") and "." in p.key}
+    section = config.raw.get(table, {})
+    return {k: v for k, v in section.items() if k not in bad} if isinstance(section, dict) else {}
+

@@ -19,12 +19,14 @@ def add_arguments(sub) -> None:
     solve.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
 
 
-def _config(raw: dict, args) -> tuple[InnerLoopConfig, dict]:
-    solve = raw.get("solve", {}) if isinstance(raw.get("solve"), dict) else {}
-    models = raw.get("models", {}) if isinstance(raw.get("models"), dict) else {}
-    budget = raw.get("budget", {}) if isinstance(raw.get("budget"), dict) else {}
+def _config(project_config, args) -> tuple[InnerLoopConfig, dict]:
+    from colosseum.config import valid_table
+
+    solve, models, budget = (valid_table(project_config, t) for t in ("solve", "models", "budget"))
     leaves = int(solve.get("leaves", 16))
     widths = tuple(int(w) for w in solve.get("widths", (leaves, 8, 5, 1)))
+    if widths[0] != leaves:
+        widths = (leaves, 8, 5, 1)
     config = InnerLoopConfig(leaves=leaves, refuters_per_candidate=int(solve.get("refuters", 1)), widths=widths,
                              k=int(solve.get("k", 5)),
                              max_calls=args.max_calls if args.max_calls is not None else budget.get("max_calls"))
@@ -46,7 +48,9 @@ def run_solve(args) -> int:
     except ProjectError as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
         return 2
-    config, models = _config(index.config.raw, args)
+    config, models = _config(index.config, args)
+    for problem in index.config.problems:
+        print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)
     catalog = load_catalog(catalog_directory(Path(args.path).resolve()))
     try:
         context = obligation_context(index, args.label, catalog)
@@ -58,10 +62,18 @@ def run_solve(args) -> int:
         prefix = sum(len(x) for x in (context.statement, context.assumable, context.notation, context.catalog))
         template = sum(len(load_prompt(r).system_template) for r in ("generator", "refuter", "aggregator")) // 3
         tokens = planned * (prefix + template) // 4
+        from colosseum.models.anthropic_provider import DEFAULT_MODEL
+        from colosseum.models.pricing import cost_usd
+        from colosseum.models.provider import Usage
+
+        model = args.model or models.get("model") or DEFAULT_MODEL
+        upper = cost_usd(Usage(input_tokens=tokens, output_tokens=planned * 2000), model, models.get("prices"))
+        money = (f"; at most about ${upper:.2f} at {model}'s list price (less with prompt caching)"
+                 if upper is not None else f"; no price known for {model} (set [models] prices)")
         print(f"{args.label}: {planned} model calls ({config.leaves} candidates, "
               f"{config.leaves * config.refuters_per_candidate} refutations, {sum(config.widths[1:])} aggregations; "
               f"widths {config.widths}, k = {config.k}); about {tokens:,} input tokens before prompt caching "
-              f"(the shared prefix is cached after the first call). Nothing was sent.")
+              f"and up to ~{planned * 2000:,} output tokens{money}. Nothing was sent.")
         return 0
     from colosseum.models.anthropic_provider import DEFAULT_MODEL, AnthropicProvider
     from colosseum.models.response_cache import CachedProvider
@@ -100,11 +112,16 @@ def run_solve(args) -> int:
         return 1
     print(file=sys.stderr)
     hits = getattr(provider, "hits", 0)
-    directory = write_run(run_directory(index.root_dir, args.label), args.label, result, config, model, hits)
+    directory = write_run(run_directory(index.root_dir, args.label), args.label, result, config, model, hits,
+                          models.get("prices"))
     print(result.root.candidate.proof)
     print(f"\n{len(result.surviving_critiques)} critique(s) survived:")
     for c in result.surviving_critiques:
         print(f"  {c.severity} {c.kind}: {c.explanation}")
-    print(f"\n{result.usage.calls} model calls, {hits} answers from the cache; run written to "
+    from colosseum.models.pricing import cost_usd
+
+    cost = cost_usd(result.usage, model, models.get("prices"))
+    spent = f", about ${cost:.2f}" if cost is not None else ""
+    print(f"\n{result.usage.calls} model calls{spent}, {hits} answers from the cache; run written to "
           f"{directory.relative_to(index.root_dir)}")
     return 0

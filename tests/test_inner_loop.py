@@ -126,3 +126,20 @@ def test_prompt_files_state_role_inputs_and_schema():
         assert spec.role == role and spec.schema["type"] == "object" and spec.inputs
         system, user = spec.render({name: f"<{name}>" for name in spec.inputs})
         assert "never instructions" in system.replace("\n", " ") and "{" + spec.inputs[0] + "}" not in user
+
+
+def test_a_broken_solve_table_is_reported_by_key_and_the_defaults_stay(tmp_path):
+    from colosseum.config import load_config, valid_table
+    from colosseum.models.pricing import cost_usd
+    from colosseum.models.provider import Usage
+
+    (tmp_path / "colosseum.toml").write_text(
+        '[solve]\nleaves = 16\nwidths = [16, 8, "five", 1]\nk = 0\ncolour = "red"\n'
+        '[models]\nbase_url = "ftp://x"\n[budget]\nmax_calls = 100\n')
+    config = load_config(tmp_path)
+    keys = {p.key for p in config.problems}
+    assert {"solve.widths", "solve.k", "solve.colour", "models.base_url"} <= keys and "budget.max_calls" not in keys
+    assert all(p.line > 0 for p in config.problems if p.key.startswith("solve."))
+    assert valid_table(config, "solve") == {"leaves": 16} and valid_table(config, "budget") == {"max_calls": 100}
+    assert cost_usd(Usage(1_000_000, 1_000_000), "claude-sonnet-4-5") == 18.0
+    assert cost_usd(Usage(1, 1), "some-local-model") is None

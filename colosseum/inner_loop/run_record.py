@@ -37,7 +37,9 @@ def run_directory(project_dir: Path, label: str) -> Path:
 
 
 def write_run(directory: Path, label: str, result: SolveResult, config: InnerLoopConfig, model: str,
-              cache_hits: int = 0) -> Path:
+              cache_hits: int = 0, prices: dict | None = None) -> Path:
+    from colosseum.models.pricing import cost_usd
+
     bundles = {}
     for bundle in result.bundles.values():
         bundles[bundle.id] = {
@@ -55,7 +57,8 @@ def write_run(directory: Path, label: str, result: SolveResult, config: InnerLoo
         "reached_root": result.reached_root,
         "usage": {"calls": result.usage.calls, "input_tokens": result.usage.input_tokens,
                   "output_tokens": result.usage.output_tokens, "cache_read_tokens": result.usage.cache_read_tokens,
-                  "cache_write_tokens": result.usage.cache_write_tokens, "response_cache_hits": cache_hits},
+                  "cache_write_tokens": result.usage.cache_write_tokens, "response_cache_hits": cache_hits,
+                  "cost_usd": cost_usd(result.usage, model, prices)},
         "bundles": bundles,
     }
     _write(directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
@@ -68,7 +71,9 @@ def report(label: str, result: SolveResult, record: dict) -> str:
     lines = [f"# Solve `{label}`", "",
              f"Seed {result.seed}; {usage['calls']} model calls, {usage['input_tokens']} input tokens "
              f"({usage['cache_read_tokens']} read from the prompt cache), {usage['output_tokens']} output tokens, "
-             f"{usage['response_cache_hits']} answers from the response cache.", "",
+             f"{usage['response_cache_hits']} answers from the response cache; cost "
+             + (f"about ${usage['cost_usd']:.2f}." if usage.get("cost_usd") is not None else "unknown (no price for "
+                f"{record['model']})."), "",
              f"Leaves that reached the root: {', '.join(result.reached_root) or 'none'} "
              f"(of {sum(1 for b in result.bundles.values() if b.level == 0)}).", "",
              "## Proof", "", result.root.candidate.proof, "", "## Surviving critiques", ""]

@@ -47,6 +47,12 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
     ft = project.index.text_of(path)
     if claim is not None and ft is not None:
         begin_line = claim.location.range.start.line
+        status = snap.graph.status.get(claim.id)
+        if claim.obligation and status == "obligation":
+            actions.append(types.CodeAction(
+                title=f"Solve obligation `{claim.id}`", kind=types.CodeActionKind.Empty,
+                command=types.Command(title=f"Solve obligation `{claim.id}`", command="colosseum.solveObligation",
+                                      arguments=[uri, claim.id])))
         if claim.obligation:
             edits = []
             if begin_line > 0 and _MARKER_COMMENT.match(ft.lines.line_text(begin_line - 1)):

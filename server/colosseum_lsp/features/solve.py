@@ -27,7 +27,9 @@ def _provider(ctx, project):
     from colosseum.models.anthropic_provider import DEFAULT_MODEL, AnthropicProvider
     from colosseum.models.response_cache import CachedProvider
 
-    raw = project.index.config.raw.get("models", {}) if isinstance(project.index.config.raw.get("models"), dict) else {}
+    from colosseum.config import valid_table
+
+    raw = valid_table(project.index.config, "models")
     model = ctx.options.get("model") or raw.get("model") or DEFAULT_MODEL
     try:
         inner = AnthropicProvider(model, base_url=raw.get("base_url"))
@@ -42,7 +44,7 @@ def _config(ctx, project):
     class Args:
         max_calls = (ctx.options.get("budget") or {}).get("max_calls")
 
-    return _config(project.index.config.raw, Args)[0]
+    return _config(project.index.config, Args)[0]
 
 
 async def solve_obligation(ctx, args) -> dict:
@@ -105,15 +107,30 @@ def _critique_diagnostics(ctx, project, label: str, result, directory: Path) -> 
     if claim is None:
         return
     severity = {"fatal": "error", "major": "warning", "minor": "information"}
+    ft = project.index.text_of(claim.file)
     found = []
     for c in result.surviving_critiques:
         related = (RelatedInfo(claim.location, f"full refutation: {directory / 'report.md'}"),)
-        found.append(Diagnostic(claim.file, claim.location.range, severity.get(c.severity, "warning"),
+        where = _quoted_range(ft, c.quote) or claim.location.range  # the span it quotes, where it is found
+        found.append(Diagnostic(claim.file, where, severity.get(c.severity, "warning"),
                                 f"colosseum/critique-{c.kind}",
                                 f"{c.severity} {c.kind}: {c.explanation}" + ("" if c.anchored else " (unanchored)"),
                                 related, SOURCE))
     ctx.extra_diagnostics[(SOURCE, path_to_uri(claim.file))] = (found, str(directory / "report.md"))
     ctx.publish(project)
+
+
+def _quoted_range(ft, quote: str):
+    """The document range of a quoted span (whitespace-insensitive), or None when it is not there
+    (a critique of a candidate proof usually quotes the candidate, not the paper)."""
+    import re
+
+    words = quote.split()
+    if ft is None or len(words) < 2:
+        return None
+    pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
+    m = pattern.search(ft.text)
+    return ft.lines.range(m.start(), m.end()) if m else None
 
 
 async def _offer_proof(ctx, project, label: str, proof: str, version_at_start) -> bool:

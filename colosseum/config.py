@@ -114,6 +114,7 @@ def _number(value) -> bool:
 TABLES = {
     "solve": {"leaves": (_positive_int, "a positive integer"), "refuters": (_positive_int, "a positive integer"),
               "k": (_positive_int, "a positive integer"),
+              "cover_strategies": (lambda v: isinstance(v, bool), "true or false"),
               "widths": (lambda v: isinstance(v, list) and v and all(_positive_int(w) for w in v) and v[-1] == 1,
                          "a list of positive integers ending with 1, e.g. [16, 8, 5, 1]")},
     "models": {"model": (lambda v: isinstance(v, str) and v, "a model name"),

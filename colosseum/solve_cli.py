@@ -28,7 +28,7 @@ def _config(project_config, args) -> tuple[InnerLoopConfig, dict]:
     if widths[0] != leaves:
         widths = (leaves, 8, 5, 1)
     config = InnerLoopConfig(leaves=leaves, refuters_per_candidate=int(solve.get("refuters", 1)), widths=widths,
-                             k=int(solve.get("k", 5)),
+                             k=int(solve.get("k", 5)), cover_strategies=bool(solve.get("cover_strategies", False)),
                              max_calls=args.max_calls if args.max_calls is not None else budget.get("max_calls"))
     return config, models
 

@@ -143,3 +143,27 @@ def test_a_broken_solve_table_is_reported_by_key_and_the_defaults_stay(tmp_path)
     assert valid_table(config, "solve") == {"leaves": 16} and valid_table(config, "budget") == {"max_calls": 100}
     assert cost_usd(Usage(1_000_000, 1_000_000), "claude-sonnet-4-5") == 18.0
     assert cost_usd(Usage(1, 1), "some-local-model") is None
+
+
+def test_cover_clusters_brings_every_minority_strategy_to_some_aggregator():
+    import random as _random
+
+    from colosseum.inner_loop.tree import cover_clusters, draw_groups, strategy_clusters
+
+    strategies = {f"L{i}": "induction on the number of edges" for i in range(15)}
+    strategies["L15"] = "a spectral argument with the adjacency matrix eigenvalues"
+    clusters = strategy_clusters(strategies)
+    assert sorted(map(len, clusters)) == [1, 15]
+    for seed in range(50):
+        rng = _random.Random(seed)
+        groups = draw_groups(list(strategies), 8, 5, rng)
+        cover_clusters(groups, clusters, rng)
+        assert any("L15" in g for g in groups)
+        assert all(len(g) == len(set(g)) == 5 for g in groups)  # still without replacement
+
+
+async def test_the_solve_reports_clusters_and_which_leaves_reached_the_root():
+    result = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=9, cover_strategies=True))
+    assert sum(map(len, result.clusters)) == 16 and len(result.clusters) >= 2
+    drawn = {leaf for _, members in result.groups[0] for leaf in members}
+    assert all(any(leaf in drawn for leaf in cluster) for cluster in result.clusters)

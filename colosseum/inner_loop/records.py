@@ -27,6 +27,8 @@ class InnerLoopConfig:
     seed: int | None = None  # None: derived from the obligation and its context
     max_calls: int | None = None  # budget; a run that would exceed it does not start
     angles: tuple[str, ...] = DEFAULT_ANGLES
+    # beyond the paper: every strategy cluster of the leaves reaches at least one aggregator
+    cover_strategies: bool = False
 
     def planned_calls(self) -> int:
         return self.leaves + self.leaves * self.refuters_per_candidate + sum(self.widths[1:])
@@ -73,6 +75,8 @@ class SolveResult:
     reached_root: list[str]  # the leaves whose bundle is an ancestor of the root
     usage: Usage
     seed: int
+    clusters: list[list[str]] = field(default_factory=list)  # leaves by strategy, when covering
+    covered_by_swap: list[str] = field(default_factory=list)
 
     @property
     def surviving_critiques(self) -> list[Critique]:

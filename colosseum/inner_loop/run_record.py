@@ -55,6 +55,7 @@ def write_run(directory: Path, label: str, result: SolveResult, config: InnerLoo
         "prompts": {role: load_prompt(role).version for role in ("generator", "refuter", "aggregator")},
         "groups": [[{"aggregator": name, "drew": members} for name, members in level] for level in result.groups],
         "reached_root": result.reached_root,
+        "strategy_clusters": result.clusters, "swapped_in_to_cover_clusters": result.covered_by_swap,
         "usage": {"calls": result.usage.calls, "input_tokens": result.usage.input_tokens,
                   "output_tokens": result.usage.output_tokens, "cache_read_tokens": result.usage.cache_read_tokens,
                   "cache_write_tokens": result.usage.cache_write_tokens, "response_cache_hits": cache_hits,

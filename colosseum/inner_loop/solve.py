@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from colosseum.inner_loop.records import Bundle, Candidate, Critique, InnerLoopConfig, SolveResult
-from colosseum.inner_loop.tree import ancestors_reaching, draw_groups
+from colosseum.inner_loop.tree import ancestors_reaching, cover_clusters, draw_groups, strategy_clusters
 from colosseum.models import Message, ModelRequest, Usage
 from colosseum.prompt_specs import load_prompt
 
@@ -117,8 +117,13 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
     current = [c.id for c in candidates]
     groups_per_level: list[list[tuple[str, list[str]]]] = []
     levels = len(config.widths) - 1
+    clusters: list[list[str]] = []
+    swapped: list[str] = []
     for level, width in enumerate(config.widths[1:], start=1):
         groups = draw_groups(current, width, config.k, rng)
+        if level == 1 and config.cover_strategies:
+            clusters = strategy_clusters({c.id: c.strategy for c in candidates})
+            swapped = cover_clusters(groups, clusters, rng)
         names = [f"A{level}.{i}" for i in range(width)]
         groups_per_level.append(list(zip(names, groups)))
         report(f"aggregating level {level} of {levels}", 0, width)
@@ -150,7 +155,7 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
     root = bundles[current[0]]
     reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})
                      if bundles[n].level == 0)
-    return SolveResult(root, bundles, groups_per_level, reached, usage, seed)
+    return SolveResult(root, bundles, groups_per_level, reached, usage, seed, clusters, swapped)
 
 
 def render_bundles(bundles: list[Bundle]) -> str:

@@ -24,3 +24,46 @@ def ancestors_reaching(root: str, sources: dict[str, tuple[str, ...]]) -> set[st
                 seen.add(parent)
                 stack.append(parent)
     return seen
+
+
+def strategy_clusters(strategies: dict[str, str], threshold: float = 0.5) -> list[list[str]]:
+    """Leaves grouped by the strategy they actually took (greedy, by word overlap): a cheap
+    stand-in for a judgement of "the same idea", enough to see which ideas are in the minority."""
+    def words(text: str) -> set[str]:
+        return {w for w in "".join(c.lower() if c.isalnum() else " " for c in text).split() if len(w) > 3}
+
+    clusters: list[tuple[set[str], list[str]]] = []
+    for leaf, text in strategies.items():
+        bag = words(text)
+        for centre, members in clusters:
+            union = bag | centre
+            if union and len(bag & centre) / len(union) >= threshold:
+                members.append(leaf)
+                break
+        else:
+            clusters.append((bag, [leaf]))
+    return [members for _, members in clusters]
+
+
+def cover_clusters(groups: list[list[str]], clusters: list[list[str]], rng: random.Random) -> list[str]:
+    """Make every cluster reach some group: for a cluster no group drew, swap one of its members
+    into a group, in place of a member of the best-represented cluster. Returns what was swapped in."""
+    cluster_of = {leaf: i for i, members in enumerate(clusters) for leaf in members}
+    swapped = []
+    for members in clusters:
+        drawn = {leaf for group in groups for leaf in group}
+        if any(leaf in drawn for leaf in members):
+            continue
+        counts: dict[int, int] = {}
+        for group in groups:
+            for leaf in group:
+                counts[cluster_of.get(leaf, -1)] = counts.get(cluster_of.get(leaf, -1), 0) + 1
+        crowded = max(counts, key=lambda c: (counts[c], -c))
+        for group in sorted(groups, key=lambda g: -sum(cluster_of.get(x, -1) == crowded for x in g)):
+            victims = [i for i, leaf in enumerate(group) if cluster_of.get(leaf, -1) == crowded]
+            if victims:
+                newcomer = rng.choice(members)
+                group[rng.choice(victims)] = newcomer
+                swapped.append(newcomer)
+                break
+    return swapped

@@ -19,12 +19,7 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from colosseum.index import ProjectIndex
-except ModuleNotFoundError as exc:  # the engine is written in parallel; skip only if it is absent
-    if exc.name not in ("colosseum", "colosseum.index"):
-        raise
-    ProjectIndex = None
+from colosseum.index import ProjectIndex
 
 HERE = Path(__file__).resolve()
 TRUTH = json.loads((HERE.parent / "data" / "corpus_truth.json").read_text(encoding="utf-8"))
@@ -47,8 +42,6 @@ def corpus_dir() -> Path:
 
 
 def project_dir(project: str) -> Path:
-    if ProjectIndex is None:
-        pytest.skip("colosseum.index is not importable yet (engine not written)")
     base = corpus_dir()
     if not base.is_dir():
         pytest.skip(f"corpus not found at {base} (set COLOSSEUM_CORPUS or provide shared/corpus)")

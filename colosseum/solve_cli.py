@@ -37,8 +37,8 @@ def run_solve(args) -> int:
     from colosseum.catalog import load_catalog
     from colosseum.index import ProjectError, ProjectIndex
     from colosseum.inner_loop.context import obligation_context
-    from colosseum.inner_loop.run_record import run_directory, write_run
-    from colosseum.inner_loop.solve import BudgetExceeded, solve
+    from colosseum.inner_loop.run_record import RunRecorder, run_directory
+    from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached, solve
     from colosseum.knowledge_cli import catalog_directory
     from colosseum.models import ProviderError
     from colosseum.prompt_specs import load_prompt
@@ -93,15 +93,24 @@ def run_solve(args) -> int:
         print(f"\r{stage:28} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr,
               flush=True)
 
+    recorder = RunRecorder(run_directory(index.root_dir, args.label), args.label, config, model,
+                           models.get("prices"), lambda: getattr(provider, "hits", 0))
     try:
-        result = asyncio.run(solve(context, provider, config, progress))
+        result = asyncio.run(solve(context, provider, config, progress, recorder))
     except BudgetExceeded as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"\ncolosseum: cancelled; what was done is in {recorder.directory}", file=sys.stderr)
+        return 130
     except ProviderError as exc:
         print(f"\ncolosseum: the model could not be reached: {exc}", file=sys.stderr)
         return 1
     except ExceptionGroup as group:  # from the task groups: report the first provider failure
+        if group.subgroup(lambda e: isinstance(e, BudgetReached)) is not None:
+            print(f"\ncolosseum: stopped at the budget ({config.max_calls} calls); what was done is in "
+                  f"{recorder.directory}", file=sys.stderr)
+            return 1
         failures = group.subgroup(lambda e: isinstance(e, ProviderError))
         if failures is None:
             raise
@@ -112,8 +121,7 @@ def run_solve(args) -> int:
         return 1
     print(file=sys.stderr)
     hits = getattr(provider, "hits", 0)
-    directory = write_run(run_directory(index.root_dir, args.label), args.label, result, config, model, hits,
-                          models.get("prices"))
+    directory = recorder.directory
     print(result.root.candidate.proof)
     print(f"\n{len(result.surviving_critiques)} critique(s) survived:")
     for c in result.surviving_critiques:

@@ -167,3 +167,69 @@ async def test_the_solve_reports_clusters_and_which_leaves_reached_the_root():
     assert sum(map(len, result.clusters)) == 16 and len(result.clusters) >= 2
     drawn = {leaf for _, members in result.groups[0] for leaf in members}
     assert all(any(leaf in drawn for leaf in cluster) for cluster in result.clusters)
+
+
+def _recorder(tmp_path, config):
+    from colosseum.inner_loop.run_record import RunRecorder
+
+    return RunRecorder(tmp_path / "run", "lem:resampling", config, "scripted")
+
+
+async def test_a_cancelled_run_leaves_a_consistent_record_of_what_it_did(tmp_path):
+    import asyncio
+    import json
+
+    from colosseum.inner_loop.solve import SolveCancelled
+
+    config = InnerLoopConfig(seed=2)
+    recorder = _recorder(tmp_path, config)
+
+    def progress(stage, done, total):
+        if stage == "refuting" and done == 3:
+            raise SolveCancelled("the author pressed cancel")
+
+    with pytest.raises(BaseExceptionGroup):
+        await solve(CONTEXT, ScriptedProvider(script(), latency=0.001), config, progress, recorder)
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert record["status"] == "cancelled"
+    leaves = [b for b in record["bundles"].values() if b["level"] == 0]
+    assert len(leaves) == 16 and all(b["proof"] for b in leaves)  # generation had finished
+    assert record["groups"] == [] and not any(b["level"] > 0 for b in record["bundles"].values())
+    assert not (tmp_path / "run" / "report.md").exists()  # no report of a proof that was never made
+
+    # a task cancelled from outside (the editor closing) records the same way
+    outside = _recorder(tmp_path / "second", config)
+    task = asyncio.ensure_future(solve(CONTEXT, ScriptedProvider(script(), latency=0.05), config, None, outside))
+    await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert json.loads((tmp_path / "second" / "run" / "run.json").read_text())["status"] == "cancelled"
+
+
+async def test_a_run_that_reaches_its_budget_stops_and_keeps_what_it_has(tmp_path):
+    import json
+
+    from colosseum.inner_loop.solve import BudgetReached
+    from colosseum.models import ModelResponse, Usage
+
+    class Costly(ScriptedProvider):
+        """Every answer needed a retry: two calls each."""
+
+        async def complete(self, request):
+            answer = await super().complete(request)
+            return ModelResponse(answer.text, answer.data, Usage(10, 10, calls=2), answer.model)
+
+    config = InnerLoopConfig(seed=2, max_calls=46)
+    recorder = _recorder(tmp_path, config)
+    provider = Costly(script())
+    with pytest.raises(BaseExceptionGroup) as caught:
+        await solve(CONTEXT, provider, config, None, recorder)
+    assert caught.group_contains(BudgetReached)
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert record["status"] == "budget-stopped" and record["usage"]["calls"] >= 46
+    assert len(provider.calls) < 46  # it stopped starting new calls
+    finished = _recorder(tmp_path / "ok", InnerLoopConfig(seed=2))
+    await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=2), None, finished)
+    done = json.loads((tmp_path / "ok" / "run" / "run.json").read_text())
+    assert done["status"] == "done" and (tmp_path / "ok" / "run" / "report.md").exists()

@@ -36,35 +36,66 @@ def run_directory(project_dir: Path, label: str) -> Path:
     return path
 
 
-def write_run(directory: Path, label: str, result: SolveResult, config: InnerLoopConfig, model: str,
-              cache_hits: int = 0, prices: dict | None = None) -> Path:
+def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles: dict, groups: list,
+            reached_root: list, usage, clusters: list, swapped: list, cache_hits: int, prices: dict | None,
+            status: str) -> dict:
     from colosseum.models.pricing import cost_usd
 
-    bundles = {}
-    for bundle in result.bundles.values():
-        bundles[bundle.id] = {
-            "level": bundle.level, "sources": list(bundle.sources), "strategy": bundle.candidate.strategy,
-            "angle": bundle.candidate.angle, "proof": bundle.candidate.proof, "resolved": bundle.resolved,
-            "conflicts": bundle.conflicts,
-            "critiques": [vars(c) for c in bundle.critiques],
-        }
-    record = {
-        "label": label, "seed": result.seed, "model": model,
+    return {
+        "label": label, "status": status, "seed": seed, "model": model,
         "config": {"leaves": config.leaves, "refuters_per_candidate": config.refuters_per_candidate,
-                   "widths": list(config.widths), "k": config.k},
+                   "widths": list(config.widths), "k": config.k, "cover_strategies": config.cover_strategies},
         "prompts": {role: load_prompt(role).version for role in ("generator", "refuter", "aggregator")},
-        "groups": [[{"aggregator": name, "drew": members} for name, members in level] for level in result.groups],
-        "reached_root": result.reached_root,
-        "strategy_clusters": result.clusters, "swapped_in_to_cover_clusters": result.covered_by_swap,
-        "usage": {"calls": result.usage.calls, "input_tokens": result.usage.input_tokens,
-                  "output_tokens": result.usage.output_tokens, "cache_read_tokens": result.usage.cache_read_tokens,
-                  "cache_write_tokens": result.usage.cache_write_tokens, "response_cache_hits": cache_hits,
-                  "cost_usd": cost_usd(result.usage, model, prices)},
-        "bundles": bundles,
+        "groups": [[{"aggregator": name, "drew": members} for name, members in level] for level in groups],
+        "reached_root": reached_root,
+        "strategy_clusters": clusters, "swapped_in_to_cover_clusters": swapped,
+        "usage": {"calls": usage.calls, "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                  "cache_read_tokens": usage.cache_read_tokens, "cache_write_tokens": usage.cache_write_tokens,
+                  "response_cache_hits": cache_hits, "cost_usd": cost_usd(usage, model, prices)},
+        "bundles": {b.id: {"level": b.level, "sources": list(b.sources), "strategy": b.candidate.strategy,
+                           "angle": b.candidate.angle, "proof": b.candidate.proof, "resolved": b.resolved,
+                           "conflicts": b.conflicts, "critiques": [vars(c) for c in b.critiques]}
+                    for b in bundles.values()},
     }
-    _write(directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
-    _write(directory / "report.md", report(label, result, record))
-    return directory
+
+
+class RunRecorder:
+    """Writes the run as it goes: after every stage run.json holds everything done so far, with
+    its status (running, done, cancelled, budget-stopped, failed), so a run stopped anywhere
+    leaves a consistent record of what it did."""
+
+    def __init__(self, directory: Path, label: str, config: InnerLoopConfig, model: str, prices: dict | None = None,
+                 cache_hits=lambda: 0):
+        self.directory, self.label, self.config, self.model, self.prices = directory, label, config, model, prices
+        self.cache_hits = cache_hits
+        self.seed = 0
+        self.bundles: dict = {}
+        self.groups: list = []
+
+    def update(self, seed: int, bundles: dict, groups: list, usage) -> None:
+        self.seed, self.bundles, self.groups = seed, dict(bundles), list(groups)
+        self._write("running", usage)
+
+    def finish(self, status: str, usage, result: SolveResult | None = None) -> Path:
+        if result is not None:
+            self.seed, self.bundles, self.groups = result.seed, result.bundles, result.groups
+        record = self._write(status, usage, result)
+        if result is not None:
+            _write(self.directory / "report.md", report(self.label, result, record))
+        return self.directory
+
+    def _write(self, status: str, usage, result: SolveResult | None = None) -> dict:
+        record = _record(self.label, self.seed, self.model, self.config, self.bundles, self.groups,
+                         result.reached_root if result else [], usage, result.clusters if result else [],
+                         result.covered_by_swap if result else [], self.cache_hits(), self.prices, status)
+        _write(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
+        return record
+
+
+def write_run(directory: Path, label: str, result: SolveResult, config: InnerLoopConfig, model: str,
+              cache_hits: int = 0, prices: dict | None = None) -> Path:
+    """The record of a finished run (see RunRecorder for one written as it goes)."""
+    return RunRecorder(directory, label, config, model, prices, lambda: cache_hits).finish("done", result.usage, result)
 
 
 def report(label: str, result: SolveResult, record: dict) -> str:

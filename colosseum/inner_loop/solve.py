@@ -27,6 +27,14 @@ class BudgetExceeded(RuntimeError):
     pass
 
 
+class SolveCancelled(Exception):
+    """Raised (from a progress callback) to stop a run at the author's request."""
+
+
+class BudgetReached(RuntimeError):
+    """The budget ran out during the run: it stopped starting new calls (the record keeps what it did)."""
+
+
 @dataclass(frozen=True)
 class ObligationContext:
     """What the provers see: quoted as data in the prompts, never as instructions."""
@@ -53,7 +61,38 @@ def anchored(quote: str, text: str) -> bool:
 
 
 async def solve(context: ObligationContext, provider, config: InnerLoopConfig = InnerLoopConfig(),
-                progress: Progress | None = None) -> SolveResult:
+                progress: Progress | None = None, recorder=None) -> SolveResult:
+    """The inner loop; ``recorder`` (a RunRecorder) is told after every stage and at the end,
+    whether the run finishes, is cancelled, reaches its budget or fails."""
+    state = {"usage": Usage()}
+    try:
+        result = await _solve(context, provider, config, progress, recorder, state)
+    except asyncio.CancelledError:
+        if recorder is not None:
+            recorder.finish("cancelled", state["usage"])
+        raise
+    except BaseException as exc:
+        if recorder is not None:
+            status = ("budget-stopped" if _contains(exc, BudgetReached) else
+                      "cancelled" if _contains(exc, _CANCELLED) else "failed")
+            recorder.finish(status, state["usage"])
+        raise
+    if recorder is not None:
+        recorder.finish("done", result.usage, result)
+    return result
+
+
+_CANCELLED: tuple = (asyncio.CancelledError, SolveCancelled)
+
+
+def _contains(exc: BaseException, kinds) -> bool:
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_contains(e, kinds) for e in exc.exceptions)
+    return isinstance(exc, kinds)
+
+
+async def _solve(context: ObligationContext, provider, config: InnerLoopConfig, progress: Progress | None,
+                 recorder, state: dict) -> SolveResult:
     if config.max_calls is not None and config.planned_calls() > config.max_calls:
         raise BudgetExceeded(f"this solve needs {config.planned_calls()} model calls; the budget is {config.max_calls}")
     if config.widths[0] != config.leaves or config.widths[-1] != 1:
@@ -68,11 +107,14 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
 
     async def ask(role: str, values: dict) -> dict:
         nonlocal usage
+        if config.max_calls is not None and usage.calls >= config.max_calls:
+            raise BudgetReached(f"the budget of {config.max_calls} model calls is used up")
         spec = load_prompt(role)
         system, user = spec.render({**base, **values})
         response = await provider.complete(ModelRequest(system, (Message("user", user),), schema=spec.schema,
                                                         role=role, max_tokens=8192))
         usage = usage + response.usage
+        state["usage"] = usage
         return response.data or {}
 
     # 1. generate: N leaves, each from a different angle
@@ -89,6 +131,8 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
     async with asyncio.TaskGroup() as group:
         tasks = [group.create_task(generate(i)) for i in range(config.leaves)]
     candidates = [t.result() for t in tasks]
+    if recorder is not None:
+        recorder.update(seed, {c.id: Bundle(c.id, 0, c) for c in candidates}, [], usage)
 
     # 2. refute: R adversarial reviewers per candidate; critiques attach to their candidate
     done = 0
@@ -112,6 +156,8 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
     for c in candidates:
         critiques = [crit for r in range(config.refuters_per_candidate) for crit in refutations[(c.id, r)].result()]
         bundles[c.id] = Bundle(c.id, 0, c, critiques)
+    if recorder is not None:
+        recorder.update(seed, bundles, [], usage)
 
     # 3. aggregate: the overlapping random-sampling tree
     current = [c.id for c in candidates]
@@ -151,6 +197,8 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
             bundle = task.result()
             bundles[bundle.id] = bundle
         current = names
+        if recorder is not None:
+            recorder.update(seed, bundles, groups_per_level, usage)
 
     root = bundles[current[0]]
     reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})

@@ -8,12 +8,14 @@ import uuid
 
 from lsprotocol import types
 
+from colosseum.inner_loop.solve import SolveCancelled
+
 log = logging.getLogger(__name__)
 CANCELLED: set[str] = set()  # tokens the client asked to cancel
 
 
-class ProgressCancelled(Exception):
-    pass
+class ProgressCancelled(SolveCancelled):
+    """The author cancelled the work from the editor."""
 
 
 def _supported(server) -> bool:

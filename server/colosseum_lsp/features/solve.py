@@ -50,8 +50,8 @@ def _config(ctx, project):
 async def solve_obligation(ctx, args) -> dict:
     from colosseum.catalog import load_catalog
     from colosseum.inner_loop.context import obligation_context
-    from colosseum.inner_loop.run_record import run_directory, write_run
-    from colosseum.inner_loop.solve import BudgetExceeded, solve
+    from colosseum.inner_loop.run_record import RunRecorder, run_directory
+    from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached, solve
     from colosseum.knowledge_cli import catalog_directory
 
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
@@ -74,25 +74,29 @@ async def solve_obligation(ctx, args) -> dict:
     context = await asyncio.to_thread(obligation_context, index, label, catalog)
     provider, model = _provider(ctx, project)
     config = _config(ctx, project)
+    recorder = RunRecorder(run_directory(project.root_dir, label), label, config, model, None,
+                           lambda: getattr(provider, "hits", 0))
     async with ctx.progress(f"Solving {label}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)
         try:
-            result = await solve(context, provider, config, progress)
+            result = await solve(context, provider, config, progress, recorder)
         except BudgetExceeded as exc:
             raise SolveError(str(exc)) from exc
         except ExceptionGroup as group:
             cancelled = group.subgroup(lambda e: isinstance(e, ProgressCancelled))
             if cancelled is not None:
-                return {"status": "cancelled", "message": f"solving {label} was cancelled; nothing was written"}
+                return {"status": "cancelled", "report": str(recorder.directory),
+                        "message": f"solving {label} was cancelled; what was done is in {recorder.directory.name}"}
+            if group.subgroup(lambda e: isinstance(e, BudgetReached)) is not None:
+                raise SolveError(f"stopped at the budget; what was done is in {recorder.directory.name}") from None
             failure = group.subgroup(lambda e: isinstance(e, ProviderError))
             if failure is None:
                 raise
             while isinstance(failure, BaseExceptionGroup):
                 failure = failure.exceptions[0]
             raise SolveError(f"the model could not be reached: {failure}") from None
-    directory = await asyncio.to_thread(write_run, run_directory(project.root_dir, label), label, result, config,
-                                        model, getattr(provider, "hits", 0))
+    directory = recorder.directory
     _critique_diagnostics(ctx, project, label, result, directory)
     applied = await _offer_proof(ctx, project, label, result.root.candidate.proof, version_at_start)
     return {"status": "done", "label": label, "calls": result.usage.calls,

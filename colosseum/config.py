@@ -118,6 +118,8 @@ TABLES = {
               "widths": (lambda v: isinstance(v, list) and v and all(_positive_int(w) for w in v) and v[-1] == 1,
                          "a list of positive integers ending with 1, e.g. [16, 8, 5, 1]")},
     "models": {"model": (lambda v: isinstance(v, str) and v, "a model name"),
+               "provider": (lambda v: v in ("anthropic", "openai-compatible"), '"anthropic" or "openai-compatible"'),
+               "api_key_env": (lambda v: isinstance(v, str) and v, "the name of an environment variable"),
                "base_url": (lambda v: isinstance(v, str) and v.startswith(("http://", "https://")), "an http(s) URL"),
                "prices": (lambda v: isinstance(v, dict) and all(_number(v.get(k)) for k in ("input", "output")),
                           "a table with numeric input and output (USD per million tokens)")},

@@ -75,17 +75,14 @@ def run_solve(args) -> int:
               f"widths {config.widths}, k = {config.k}); about {tokens:,} input tokens before prompt caching "
               f"and up to ~{planned * 2000:,} output tokens{money}. Nothing was sent.")
         return 0
-    from colosseum.models.anthropic_provider import DEFAULT_MODEL, AnthropicProvider
-    from colosseum.models.response_cache import CachedProvider
+    from colosseum.models.configured import configured_provider
 
-    model = args.model or models.get("model") or DEFAULT_MODEL
     try:
-        provider = AnthropicProvider(model, base_url=models.get("base_url"))
+        provider, model = configured_provider(models, None if args.no_cache else index.root_dir / ".colosseum" / "cache",
+                                              args.model)
     except ProviderError as exc:
         print(f"colosseum: {exc.message}", file=sys.stderr)
         return 2
-    if not args.no_cache:
-        provider = CachedProvider(provider, index.root_dir / ".colosseum" / "cache")
 
     def progress(stage: str, done: int, total: int) -> None:
         width = 24

@@ -79,3 +79,28 @@ def test_an_unreachable_api_is_a_clear_message(tmp_path):
             "type": "invalid_request_error", "message": "model not found"}}, {})) as server:
         failed = run(project, server.url)
     assert failed.returncode == 1 and "model not found" in failed.stderr and "Traceback" not in failed.stderr
+
+
+def test_an_openai_compatible_server_can_be_the_model(tmp_path):
+    from doubles.messages_api import ChatCompletionsDouble, chat_answer
+
+    def by_role(body):
+        required = set(body["response_format"]["json_schema"]["schema"]["required"])
+        if "strategy" in required:
+            return chat_answer(json.dumps({"strategy": "local", "proof": "A local model's proof."}))
+        if "critiques" in required:
+            return chat_answer(json.dumps({"critiques": []}))
+        return chat_answer(json.dumps({"proof": "Merged locally.", "resolved": [], "open_conflicts": []}))
+
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    with ChatCompletionsDouble([], responder=by_role) as server:
+        (project / "colosseum.toml").write_text(
+            f'root = "main.tex"\n[models]\nprovider = "openai-compatible"\nmodel = "local-7b"\n'
+            f'base_url = "{server.url}"\n')
+        done = subprocess.run([sys.executable, "-m", "colosseum", "solve", str(project), "--label", "lem:resampling"],
+                              capture_output=True, text=True, timeout=120,
+                              env={k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC")})
+    assert done.returncode == 0, done.stderr
+    assert "Merged locally." in done.stdout and len(server.requests) == 46
+    assert server.requests[0]["model"] == "local-7b"

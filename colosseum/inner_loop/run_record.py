@@ -106,6 +106,9 @@ def report(label: str, result: SolveResult, record: dict) -> str:
              f"{usage['response_cache_hits']} answers from the response cache; cost "
              + (f"about ${usage['cost_usd']:.2f}." if usage.get("cost_usd") is not None else "unknown (no price for "
                 f"{record['model']})."), "",
+             f"Critiques written: {sum(len(b.critiques) for b in result.bundles.values() if b.level == 0)}, of which "
+             f"{sum(1 for b in result.bundles.values() if b.level == 0 for c in b.critiques if not c.anchored)} "
+             "unanchored (their quote is not in the candidate they attack: counted, never trusted).", "",
              f"Leaves that reached the root: {', '.join(result.reached_root) or 'none'} "
              f"(of {sum(1 for b in result.bundles.values() if b.level == 0)}).", "",
              "## Proof", "", result.root.candidate.proof, "", "## Surviving critiques", ""]

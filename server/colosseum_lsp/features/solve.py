@@ -24,18 +24,14 @@ class SolveError(Exception):
 
 
 def _provider(ctx, project):
-    from colosseum.models.anthropic_provider import DEFAULT_MODEL, AnthropicProvider
-    from colosseum.models.response_cache import CachedProvider
-
     from colosseum.config import valid_table
+    from colosseum.models.configured import configured_provider
 
-    raw = valid_table(project.index.config, "models")
-    model = ctx.options.get("model") or raw.get("model") or DEFAULT_MODEL
     try:
-        inner = AnthropicProvider(model, base_url=raw.get("base_url"))
+        return configured_provider(valid_table(project.index.config, "models"),
+                                   project.root_dir / ".colosseum" / "cache", ctx.options.get("model"))
     except ProviderError as exc:
         raise SolveError(exc.message) from exc
-    return CachedProvider(inner, project.root_dir / ".colosseum" / "cache"), model
 
 
 def _config(ctx, project):

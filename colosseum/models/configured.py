@@ -1,0 +1,28 @@
+"""The provider a project configures (``[models]`` in colosseum.toml), wrapped in the response
+cache. Anthropic's API by default; an OpenAI-compatible server (a local model, another vendor)
+with ``provider = "openai-compatible"`` and ``base_url``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from colosseum.models.provider import ProviderError
+
+
+def configured_provider(models: dict, cache_dir: Path | None, model_override: str | None = None):
+    """(provider, model name); raises ProviderError with a clear message when it cannot be made."""
+    from colosseum.models.anthropic_provider import DEFAULT_MODEL, AnthropicProvider
+    from colosseum.models.response_cache import CachedProvider
+
+    kind = models.get("provider", "anthropic")
+    if kind == "openai-compatible":
+        from colosseum.models.openai_compatible import OpenAICompatibleProvider
+
+        model = model_override or models.get("model")
+        if not model or not models.get("base_url"):
+            raise ProviderError("openai-compatible", "set [models] model and base_url for an OpenAI-compatible server")
+        provider = OpenAICompatibleProvider(model, models["base_url"], api_key_env=models.get("api_key_env", "OPENAI_API_KEY"))
+    else:
+        model = model_override or models.get("model") or DEFAULT_MODEL
+        provider = AnthropicProvider(model, base_url=models.get("base_url"))
+    return (CachedProvider(provider, cache_dir) if cache_dir is not None else provider), model

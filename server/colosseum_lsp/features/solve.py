@@ -136,6 +136,8 @@ def _quoted_range(ft, quote: str):
 async def _offer_proof(ctx, project, label: str, proof: str, version_at_start) -> bool:
     """Insert the proof after the claim (or replace its empty proof), only at the version the
     solve started from; after other edits the claim is found again by its label."""
+    if project.pending is not None and not project.pending.done():
+        await asyncio.shield(project.pending)  # let the index catch up with the author's last edits
     snap = project.snapshot()
     claim = snap.claims.get(label)
     if claim is None:
@@ -144,6 +146,9 @@ async def _offer_proof(ctx, project, label: str, proof: str, version_at_start) -
     doc = ctx.server.workspace.text_documents.get(uri)
     if doc is not None and version_at_start is not None and doc.version != version_at_start:
         log.info("%s changed while solving: re-anchored by its label", label)
+    # the positions come from the text the index read: the edit names that version, so an editor
+    # whose document moved on since refuses it instead of inserting at the wrong place
+    version = project.indexed_versions.get(uri, doc.version if doc else None) if doc is not None else None
     text = f"\n\\begin{{proof}}\n{proof.strip()}\n\\end{{proof}}\n"
     if claim.proof is not None and not claim.proof.has_content:  # replace the empty proof
         edit = types.TextEdit(range=types.Range(start=range_(claim.proof.location.range).start,
@@ -152,8 +157,7 @@ async def _offer_proof(ctx, project, label: str, proof: str, version_at_start) -
         after = range_(claim.end.range).end
         edit = types.TextEdit(range=types.Range(start=after, end=after), new_text=text)
     change = types.TextDocumentEdit(
-        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version if doc else None),
-        edits=[edit])
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=[edit])
     try:
         response = await ctx.server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
             edit=types.WorkspaceEdit(document_changes=[change]), label=f"Proof of {label}"))

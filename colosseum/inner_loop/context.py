@@ -27,9 +27,14 @@ def obligation_context(index, label: str, catalog=None, previous: str = "(none)"
     assumable = "\n\n".join(
         f"[{c.id}] {c.kind}{' (' + c.title + ')' if c.title else ''}, status {graph.status.get(c.id)}:\n"
         f"{_clean(c.statement_text)}" for c in order[:MAX_ASSUMABLE])
-    return ObligationContext(label=label, statement=_clean(claim.statement_text), assumable=assumable,
-                             notation=preamble_notation(index), catalog=_catalog_text(catalog, label, ancestors),
-                             previous=previous)
+    statement = _clean(claim.statement_text)
+    catalog_text = "(none)"
+    if catalog is not None:
+        from colosseum.catalog_retrieval import CatalogSearch
+
+        catalog_text = CatalogSearch(catalog).retrieve(label, ancestors, statement).text
+    return ObligationContext(label=label, statement=statement, assumable=assumable,
+                             notation=preamble_notation(index), catalog=catalog_text, previous=previous)
 
 
 def preamble_notation(index) -> str:
@@ -47,27 +52,3 @@ def preamble_notation(index) -> str:
 def _clean(statement: str) -> str:
     return "\n".join(line for line in statement.strip().splitlines()
                      if not line.strip().startswith(("\\label", "%"))).strip()
-
-
-def _catalog_text(catalog, label: str, ancestors: set[str]) -> str:
-    """Failed routes for this very target first, then entries linked to it or its ancestors."""
-    if catalog is None:
-        return "(none)"
-    linked = []
-    for entry in catalog.entries.values():
-        if entry.status == "retracted":
-            continue
-        labels = set(entry.links.get("labels") or [])
-        target = (entry.data.get("target") or {}).get("label")
-        if entry.kind == "failed-route" and target == label:
-            linked.append((0, entry))
-        elif labels & ({label} | ancestors):
-            linked.append((1, entry))
-    linked.sort(key=lambda item: (item[0], item[1].id))
-    parts = []
-    for _, entry in linked[:30]:
-        data = entry.data
-        body = data.get("statement") or data.get("claim") or data.get("approach") or ""
-        extra = f"\nIt failed at: {data['failure_point']}" if data.get("failure_point") else ""
-        parts.append(f"[{entry.id}] {entry.kind}: {entry.title}\n{str(body).strip()}{extra}")
-    return "\n\n".join(parts) or "(none)"

@@ -23,11 +23,12 @@ def _parser() -> argparse.ArgumentParser:
     obligations.add_argument("path")
     obligations.add_argument("--format", choices=("text", "json"), default="text")
     knowledge = sub.add_parser("knowledge", help="the knowledge catalog beside the paper")
-    knowledge.add_argument("action", choices=("check", "list", "show"))
+    knowledge.add_argument("action", choices=("check", "list", "show", "retract"))
     knowledge.add_argument("path", help="project directory or its root .tex file")
-    knowledge.add_argument("entry", nargs="?", help="entry id (for show)")
+    knowledge.add_argument("entry", nargs="?", help="entry id (for show and retract)")
     knowledge.add_argument("--format", choices=("text", "json"), default="text")
     knowledge.add_argument("--no-starter", action="store_true", help="leave out the starter catalog")
+    knowledge.add_argument("--reason", help="why (for retract)")
     from colosseum.solve_cli import add_arguments
 
     add_arguments(sub)
@@ -69,6 +70,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "check":
         diagnostics = index.diagnostics()
+        from colosseum.catalog import load_catalog
+        from colosseum.catalog_checks import catalog_diagnostics
+        from colosseum.knowledge_cli import catalog_directory
+
+        catalog_dir = catalog_directory(index.root_dir)
+        if catalog_dir.is_dir():  # what the catalog beside the paper says about it
+            diagnostics = sorted(diagnostics + catalog_diagnostics(load_catalog(catalog_dir), index),
+                                 key=lambda d: d.sort_key())
         if args.format == "json":
             print(export.diagnostics_json(index, diagnostics))
         else:

@@ -47,6 +47,29 @@ def run_knowledge(args) -> int:
                 print(f"{rel(p.file)}:{p.line + 1}: {p.severity} {where}{p.message}")
             print(f"{len(catalog.entries)} entries, {len(catalog.malformed())} malformed", file=sys.stderr)
         return 1 if catalog.malformed() else 0
+    if args.action == "retract":
+        from colosseum.catalog import read_entry
+        from colosseum.catalog_write import set_fields
+
+        entry = catalog.entries.get(args.entry or "")
+        if entry is None or entry.layer != "project":
+            print(f"colosseum: no entry `{args.entry}` in {directory}"
+                  + (" (starter entries are read-only: copy it into the project first)" if entry else ""),
+                  file=sys.stderr)
+            return 2
+        if not args.reason:
+            print("colosseum: say why: --reason '...'", file=sys.stderr)
+            return 2
+        set_fields(entry.file, {"status": "retracted", "retraction_reason": args.reason, "superseded_by": None})
+        _, problems = read_entry(entry.file)
+        for p in problems:
+            print(f"{rel(p.file)}: {p.field}: {p.message}", file=sys.stderr)
+        from colosseum.catalog_checks import suspect_entries
+
+        dependents = [e for e in suspect_entries(load_catalog(directory, with_starter=not args.no_starter))
+                      if e != entry.id]
+        print(f"retracted `{entry.id}`; now suspect: {', '.join(sorted(dependents)) or 'nothing else'}")
+        return 1 if problems else 0
     if args.action == "list":
         entries = sorted(catalog.entries.values(), key=lambda e: (e.layer, e.kind, e.id))
         if args.format == "json":

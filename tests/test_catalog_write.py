@@ -1,0 +1,89 @@
+"""Retraction, and writes to the catalog that lose nothing: concurrent writers, and a writer
+killed in the middle of a write."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from colosseum.catalog import load_catalog, read_entry
+from colosseum.catalog_checks import catalog_diagnostics, suspect_entries
+from colosseum.index import ProjectIndex
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRY = "lll-symmetric-erdos-lovasz"
+
+
+def copy_example(tmp_path) -> Path:
+    project = tmp_path / "paper"
+    shutil.copytree(ROOT / "example-project", project, ignore=shutil.ignore_patterns(".colosseum"))
+    return project
+
+
+def test_retraction_marks_dependent_entries_and_claims_as_suspect(tmp_path):
+    project = copy_example(tmp_path)
+    (project / "knowledge" / "uses-lll.md").write_text(
+        (project / "knowledge" / "smallest-uniformity-per-degree.md").read_text()
+        .replace("id: smallest-uniformity-per-degree", "id: uses-lll").replace("entries: []", f"entries: [{ENTRY}]"))
+    run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "retract", str(project), ENTRY,
+                          "--reason", "Misquoted condition."], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "uses-lll" in run.stdout
+    catalog = load_catalog(project / "knowledge")
+    assert catalog.entries[ENTRY].status == "retracted" and not catalog.malformed()
+    assert suspect_entries(catalog)["uses-lll"] == ["uses-lll", ENTRY]
+    found = catalog_diagnostics(catalog, ProjectIndex.open(project))
+    suspect = {d.message.split("`")[1] for d in found if d.code == "colosseum/suspect"}
+    assert "thm:lll" in suspect  # linked directly
+    assert "thm:main" in suspect  # its proof rests on thm:lll
+    assert "thm:main" in suspect and "lem:mono-prob" not in suspect
+    check = subprocess.run([sys.executable, "-m", "colosseum", "check", str(project)], capture_output=True, text=True,
+                           timeout=60)
+    assert "colosseum/suspect" in check.stdout
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from colosseum.catalog_write import catalog_lock, update_front_matter, write_atomically
+path, tag, n = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+for i in range(n):
+    with catalog_lock(path.parent):  # read-modify-write: add one tag
+        text = path.read_text()
+        text = text.replace("tags: [", f"tags: [{tag}{i}, ", 1)
+        write_atomically(path, text)
+"""
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path):
+    project = copy_example(tmp_path)
+    path = project / "knowledge" / f"{ENTRY}.md"
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), tag, "25"]) for tag in ("a", "b")]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    text = path.read_text()
+    assert all(f"{tag}{i}," in text for tag in ("a", "b") for i in range(25))
+    entry, problems = read_entry(path)
+    assert entry is not None and problems == []
+
+
+def test_a_writer_killed_mid_write_leaves_the_old_entry_or_the_new_one(tmp_path):
+    project = copy_example(tmp_path)
+    path = project / "knowledge" / f"{ENTRY}.md"
+    before = path.read_text()
+    env = {**os.environ, "COLOSSEUM_TEST_PAUSE_BEFORE_RENAME": "5"}
+    proc = subprocess.Popen([sys.executable, "-m", "colosseum", "knowledge", "retract", str(project), ENTRY,
+                             "--reason", "killed before it could finish"], env=env)
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(path.parent.glob(".*.tmp")):
+        time.sleep(0.05)  # wait until the new text is written to its temporary file
+    assert list(path.parent.glob(".*.tmp")), "the writer never got to its temporary file"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert path.read_text() == before  # the old entry, whole
+    catalog = load_catalog(path.parent)
+    assert catalog.entries[ENTRY].status == "active" and not catalog.malformed()  # the stray .tmp is no entry

@@ -119,7 +119,13 @@ def run_solve(args) -> int:
     print(file=sys.stderr)
     hits = getattr(provider, "hits", 0)
     directory = recorder.directory
+    from colosseum.catalog_curator import record_failed_routes
+
+    routes = record_failed_routes(catalog_directory(Path(args.path).resolve()), args.label, result,
+                                  directory.name, model)
     print(result.root.candidate.proof)
+    if routes:
+        print(f"\nfailed routes recorded in the catalog: {', '.join(routes)}")
     print(f"\n{len(result.surviving_critiques)} critique(s) survived:")
     for c in result.surviving_critiques:
         print(f"  {c.severity} {c.kind}: {c.explanation}")

@@ -87,3 +87,31 @@ def test_a_writer_killed_mid_write_leaves_the_old_entry_or_the_new_one(tmp_path)
     assert path.read_text() == before  # the old entry, whole
     catalog = load_catalog(path.parent)
     assert catalog.entries[ENTRY].status == "active" and not catalog.malformed()  # the stray .tmp is no entry
+
+
+async def test_the_curator_records_failed_routes_merges_repeats_and_leaves_people_alone(tmp_path):
+    from colosseum.catalog_curator import record_failed_routes
+    from colosseum.inner_loop.records import InnerLoopConfig
+    from colosseum.inner_loop.solve import solve
+    from colosseum.models.scripted_provider import ScriptedProvider
+    from test_inner_loop import CONTEXT, FLAWED_ANGLE, script
+
+    result = await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=4))
+    folder = tmp_path / "knowledge"
+    written = record_failed_routes(folder, "lem:resampling", result, "run-1", "claude-test")
+    catalog = load_catalog(folder, with_starter=False)
+    assert written and not catalog.malformed()
+    (entry,) = [e for e in catalog.entries.values() if e.kind == "failed-route"]
+    assert entry.data["target"] == {"label": "lem:resampling"} and entry.data["approach"] == FLAWED_ANGLE
+    assert "union bound over dependent events" in entry.data["failure_point"]
+    assert entry.data["provenance"]["run"] == "run-1"
+    # the same route in a later run is merged, not written twice
+    record_failed_routes(folder, "lem:resampling", result, "run-2", "claude-test")
+    catalog = load_catalog(folder, with_starter=False)
+    assert len([e for e in catalog.entries.values() if e.kind == "failed-route"]) == 1
+    assert [s["run"] for s in catalog.entries[entry.id].data["also_seen"]] == ["run-2"]
+    # an entry a person wrote is never rewritten by the curator
+    text = entry.file.read_text().replace("author: colosseum", "author: Ada")
+    entry.file.write_text(text)
+    record_failed_routes(folder, "lem:resampling", result, "run-3", "claude-test")
+    assert entry.file.read_text() == text

@@ -145,3 +145,19 @@ async def test_commands(client: LanguageClient):
     with pytest.raises(Exception, match="not available yet"):
         await client.workspace_execute_command_async(types.ExecuteCommandParams(
             command="colosseum.globalReview", arguments=[uri]))
+
+
+async def test_hover_shows_the_catalog_behind_a_cite_and_a_claims_failed_routes(client: LanguageClient):
+    prelim = client.project / "sections" / "preliminaries.tex"
+    uri = _open(client, prelim)
+    pos = _position_of(prelim, "\\cite{ErdosLovasz75", len("\\cite{") + 3)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+    assert hover is not None and "lll-symmetric-erdos-lovasz" in hover.contents.value
+    assert "Hypotheses" in hover.contents.value
+    main_result = client.project / "sections" / "main-result.tex"
+    uri = _open(client, main_result)
+    pos = _position_of(main_result, "\\label{lem:resampling}", len("\\label{") + 2)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+    assert "failed-route `resampling-by-direct-count`" in hover.contents.value

@@ -207,8 +207,13 @@ class ServerContext:
 
     # ---- diagnostics ---------------------------------------------------------------------------
     def publish(self, project: Project) -> None:
+        from colosseum_lsp.features.catalog_view import publish_catalog_findings
         from colosseum_lsp.features.diagnostics import publish_project
 
+        try:
+            publish_catalog_findings(self, project)
+        except Exception:  # a broken catalog must never keep the paper's findings from the editor
+            log.exception("catalog findings failed")
         publish_project(self, project)
         self.notify_status("ready")
 

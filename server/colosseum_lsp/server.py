@@ -74,7 +74,8 @@ def build_server() -> LanguageServer:
                     types.Registration(id="colosseum-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
                                            types.FileSystemWatcher(glob_pattern="**/*.tex"),
-                                           types.FileSystemWatcher(glob_pattern="**/colosseum.toml")]))]))
+                                           types.FileSystemWatcher(glob_pattern="**/colosseum.toml"),
+                                           types.FileSystemWatcher(glob_pattern="**/knowledge/**/*.md")]))]))
             except Exception as exc:  # a client that advertises but refuses: watch the disk ourselves
                 log.info("file watching not registered (%s); using watchdog", exc)
                 ctx.watched_files_supported = False

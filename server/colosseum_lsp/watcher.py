@@ -27,7 +27,8 @@ def start_watching(ctx) -> None:
                 if not raw:
                     continue
                 path = Path(raw)
-                if path.suffix == ".tex" or path.name == "colosseum.toml":
+                if path.suffix == ".tex" or path.name == "colosseum.toml" or (
+                        path.suffix == ".md" and "knowledge" in path.parts):
                     loop.call_soon_threadsafe(_changed, ctx, path.resolve())
 
     observer = Observer()

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from colosseum.structure import Position
 from colosseum_lsp.convert import location, range_
+from colosseum_lsp.features.catalog_view import cite_hover, claim_catalog_lines
 
 HOVER_LIMIT = 1500
 
@@ -54,7 +55,7 @@ def statement_as_text(latex: str) -> str:
 def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
     hit = ctx.item_at(path, pos)
     if hit is None:
-        return None
+        return _cite_hover(ctx, path, pos)
     project, kind, item = hit
     snap = project.snapshot()
     name = item.label if kind == "ref" else item.name
@@ -76,7 +77,7 @@ def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
         facts = f"status: **{status}** · rests on {rests_on} result{'s' if rests_on != 1 else ''}"
         if claim.lean_decls:
             facts += " · Lean: " + ", ".join(f"`{d}`" for d in claim.lean_decls) + (" ✓" if claim.leanok else "")
-        value = f"{head}\n\n{facts}\n\n---\n\n```text\n{body}\n```"
+        value = f"{head}\n\n{facts}\n\n---\n\n```text\n{body}\n```" + claim_catalog_lines(project, owner)
     elif section is not None:
         value = f"**{section.level.capitalize()}** `{owner}` — {section.title}\n\nstatus: **{snap.graph.status.get(owner)}**"
     else:
@@ -84,3 +85,23 @@ def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
         value = f"label `{name}` at {loc.file.name}:{loc.range.start.line + 1}"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
                        range=range_(item.location.range))
+
+
+def _cite_hover(ctx, path: Path, pos: Position) -> types.Hover | None:
+    """On a \\cite key: the catalog's statement of that result, hypotheses and source."""
+    project = ctx.project_for(path)
+    ft = project.index.text_of(path) if project.index is not None else None
+    if ft is None or pos.line >= len(ft.lines.line_starts):
+        return None
+    line = ft.lines.line_text(pos.line)
+    return cite_hover(ctx, project, line, _char_index(line, pos.character))
+
+
+def _char_index(line: str, units: int) -> int:
+    count = 0
+    for i, ch in enumerate(line):
+        if count >= units:
+            return i
+        count += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)
+

@@ -1,0 +1,88 @@
+"""The knowledge catalog in the editor: the statement behind a \\cite, the entries and failed
+routes of a claim, and the catalog's findings (suspect claims, malformed entries)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lsprotocol import types
+
+from colosseum.catalog import load_catalog
+from colosseum.catalog_checks import catalog_diagnostics
+from colosseum.knowledge_cli import catalog_directory
+from colosseum_lsp.convert import path_to_uri
+
+_CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
+SOURCE = "colosseum-catalog"
+
+
+def project_catalog(project):
+    """The project's catalog, read again only when one of its files changed."""
+    directory = catalog_directory(project.root_dir)
+    stamp = tuple(sorted((p.name, p.stat().st_mtime_ns) for p in directory.rglob("*.md"))) if directory.is_dir() else ()
+    cached = getattr(project, "_catalog", None)
+    if cached is None or cached[0] != stamp:
+        project._catalog = (stamp, load_catalog(directory))
+    return project._catalog[1]
+
+
+def publish_catalog_findings(ctx, project) -> None:
+    if project.index is None:
+        return
+    found = catalog_diagnostics(project_catalog(project), project.index)
+    for key in [k for k in ctx.extra_diagnostics if k[0] == SOURCE]:
+        del ctx.extra_diagnostics[key]
+    by_uri: dict[str, list] = {}
+    for diag in found:
+        by_uri.setdefault(path_to_uri(diag.file), []).append(diag)
+    for uri, diags in by_uri.items():
+        ctx.extra_diagnostics[(SOURCE, uri)] = (diags, None)
+
+
+def cite_hover(ctx, project, line: str, character: int) -> types.Hover | None:
+    for m in _CITE.finditer(line):
+        if not (m.start() <= character <= m.end()):
+            continue
+        offset = m.start(1)
+        for key in m.group(1).split(","):
+            start = offset + (len(key) - len(key.lstrip()))
+            end = offset + len(key.rstrip())
+            offset += len(key) + 1
+            if start <= character <= end or len(m.group(1).split(",")) == 1:
+                return _literature(project, key.strip())
+    return None
+
+
+def _literature(project, key: str) -> types.Hover | None:
+    catalog = project_catalog(project)
+    matches = [e for e in catalog.entries.values()
+               if (e.data.get("source") or {}).get("key") == key or e.id == key]
+    if not matches:
+        return None
+    parts = []
+    for e in matches:
+        data = e.data
+        hyps = "\n".join(f"- {h}" for h in data.get("hypotheses") or [])
+        source = data.get("source") or {}
+        parts.append(f"**{e.title}** (`{e.id}`, {e.status})\n\n{str(data.get('statement', '')).strip()}\n\n"
+                     + (f"Hypotheses:\n{hyps}\n\n" if hyps else "")
+                     + f"Source: {source.get('reference', '')} {source.get('locator', '')}".strip())
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)))
+
+
+def claim_catalog_lines(project, label: str) -> str:
+    catalog = project_catalog(project)
+    lines = []
+    for e in sorted(catalog.entries.values(), key=lambda e: (e.kind != "failed-route", e.id)):
+        target = (e.data.get("target") or {}).get("label")
+        if label in (e.links.get("labels") or []) or target == label:
+            flag = "" if e.status == "active" else f" ({e.status})"
+            where = f" — broke at: {str(e.data.get('failure_point', '')).strip()[:120]}" if e.kind == "failed-route" else ""
+            lines.append(f"- {e.kind} `{e.id}`{flag}: {e.title}{where}")
+    return ("\n\n**Catalog**\n" + "\n".join(lines)) if lines else ""
+
+
+def entry_path(project, entry_id: str) -> Path | None:
+    entry = project_catalog(project).entries.get(entry_id)
+    return entry.file if entry else None

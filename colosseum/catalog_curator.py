@@ -86,3 +86,49 @@ def _write_entry(path: Path, data: dict, body: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     header = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
     write_atomically(path, f"---\n{header}---\n{body}")
+
+
+def person() -> str:
+    """Who is at the keyboard: git's user.name, else the login name."""
+    import getpass
+    import subprocess
+
+    try:
+        name = subprocess.run(["git", "config", "user.name"], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        name = ""
+    return name or getpass.getuser() or "author"
+
+
+def add_claim_entry(directory: Path, claim, author: str) -> Path:
+    """A `result` entry for a claim of the paper, its statement quoted, its proof where it is."""
+    today = datetime.date.today().isoformat()
+    label = claim.label or claim.id
+    with catalog_lock(directory):
+        entry_id = _free_id(directory, re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-") or "claim")
+        statement = "\n".join(line for line in claim.statement_text.strip().splitlines()
+                              if not line.strip().startswith(("\\label", "%"))).strip()
+        data = {"id": entry_id, "kind": "result", "title": (claim.title or f"{claim.kind} {label}")[:200],
+                "provenance": {"author": author, "run": None, "model": None, "date": today},
+                "links": {"labels": [label], "entries": []}, "status": "active", "tags": [claim.kind],
+                "statement": statement or label, "hypotheses": [], "conclusion": "See the statement.",
+                "proof": {"label": label}}
+        path = directory / f"{entry_id}.md"
+        _write_entry(path, data, "Added from the paper. Write the hypotheses out, one per item.\n")
+    return path
+
+
+def add_failed_route(directory: Path, label: str, approach: str, failure_point: str, critique: str,
+                     author: str, run: str | None = None) -> Path:
+    today = datetime.date.today().isoformat()
+    with catalog_lock(directory):
+        key = approach_key(approach)
+        entry_id = _free_id(directory, f"failed-{re.sub(r'[^a-z0-9]+', '-', label.lower()).strip('-')}-{key}")
+        data = {"id": entry_id, "kind": "failed-route", "title": f"{label}: {approach}"[:200],
+                "provenance": {"author": author, "run": run, "model": None, "date": today},
+                "links": {"labels": [label], "entries": []}, "status": "active", "tags": ["failed-route"],
+                "target": {"label": label}, "approach": approach, "approach_key": key,
+                "failure_point": failure_point or "(not quoted)", "critique": critique}
+        path = directory / f"{entry_id}.md"
+        _write_entry(path, data, "Recorded from a critique in the editor.\n")
+    return path

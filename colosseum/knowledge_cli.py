@@ -47,6 +47,24 @@ def run_knowledge(args) -> int:
                 print(f"{rel(p.file)}:{p.line + 1}: {p.severity} {where}{p.message}")
             print(f"{len(catalog.entries)} entries, {len(catalog.malformed())} malformed", file=sys.stderr)
         return 1 if catalog.malformed() else 0
+    if args.action == "add":
+        from colosseum.catalog import read_entry
+        from colosseum.catalog_curator import add_claim_entry, person
+        from colosseum.index import ProjectError, ProjectIndex
+
+        try:
+            index = ProjectIndex.open(path)
+        except ProjectError as exc:
+            print(f"colosseum: {exc}", file=sys.stderr)
+            return 2
+        claim = index.claims.get(args.entry or "")
+        if claim is None:
+            print(f"colosseum: no claim `{args.entry}` in the paper", file=sys.stderr)
+            return 2
+        written = add_claim_entry(directory, claim, person())
+        _, problems = read_entry(written)
+        print(f"added {rel(written)}" + (": " + "; ".join(p.message for p in problems) if problems else ""))
+        return 1 if problems else 0
     if args.action == "retract":
         from colosseum.catalog import read_entry
         from colosseum.catalog_write import set_fields

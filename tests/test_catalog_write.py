@@ -115,3 +115,15 @@ async def test_the_curator_records_failed_routes_merges_repeats_and_leaves_peopl
     entry.file.write_text(text)
     record_failed_routes(folder, "lem:resampling", result, "run-3", "claude-test")
     assert entry.file.read_text() == text
+
+
+def test_knowledge_add_writes_a_valid_result_entry_for_a_claim(tmp_path):
+    project = copy_example(tmp_path)
+    run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "lem:edge-degree"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    entry, problems = read_entry(project / "knowledge" / "lem-edge-degree.md")
+    assert problems == [] and entry.kind == "result" and entry.data["proof"] == {"label": "lem:edge-degree"}
+    missing = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "lem:nowhere"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no claim `lem:nowhere`" in missing.stderr

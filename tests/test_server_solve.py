@@ -88,3 +88,21 @@ async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: 
     with pytest.raises(Exception, match="no claim `lem:nowhere`"):
         await client.workspace_execute_command_async(types.ExecuteCommandParams(
             command="colosseum.solveObligation", arguments=[uri, "lem:nowhere"]))
+
+
+async def test_add_to_catalog_and_record_a_failed_route_from_the_editor(client: LanguageClient):
+    from colosseum.catalog import read_entry
+
+    path = client.project / "sections" / "main-result.tex"
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="latex", version=1, text=path.read_text())))
+    added = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.addToCatalog", arguments=[uri, "thm:main"]))
+    entry, problems = read_entry(Path(added["path"]))
+    assert problems == [] and entry.kind == "result" and entry.links["labels"] == ["thm:main"]
+    recorded = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.recordFailedRoute", arguments=[uri, "lem:resampling", "major gap: the bound needs LLL"]))
+    entry, problems = read_entry(Path(recorded["path"]))
+    assert problems == [] and entry.kind == "failed-route" and entry.data["target"] == {"label": "lem:resampling"}
+    assert any(doc.uri.endswith(".md") for doc in client.shown_documents)

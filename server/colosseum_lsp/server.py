@@ -18,7 +18,16 @@ from colosseum_lsp import progress
 from colosseum_lsp.context import ServerContext
 from colosseum_lsp.protocol import ColosseumProtocol
 from colosseum_lsp.convert import engine_position, path_to_uri, uri_to_path
-from colosseum_lsp.features import code_actions, commands, completion, navigation, rename, solve, symbols
+from colosseum_lsp.features import (
+    catalog_view,
+    code_actions,
+    commands,
+    completion,
+    navigation,
+    rename,
+    solve,
+    symbols,
+)
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +44,8 @@ def guarded(default=None):
         async def run(*args, **kwargs):
             try:
                 return await fn(*args, **kwargs)
-            except (JsonRpcException, rename.RenameError, commands.CommandError, solve.SolveError):
+            except (JsonRpcException, rename.RenameError, commands.CommandError, solve.SolveError,
+                    catalog_view.CatalogCommandError):
                 raise
             except Exception:
                 log.exception("%s failed", fn.__name__)
@@ -216,7 +226,7 @@ def build_server() -> LanguageServer:
             arguments = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
             try:
                 return await handler(ctx, arguments)
-            except (commands.CommandError, solve.SolveError) as exc:
+            except (commands.CommandError, solve.SolveError, catalog_view.CatalogCommandError) as exc:
                 raise RequestFailed(str(exc)) from exc
         return run
 
@@ -224,6 +234,8 @@ def build_server() -> LanguageServer:
     command("colosseum.showDependencyGraph", commands.show_dependency_graph)
     command("colosseum.solveObligation", solve.solve_obligation)
     command("colosseum.openReport", solve.open_report)
+    command("colosseum.addToCatalog", catalog_view.add_to_catalog)
+    command("colosseum.recordFailedRoute", catalog_view.record_failed_route)
     for name in commands.NOT_AVAILABLE:
         command(name, lambda _ctx, _args, _name=name: commands.not_available(_name))
     return server

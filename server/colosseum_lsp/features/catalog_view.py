@@ -86,3 +86,56 @@ def claim_catalog_lines(project, label: str) -> str:
 def entry_path(project, entry_id: str) -> Path | None:
     entry = project_catalog(project).entries.get(entry_id)
     return entry.file if entry else None
+
+
+class CatalogCommandError(Exception):
+    pass
+
+
+async def add_to_catalog(ctx, args) -> dict:
+    import asyncio
+
+    from colosseum.catalog_curator import add_claim_entry, person
+    from colosseum_lsp.convert import uri_to_path
+
+    if len(args) < 2:
+        raise CatalogCommandError("usage: colosseum.addToCatalog [document uri, claim label]")
+    path = uri_to_path(args[0])
+    project = ctx.project_for(path) if path else None
+    if project is not None:
+        await ctx.ensure_index(project)
+    snap = project.snapshot() if project else None
+    claim = snap.claims.get(args[1]) if snap else None
+    if claim is None:
+        raise CatalogCommandError(f"no claim `{args[1]}` in the project")
+    written = await asyncio.to_thread(add_claim_entry, catalog_directory(project.root_dir), claim, person())
+    await _show(ctx, written)
+    ctx.publish(project)
+    return {"path": str(written)}
+
+
+async def record_failed_route(ctx, args) -> dict:
+    import asyncio
+
+    from colosseum.catalog_curator import add_failed_route, person
+    from colosseum_lsp.convert import uri_to_path
+
+    if len(args) < 3:
+        raise CatalogCommandError("usage: colosseum.recordFailedRoute [document uri, claim label, critique]")
+    path = uri_to_path(args[0])
+    project = ctx.project_for(path) if path else None
+    if project is None or await ctx.ensure_index(project) is None:
+        raise CatalogCommandError("no project for this document")
+    critique = str(args[2])
+    written = await asyncio.to_thread(add_failed_route, catalog_directory(project.root_dir), args[1],
+                                      "the route of the last solve", "", critique, person())
+    await _show(ctx, written)
+    ctx.publish(project)
+    return {"path": str(written)}
+
+
+async def _show(ctx, path: Path) -> None:
+    try:
+        await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
+    except Exception:  # a client that cannot show documents still has the file
+        pass

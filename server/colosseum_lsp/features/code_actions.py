@@ -24,6 +24,13 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
     actions: list[types.CodeAction] = []
     for diag in params.context.diagnostics:
         if diag.source == "colosseum-solve":
+            claim_here = _claim_at(snap, path, engine_position(diag.range.start))
+            if claim_here is not None:
+                actions.append(types.CodeAction(
+                    title="Record as a failed route in the catalog", kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag], command=types.Command(
+                        title="Record as a failed route", command="colosseum.recordFailedRoute",
+                        arguments=[uri, claim_here.id, diag.message])))
             report = ctx.extra_diagnostics.get(("colosseum-solve", uri), ([], None))[1]
             if report and not any(a.command and a.command.command == "colosseum.openReport" for a in actions):
                 actions.append(types.CodeAction(
@@ -48,6 +55,10 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
     if claim is not None and ft is not None:
         begin_line = claim.location.range.start.line
         status = snap.graph.status.get(claim.id)
+        actions.append(types.CodeAction(
+            title=f"Add `{claim.id}` to the catalog", kind=types.CodeActionKind.Empty,
+            command=types.Command(title=f"Add `{claim.id}` to the catalog", command="colosseum.addToCatalog",
+                                  arguments=[uri, claim.id])))
         if claim.obligation and status == "obligation":
             actions.append(types.CodeAction(
                 title=f"Solve obligation `{claim.id}`", kind=types.CodeActionKind.Empty,

@@ -91,7 +91,7 @@ def run_solve(args) -> int:
               flush=True)
 
     recorder = RunRecorder(run_directory(index.root_dir, args.label), args.label, config, model,
-                           models.get("prices"), lambda: getattr(provider, "hits", 0))
+                           models.get("prices"), lambda: getattr(provider, "hits", 0), context)
     try:
         result = asyncio.run(solve(context, provider, config, progress, recorder))
     except BudgetExceeded as exc:

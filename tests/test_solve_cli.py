@@ -53,6 +53,7 @@ def test_solve_writes_an_auditable_run_and_a_rerun_costs_nothing(tmp_path):
     assert record["usage"]["calls"] == 46 and record["usage"]["cache_read_tokens"] == 16 * 2000
     assert [len(level) for level in record["groups"]] == [8, 5, 1]
     assert record["prompts"] == {"generator": 1, "refuter": 1, "aggregator": 1}
+    assert record["catalog"]["entries"][0] == "resampling-by-direct-count" and record["catalog"]["tokens"] > 0
     assert json.loads((runs[1] / "run.json").read_text())["usage"]["response_cache_hits"] == 46
     assert "Surviving critiques" in (runs[0] / "report.md").read_text()
     # the provers may assume what does not depend on the obligation, never what does

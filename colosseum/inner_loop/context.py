@@ -28,13 +28,15 @@ def obligation_context(index, label: str, catalog=None, previous: str = "(none)"
         f"[{c.id}] {c.kind}{' (' + c.title + ')' if c.title else ''}, status {graph.status.get(c.id)}:\n"
         f"{_clean(c.statement_text)}" for c in order[:MAX_ASSUMABLE])
     statement = _clean(claim.statement_text)
-    catalog_text = "(none)"
+    catalog_text, tokens, taken = "(none)", 0, ()
     if catalog is not None:
         from colosseum.catalog_retrieval import CatalogSearch
 
-        catalog_text = CatalogSearch(catalog).retrieve(label, ancestors, statement).text
+        retrieved = CatalogSearch(catalog).retrieve(label, ancestors, statement)
+        catalog_text, tokens, taken = retrieved.text, retrieved.tokens, tuple(e.id for e in retrieved.entries)
     return ObligationContext(label=label, statement=statement, assumable=assumable,
-                             notation=preamble_notation(index), catalog=catalog_text, previous=previous)
+                             notation=preamble_notation(index), catalog=catalog_text, previous=previous,
+                             catalog_tokens=tokens, catalog_entries=taken)
 
 
 def preamble_notation(index) -> str:

@@ -65,8 +65,9 @@ class RunRecorder:
     leaves a consistent record of what it did."""
 
     def __init__(self, directory: Path, label: str, config: InnerLoopConfig, model: str, prices: dict | None = None,
-                 cache_hits=lambda: 0):
+                 cache_hits=lambda: 0, context=None):
         self.directory, self.label, self.config, self.model, self.prices = directory, label, config, model, prices
+        self.context = context  # the ObligationContext: what the catalog contributed is recorded
         self.cache_hits = cache_hits
         self.seed = 0
         self.bundles: dict = {}
@@ -88,6 +89,8 @@ class RunRecorder:
         record = _record(self.label, self.seed, self.model, self.config, self.bundles, self.groups,
                          result.reached_root if result else [], usage, result.clusters if result else [],
                          result.covered_by_swap if result else [], self.cache_hits(), self.prices, status)
+        if self.context is not None:
+            record["catalog"] = {"entries": list(self.context.catalog_entries), "tokens": self.context.catalog_tokens}
         _write(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
         return record
 

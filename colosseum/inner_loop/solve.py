@@ -45,6 +45,8 @@ class ObligationContext:
     notation: str = ""
     catalog: str = ""
     previous: str = "(none)"
+    catalog_tokens: int = 0  # what the catalog took of the prompt (recorded in the run)
+    catalog_entries: tuple[str, ...] = ()
 
     def fingerprint(self) -> str:
         material = "\0".join((self.label, self.statement, self.assumable, self.notation, self.catalog, self.previous))

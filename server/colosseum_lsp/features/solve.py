@@ -71,7 +71,7 @@ async def solve_obligation(ctx, args) -> dict:
     provider, model = _provider(ctx, project)
     config = _config(ctx, project)
     recorder = RunRecorder(run_directory(project.root_dir, label), label, config, model, None,
-                           lambda: getattr(provider, "hits", 0))
+                           lambda: getattr(provider, "hits", 0), context)
     async with ctx.progress(f"Solving {label}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)

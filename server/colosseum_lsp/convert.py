@@ -58,3 +58,13 @@ def diagnostic(diag: structure.Diagnostic) -> types.Diagnostic:
             for r in diag.related
         ] or None,
     )
+
+
+def utf16_to_index(line: str, units: int) -> int:
+    """The string index in ``line`` of an LSP column counted in UTF-16 code units."""
+    count = 0
+    for i, ch in enumerate(line):
+        if count >= units:
+            return i
+        count += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)

@@ -17,7 +17,7 @@ from colosseum import __version__
 from colosseum_lsp import progress
 from colosseum_lsp.context import ServerContext
 from colosseum_lsp.protocol import ColosseumProtocol
-from colosseum_lsp.convert import engine_position, path_to_uri, uri_to_path
+from colosseum_lsp.convert import engine_position, path_to_uri, uri_to_path, utf16_to_index
 from colosseum_lsp.features import (
     catalog_view,
     code_actions,
@@ -195,7 +195,7 @@ def build_server() -> LanguageServer:
         doc = server.workspace.get_text_document(params.text_document.uri)
         lines = doc.lines
         line = lines[params.position.line] if params.position.line < len(lines) else ""
-        return completion.completions(ctx, path, line[: _utf16_to_index(line, params.position.character)])
+        return completion.completions(ctx, path, line[: utf16_to_index(line, params.position.character)])
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     @guarded()
@@ -239,12 +239,3 @@ def build_server() -> LanguageServer:
     for name in commands.NOT_AVAILABLE:
         command(name, lambda _ctx, _args, _name=name: commands.not_available(_name))
     return server
-
-
-def _utf16_to_index(line: str, units: int) -> int:
-    count = 0
-    for i, ch in enumerate(line):
-        if count >= units:
-            return i
-        count += 2 if ord(ch) > 0xFFFF else 1
-    return len(line)

@@ -7,7 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from colosseum.structure import Position
-from colosseum_lsp.convert import location, range_
+from colosseum_lsp.convert import location, range_, utf16_to_index
 from colosseum_lsp.features.catalog_view import cite_hover, claim_catalog_lines
 
 HOVER_LIMIT = 1500
@@ -94,14 +94,4 @@ def _cite_hover(ctx, path: Path, pos: Position) -> types.Hover | None:
     if ft is None or pos.line >= len(ft.lines.line_starts):
         return None
     line = ft.lines.line_text(pos.line)
-    return cite_hover(ctx, project, line, _char_index(line, pos.character))
-
-
-def _char_index(line: str, units: int) -> int:
-    count = 0
-    for i, ch in enumerate(line):
-        if count >= units:
-            return i
-        count += 2 if ord(ch) > 0xFFFF else 1
-    return len(line)
-
+    return cite_hover(ctx, project, line, utf16_to_index(line, pos.character))

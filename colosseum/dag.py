@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from colosseum.index import ProjectIndex
 
 DEPENDENCY_KINDS = ("statement-uses", "proof-uses")
-STATUSES = ("proved", "open", "obligation", "conditional")
+STATUSES = ("proved", "open", "obligation", "conditional", "formal")
 
 
 class DependencyGraph:
@@ -145,9 +145,12 @@ class DependencyGraph:
         for section in index.sections.values():
             if section.parent:
                 contained[section.parent] = True
+        formal = getattr(index, "formal_labels", ())
         for cid, claim in index.claims.items():
             proved = (claim.proof is not None and claim.proof.has_content) or claim.mathlibok or claim.cited
-            if proved:
+            if cid in formal:
+                self.status[cid] = "formal"  # checked by Lean: never conditional on the paper's gaps
+            elif proved:
                 self.status[cid] = "proved"
             elif claim.obligation:
                 self.status[cid] = "obligation"

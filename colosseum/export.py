@@ -12,7 +12,8 @@ from colosseum.structure import Diagnostic
 if TYPE_CHECKING:
     from colosseum.index import ProjectIndex
 
-STATUS_COLOURS = {"proved": "#2e7d32", "open": "#9e9e9e", "obligation": "#c62828", "conditional": "#ef6c00"}
+STATUS_COLOURS = {"proved": "#2e7d32", "open": "#9e9e9e", "obligation": "#c62828", "conditional": "#ef6c00",
+                 "formal": "#1565c0"}
 
 
 def diagnostic_record(index: "ProjectIndex", diag: Diagnostic) -> dict:
@@ -47,7 +48,7 @@ def node_records(index: "ProjectIndex") -> list[dict]:
     for cid, claim in index.claims.items():
         nodes.append({"id": cid, "kind": claim.kind, "title": claim.title, "file": index.relative(claim.file),
                       "line": claim.location.range.start.line + 1, "status": graph.status[cid],
-                      "formal": bool(claim.leanok or claim.mathlibok)})
+                      "formal": graph.status[cid] == "formal"})
     nodes.sort(key=lambda n: (n["file"], n["line"], n["id"]))
     return nodes
 

@@ -87,6 +87,9 @@ class ProjectIndex:
         self._link_memo: dict = {}
         self._link_memo_key = ""
         self.config_loader = load_config  # the server adds the editor's settings
+        # labels whose Lean proof was checked (the Lean bridge sets it; it outlives rebuilds):
+        # their DAG status is "formal", trusted whatever the paper's own proof says
+        self.formal_labels: set[str] = set()
         self._resolved: dict[tuple[Path, ...], object] = {}
         self._include_targets: dict[tuple, tuple] = {}
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}

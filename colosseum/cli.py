@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 
 from colosseum import __version__
+
+# subcommands that live in their own module: each has add_arguments(subparsers), which gives its
+# parser a default ``run(args) -> exit code``
+SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.solve_cli",)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,9 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     knowledge.add_argument("--format", choices=("text", "json"), default="text")
     knowledge.add_argument("--no-starter", action="store_true", help="leave out the starter catalog")
     knowledge.add_argument("--reason", help="why (for retract)")
-    from colosseum.solve_cli import add_arguments
-
-    add_arguments(sub)
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).add_arguments(sub)
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead of stdio")
     serve.add_argument("--log-file", help="write the server log here")
@@ -55,10 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         from colosseum_lsp.main import run_server  # the server package; the engine never imports it
 
         return run_server(tcp_port=args.tcp, log_file=args.log_file)
-    if args.command == "solve":
-        from colosseum.solve_cli import run_solve
-
-        return run_solve(args)
+    if getattr(args, "run", None) is not None:
+        return args.run(args)
     if args.command == "knowledge":
         from colosseum.knowledge_cli import run_knowledge
 

@@ -17,6 +17,7 @@ def add_arguments(sub) -> None:
     solve.add_argument("--model", help="model name (default: [models] model in colosseum.toml)")
     solve.add_argument("--max-calls", type=int, help="budget: refuse to start a run that needs more calls")
     solve.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
+    solve.set_defaults(run=run_solve)
 
 
 def _config(project_config, args) -> tuple[InnerLoopConfig, dict]:

@@ -24,6 +24,7 @@ from colosseum_lsp.features import (
     commands,
     completion,
     navigation,
+    registry,
     rename,
     solve,
     symbols,
@@ -44,8 +45,7 @@ def guarded(default=None):
         async def run(*args, **kwargs):
             try:
                 return await fn(*args, **kwargs)
-            except (JsonRpcException, rename.RenameError, commands.CommandError, solve.SolveError,
-                    catalog_view.CatalogCommandError):
+            except (JsonRpcException, rename.RenameError, registry.CommandFailed):
                 raise
             except Exception:
                 log.exception("%s failed", fn.__name__)
@@ -226,7 +226,7 @@ def build_server() -> LanguageServer:
             arguments = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
             try:
                 return await handler(ctx, arguments)
-            except (commands.CommandError, solve.SolveError, catalog_view.CatalogCommandError) as exc:
+            except registry.CommandFailed as exc:
                 raise RequestFailed(str(exc)) from exc
         return run
 
@@ -236,6 +236,11 @@ def build_server() -> LanguageServer:
     command("colosseum.openReport", solve.open_report)
     command("colosseum.addToCatalog", catalog_view.add_to_catalog)
     command("colosseum.recordFailedRoute", catalog_view.record_failed_route)
+    registry.load_feature_modules()
+    for name, handler in registry.COMMANDS.items():
+        command(name, handler)
     for name in commands.NOT_AVAILABLE:
+        if name in registry.COMMANDS:
+            continue
         command(name, lambda _ctx, _args, _name=name: commands.not_available(_name))
     return server

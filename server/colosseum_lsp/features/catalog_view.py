@@ -12,6 +12,7 @@ from colosseum.catalog import load_catalog
 from colosseum.catalog_checks import catalog_diagnostics
 from colosseum.knowledge_cli import catalog_directory
 from colosseum_lsp.convert import path_to_uri
+from colosseum_lsp.features.registry import CommandFailed
 
 _CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
 SOURCE = "colosseum-catalog"
@@ -88,7 +89,7 @@ def entry_path(project, entry_id: str) -> Path | None:
     return entry.file if entry else None
 
 
-class CatalogCommandError(Exception):
+class CatalogCommandError(CommandFailed):
     pass
 
 

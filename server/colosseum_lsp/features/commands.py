@@ -13,7 +13,10 @@ NOT_AVAILABLE = {
 }
 
 
-class CommandError(Exception):
+from colosseum_lsp.features.registry import CommandFailed
+
+
+class CommandError(CommandFailed):
     pass
 
 

@@ -13,13 +13,14 @@ from lsprotocol import types
 from colosseum.models import ProviderError
 from colosseum.structure import Diagnostic, RelatedInfo
 from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
+from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.progress import ProgressCancelled
 
 log = logging.getLogger(__name__)
 SOURCE = "colosseum-solve"
 
 
-class SolveError(Exception):
+class SolveError(CommandFailed):
     pass
 
 

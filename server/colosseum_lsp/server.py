@@ -138,6 +138,17 @@ def build_server() -> LanguageServer:
         doc = server.workspace.get_text_document(params.text_document.uri)
         ctx.schedule_update(path, doc.source, doc.version)
 
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        path = doc_path(params.text_document.uri)
+        if path is None or not ctx.may_index(path, params.text_document.uri):
+            return
+        for hook in registry.SAVE_HOOKS:
+            try:
+                hook(ctx, path, params.text_document.uri)
+            except Exception:
+                log.exception("save hook %s failed", getattr(hook, "__name__", hook))
+
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(params: types.DidCloseTextDocumentParams) -> None:
         path = doc_path(params.text_document.uri)

@@ -18,6 +18,9 @@ FEATURE_MODULES: tuple[str, ...] = ()
 COMMANDS: dict[str, Callable[..., Awaitable[object]]] = {}
 # fn(ctx, path, uri, params: CodeActionParams, snapshot, version) -> list[CodeAction]
 CODE_ACTION_PROVIDERS: list[Callable] = []
+# fn(ctx, path, uri) -> None, called when the editor saves a project file; must not block (spawn
+# heavy work with ctx.spawn)
+SAVE_HOOKS: list[Callable] = []
 
 
 class CommandFailed(Exception):
@@ -35,6 +38,11 @@ def command(name: str):
 
 def code_action_provider(fn):
     CODE_ACTION_PROVIDERS.append(fn)
+    return fn
+
+
+def on_save(fn):
+    SAVE_HOOKS.append(fn)
     return fn
 
 

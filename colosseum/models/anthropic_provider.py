@@ -9,6 +9,8 @@
 - Retries with exponential backoff (or the server's ``retry-after``) on 429, 529, other 5xx,
   timeouts and connection errors; the SDK's own retries are off so that one policy counts.
 - A semaphore bounds the calls in flight.
+- ``count_tokens`` asks the API's counter (``POST /v1/messages/count_tokens`` through
+  ``client.messages.count_tokens``) with the same system, messages and answer tool as the call.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ RETRYABLE_STATUS = frozenset((408, 409, 429, 500, 502, 503, 504, 529))
 
 class AnthropicProvider:
     name = "anthropic"
+    exact_token_counts = True  # the Messages API has a counter
 
     def __init__(self, model: str = DEFAULT_MODEL, *, api_key: str | None = None, base_url: str | None = None,
                  max_concurrency: int = 8, max_retries: int = 4, timeout: float = 600.0,
@@ -71,9 +74,15 @@ class AnthropicProvider:
                                     attempts=attempts, details={"answer": _text_of(response)[:2000]})
             return ModelResponse(_text_of(response), data, usage, response.model, response.stop_reason, attempts)
 
-    async def _call(self, request: ModelRequest, messages: list[dict]):
-        import anthropic
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """The input tokens of ``request`` as the API counts them (free of charge, not cached)."""
+        async with self._limit:
+            kwargs = self._arguments(request, [{"role": m.role, "content": m.content} for m in request.messages])
+            kwargs.pop("max_tokens")
+            counted, _attempts = await self._with_retries(lambda: self._client.messages.count_tokens(**kwargs))
+            return int(counted.input_tokens)
 
+    def _arguments(self, request: ModelRequest, messages: list[dict]) -> dict:
         # no temperature: current Claude models take none (the SDK no longer accepts it); diversity
         # across the leaves of a tree comes from their different prompts
         kwargs = {
@@ -86,6 +95,16 @@ class AnthropicProvider:
             kwargs["tools"] = [{"name": ANSWER_TOOL, "description": "Give the answer in the required structure.",
                                 "input_schema": request.schema}]
             kwargs["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
+        return kwargs
+
+    async def _call(self, request: ModelRequest, messages: list[dict]):
+        kwargs = self._arguments(request, messages)
+        response, attempts = await self._with_retries(lambda: self._client.messages.create(**kwargs))
+        return response, _usage(response), attempts
+
+    async def _with_retries(self, call):
+        import anthropic
+
         def classify(exc, attempt: int) -> ProviderError:
             if isinstance(exc, anthropic.APIStatusError):
                 return ProviderError(self.name, _error_message(exc), status=exc.status_code,
@@ -96,11 +115,8 @@ class AnthropicProvider:
                 return ProviderError(self.name, f"request {kind}: {exc}", retryable=True, attempts=attempt)
             raise exc
 
-        response, attempts = await with_retries(
-            lambda: self._client.messages.create(**kwargs), classify, sleep=self._sleep,
-            max_retries=self.max_retries, backoff_seconds=self.backoff_seconds,
-            max_backoff_seconds=self.max_backoff_seconds)
-        return response, _usage(response), attempts
+        return await with_retries(call, classify, sleep=self._sleep, max_retries=self.max_retries,
+                                  backoff_seconds=self.backoff_seconds, max_backoff_seconds=self.max_backoff_seconds)
 
 
 def _usage(response) -> Usage:

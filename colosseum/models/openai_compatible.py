@@ -10,7 +10,7 @@ import os
 
 import httpx
 
-from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage
+from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage, estimate_tokens
 from colosseum.models.retry import repair_instruction, validate, with_retries
 
 RETRYABLE_STATUS = frozenset((408, 409, 429, 500, 502, 503, 504, 529))
@@ -23,6 +23,9 @@ class _Status(Exception):
 
 
 class OpenAICompatibleProvider:
+    # the chat-completions API has no token-counting endpoint: count_tokens is an estimate
+    exact_token_counts = False
+
     def __init__(self, model: str, base_url: str, *, api_key: str | None = None, api_key_env: str = "OPENAI_API_KEY",
                  max_concurrency: int = 8, max_retries: int = 4, timeout: float = 600.0,
                  backoff_seconds: float = 1.0, max_backoff_seconds: float = 60.0, sleep=asyncio.sleep):
@@ -55,6 +58,11 @@ class OpenAICompatibleProvider:
                     raise ProviderError(self.name, f"malformed structured answer after a repair: {problem}",
                                         attempts=attempts, details={"answer": text[:2000]})
             return ModelResponse(text, data, usage, body.get("model", self.model), _finish(body), attempts)
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """An ESTIMATE (``estimate_tokens``): this API has no counter endpoint, and the server's
+        tokenizer is unknown to us. ``exact_token_counts`` is False so that reports say so."""
+        return estimate_tokens(request)
 
     async def _call(self, request: ModelRequest, messages: list[dict]):
         payload = {"model": request.model or self.model, "messages": messages, "max_tokens": request.max_tokens,

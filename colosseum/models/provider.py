@@ -74,5 +74,27 @@ class ProviderError(Exception):
 
 class ModelProvider(Protocol):
     name: str
+    # whether count_tokens asks the API's own counter (False: an estimate, and reports say so)
+    exact_token_counts: bool
 
     async def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """The input tokens ``request`` would take (system, messages and the answer's schema),
+        without running it."""
+        ...
+
+
+CHARS_PER_TOKEN_ESTIMATE = 4
+
+
+def estimate_tokens(request: ModelRequest) -> int:
+    """An ESTIMATE of a request's input tokens (one token per four characters of the system,
+    the messages and the schema), for providers with no counter API: it is labelled as an
+    estimate wherever it is reported."""
+    import json
+
+    chars = len(request.system) + sum(len(m.content) for m in request.messages)
+    if request.schema is not None:
+        chars += len(json.dumps(request.schema))
+    return chars // CHARS_PER_TOKEN_ESTIMATE + 1

@@ -32,6 +32,14 @@ class CachedProvider:
         self.hits = 0
         self.misses = 0
 
+    @property
+    def exact_token_counts(self) -> bool:
+        return bool(getattr(self.inner, "exact_token_counts", False))
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """Passed through: a count costs no tokens, and the counter may change with the model."""
+        return await self.inner.count_tokens(request)
+
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 

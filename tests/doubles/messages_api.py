@@ -1,6 +1,13 @@
 """A local server speaking the part of Anthropic's Messages API our provider uses: a test
 double, reached through the real ``anthropic`` SDK via its base URL. It answers from a script
-and records every request it received."""
+and records every request it received.
+
+``POST /v1/messages`` answers from the script; ``POST /v1/messages/count_tokens`` answers
+``{"input_tokens": N}`` as the API does, refusing (400 invalid_request_error) a body without
+``model`` or ``messages`` or with a field the counter does not take (``max_tokens`` ...). N is
+``token_counter(body)``: by default one token per four characters of the system, the messages and
+the tools, unless ``count_script`` holds a scripted reply (an error, say) for the next count. Count
+requests are recorded apart, in ``count_requests``."""
 
 from __future__ import annotations
 
@@ -29,6 +36,34 @@ def text_answer(text: str) -> tuple[int, dict, dict]:
     }, {}
 
 
+COUNT_FIELDS = frozenset(("model", "messages", "system", "tools", "tool_choice", "thinking", "mcp_servers",
+                          "context_management", "output_config", "output_format", "cache_control", "speed"))
+
+
+def characters_over_four(body: dict) -> int:
+    """The double's tokenizer: one token per four characters (not the API's: a double's rule)."""
+    system = body.get("system", "")
+    if isinstance(system, list):
+        system = "".join(block.get("text", "") for block in system if isinstance(block, dict))
+    chars = len(system)
+    if body.get("tools"):
+        chars += len(json.dumps(body["tools"]))
+    for message in body.get("messages", []):
+        content = message.get("content", "")
+        chars += len(content if isinstance(content, str) else json.dumps(content))
+    return chars // 4 + 1
+
+
+def count_reply(body: dict, counter) -> tuple[int, dict, dict]:
+    missing = [f for f in ("model", "messages") if f not in body]
+    if missing:
+        return error(400, "invalid_request_error", f"{missing[0]}: Field required")
+    extra = sorted(set(body) - COUNT_FIELDS)
+    if extra:
+        return error(400, "invalid_request_error", f"{extra[0]}: Extra inputs are not permitted")
+    return 200, {"input_tokens": int(counter(body))}, {}
+
+
 def error(status: int, kind: str, message: str, retry_after: float | None = None) -> tuple[int, dict, dict]:
     headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
     return status, {"type": "error", "error": {"type": kind, "message": message}}, headers
@@ -37,9 +72,12 @@ def error(status: int, kind: str, message: str, retry_after: float | None = None
 class MessagesAPIDouble:
     """``script`` items are (status, body, headers), or ("sleep", seconds, item) to answer late."""
 
-    def __init__(self, script: list, responder=None):
+    def __init__(self, script: list, responder=None, token_counter=characters_over_four):
         self.script = list(script)
         self.responder = responder  # body -> (status, payload, headers), when the script is empty
+        self.token_counter = token_counter  # body -> input tokens, for /v1/messages/count_tokens
+        self.count_script: list = []  # replies for the next count requests, before the counter
+        self.count_requests: list[dict] = []
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.in_flight = 0
@@ -55,14 +93,19 @@ class MessagesAPIDouble:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with double._lock:
-                    double.requests.append(body)
-                    double.headers.append(dict(self.headers))
-                    if double.script:
-                        item = double.script.pop(0)
-                    elif double.responder is not None:
-                        item = double.responder(body)
+                    if self.path.split("?")[0].rstrip("/").endswith("/messages/count_tokens"):
+                        double.count_requests.append(body)
+                        item = (double.count_script.pop(0) if double.count_script
+                                else count_reply(body, double.token_counter))
                     else:
-                        item = error(500, "api_error", "script exhausted")
+                        double.requests.append(body)
+                        double.headers.append(dict(self.headers))
+                        if double.script:
+                            item = double.script.pop(0)
+                        elif double.responder is not None:
+                            item = double.responder(body)
+                        else:
+                            item = error(500, "api_error", "script exhausted")
                     double.in_flight += 1
                     double.max_in_flight = max(double.max_in_flight, double.in_flight)
                 try:

@@ -147,10 +147,10 @@ class DocumentText:
 
     # ---- quotes ---------------------------------------------------------------------------------
     def find(self, quote: str, hint_file: str | Path | None = None, hint_line: int | None = None,
-             within: list[tuple[Path, int, int]] | None = None) -> tuple[Path, Range] | None:
-        """Where ``quote`` is: (file, range), or None. ``within`` limits the search to line
-        spans (path, first, last; 0-based inclusive) and is tried first; the hint (a file as the
-        reviewer named it, a 1-based line) only chooses among several occurrences."""
+             within: list[tuple[Path, int, int]] | None = None, only_within: bool = False) -> tuple[Path, Range] | None:
+        """Where ``quote`` is: (file, range), or None. ``within`` (line spans: path, first,
+        last; 0-based inclusive) is searched first, and alone with ``only_within``; the hint (a
+        file as the reviewer named it, a 1-based line) only chooses among several occurrences."""
         pieces = normalize_quote(quote)
         if not pieces:
             return None
@@ -161,6 +161,8 @@ class DocumentText:
                       if any(path == p and a <= self._line(path, start) <= b for p, a, b in within)]
             if inside:
                 return self._choose(inside, hint_path, hint_line)
+        if only_within:
+            return None
         found = self._occurrences(pieces, self.files)
         return self._choose(found, hint_path, hint_line) if found else None
 

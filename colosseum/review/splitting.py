@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colosseum.models import Message, ModelRequest
-from colosseum.review.anchoring import DocumentText
+from colosseum.review.anchoring import DocumentText, strip_comment
 
 MAX_SECTION_DEPTH = 6
 MIN_CHUNK_LINES = 5
@@ -106,7 +106,17 @@ def _cut(doc: DocumentText, span: list[Segment], starts: list[tuple[Path, int, s
         current.append(Segment(seg.path, first, seg.last))
     if current:
         units.append(Unit(title, current, rank + len(units), depth=depth))
+    for unit in units:  # a file's "% !TEX root" line alone is no part of a section
+        unit.segments = [seg for seg in unit.segments if _has_content(doc, seg)] or unit.segments[:1]
     return units
+
+
+def _has_content(doc: DocumentText, seg: Segment) -> bool:
+    ft = doc.file_text(seg.path)
+    if ft is None:
+        return False
+    last = min(seg.last, len(ft.lines.line_starts) - 1)
+    return any(strip_comment(ft.lines.line_text(n)).strip() for n in range(seg.first, last + 1))
 
 
 def _section_starts(index, depth: int) -> list[tuple[Path, int, str]]:

@@ -1,0 +1,103 @@
+"""`colosseum review` end to end: the real CLI and the real Anthropic SDK against the local
+Messages-API double (messages and count_tokens)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from doubles.messages_api import MessagesAPIDouble, tool_answer
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
+GAP = {"severity": "major", "kind": "gap", "file": "sections/local-structure.tex", "line": 3,
+       "quote": "every edge of $H$ meets at most $k(\\Delta-1)$ other edges", "message": "e is counted", "repair": ""}
+INVENTED = {"severity": "minor", "kind": "other", "file": "main.tex", "line": 1, "quote": "a sentence nowhere",
+            "message": "unfounded", "repair": ""}
+FATAL = {**GAP, "severity": "fatal", "kind": "missing-case", "message": "a fatal flaw"}
+
+
+def responder(global_critiques: list[dict], local: dict | None = None):
+    def answer(body: dict):
+        properties = body["tools"][0]["input_schema"]["properties"]
+        if "withdrawn" in properties:
+            return tool_answer({"verdict": "accepted", "reasons": [], "critiques": [], "withdrawn": []})
+        if properties["verdict"]["enum"] == ["passed", "failed"]:
+            return tool_answer(local or {"verdict": "passed", "reasons": ["fine"], "critiques": []})
+        return tool_answer({"verdict": "revise", "reasons": ["see critiques"], "critiques": global_critiques},
+                           input_tokens=500, output_tokens=50)
+    return answer
+
+
+def run(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
+    return subprocess.run([sys.executable, "-m", "colosseum", "review", str(project), *extra], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    shutil.copytree(EXAMPLE, tmp_path / "paper")
+    return tmp_path / "paper"
+
+
+def test_json_output_report_cost_and_a_rerun_served_from_the_cache(project):
+    with MessagesAPIDouble([], responder=responder([GAP, INVENTED])) as server:
+        done = run(project, server.url, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        assert len(server.requests) == 3 and len(server.count_requests) == 1  # 3 reviewers; the size was counted
+        again = run(project, server.url, "--format", "json")
+        assert again.returncode == 0 and len(server.requests) == 3  # unchanged: every answer from the cache
+    data = json.loads(done.stdout)
+    assert set(data) == {"verdict", "critiques", "usage"} and data["verdict"] == "revise"
+    gap, invented = data["critiques"]  # the three identical gaps merged into one; the invented one kept
+    assert gap == {"file": "sections/local-structure.tex", "line": 17, "severity": "major", "kind": "gap",
+                   "message": "e is counted", "quote": GAP["quote"], "anchored": True}
+    assert invented["anchored"] is False and invented["line"] is None and invented["file"] is None
+    assert data["usage"]["calls"] == 3 and data["usage"]["input_tokens"] == 1500
+    assert json.loads(again.stdout)["usage"]["response_cache_hits"] == 3
+    assert "3 model calls" in done.stderr and "1 token counts" in done.stderr and "reviewing" in done.stderr
+    reports = sorted((project / ".colosseum" / "reviews").glob("*-global.md"))
+    assert len(reports) == 2 and "# Global review: revise" in reports[0].read_text()
+    record = json.loads(reports[0].with_suffix(".json").read_text())
+    assert record["all_critiques"][0]["reviewers"] == ["reviewer 1", "reviewer 2", "reviewer 3"]
+
+
+def test_a_rejected_document_exits_non_zero_and_the_budget_and_dry_run_spend_nothing(project):
+    with MessagesAPIDouble([], responder=responder([FATAL])) as server:
+        rejected = run(project, server.url, "--reviewers", "2")
+        assert rejected.returncode == 3 and "verdict: rejected" in rejected.stdout and len(server.requests) == 2
+        over = run(project, server.url, "--max-calls", "2", "--no-cache")
+        dry = run(project, server.url, "--dry-run")
+        assert len(server.requests) == 2  # neither sent a message
+    assert over.returncode == 1 and "needs 3 model calls; the budget is 2" in over.stderr
+    assert dry.returncode == 0 and "counted by the API's token counter" in dry.stdout
+    assert "No model call was made" in dry.stdout and "3 model calls" in dry.stdout
+
+
+def test_a_local_review_by_label_is_incremental_and_fails_on_a_concrete_critique(project):
+    failing = {"verdict": "failed", "reasons": ["double count"], "critiques": [
+        {"severity": "major", "kind": "gap", "quote": "Summing over the $k$ vertices of $e$", "message": "twice",
+         "repair": ""}]}
+    with MessagesAPIDouble([], responder=responder([], failing)) as server:
+        first = run(project, server.url, "--label", "lem:edge-degree", "--format", "json", "--no-cache")
+        second = run(project, server.url, "--label", "lem:edge-degree", "--format", "json", "--no-cache")
+        missing = run(project, server.url, "--label", "lem:nowhere")
+        assert len(server.requests) == 1  # the second was served by the local review cache
+    assert first.returncode == 3 and second.returncode == 3
+    one, two = json.loads(first.stdout), json.loads(second.stdout)
+    assert one["verdict"] == "failed" and not one["cached"] and two["cached"]
+    assert one["critiques"][0]["file"] == "sections/local-structure.tex" and one["critiques"][0]["line"] == 24
+    assert missing.returncode == 2 and "no claim or section `lem:nowhere`" in missing.stderr
+
+
+def test_an_unreachable_model_is_a_clear_message(project):
+    with MessagesAPIDouble([], responder=lambda body: (400, {"type": "error", "error": {
+            "type": "invalid_request_error", "message": "model not found"}}, {})) as server:
+        failed = run(project, server.url)
+    assert failed.returncode == 1 and "model not found" in failed.stderr and "Traceback" not in failed.stderr

@@ -1,7 +1,10 @@
 """The curator: after a solve, the routes that broke are written to the catalog as failed-route
 entries, with the exact point where each broke and the critique that broke it, so that the next
-attempt is not guessed again. A route already recorded for the same target and the same approach
-is merged (the run is added to ``also_seen``); an entry a person wrote is never rewritten."""
+attempt is not guessed again; the proof the run ended with is written as an observation whose
+evidence says exactly what checked it (model refuters, not a person); results proved in the paper
+by a run are written as results. A route already recorded for the same target and the same
+approach is merged (the run is added to ``also_seen``), an observation of the same claim gains the
+run as one more piece of evidence, and an entry a person wrote is never rewritten."""
 
 from __future__ import annotations
 
@@ -67,6 +70,106 @@ def record_failed_routes(directory: Path, label: str, result, run_id: str, model
     return written
 
 
+def record_run_outcome(directory: Path, label: str, statement: str, result, run_id: str, model: str,
+                       report: str) -> list[str]:
+    """Everything a finished solve teaches the catalog: its failed routes and, when its final
+    proof kept no fatal critique, an observation that the statement has a model-reviewed proof
+    (``report`` is where to re-read it, relative to the project). Returns the ids written."""
+    written = record_failed_routes(directory, label, result, run_id, model)
+    surviving = result.surviving_critiques
+    if any(c.severity == "fatal" for c in surviving):
+        return written
+    refuted = sum(1 for b in result.bundles.values() if b.level == 0)
+    minor = ", ".join(f"{c.severity} {c.kind}" for c in surviving) or "none"
+    evidence = {"type": "proof",
+                "description": f"Proof written by {model} in run {run_id}: {refuted} candidate proofs were each "
+                               f"attacked by refuters and merged by aggregation; critiques left on the final "
+                               f"proof: {minor}. Not yet read by a person.",
+                "artifact": report}
+    written.append(_add_evidence(directory, label, statement, evidence, run_id, model))
+    return written
+
+
+def _add_evidence(directory: Path, label: str, statement: str, evidence: dict, run_id: str, model: str) -> str:
+    """One observation per claim statement: a later run adds its evidence to the same entry
+    (unless a person wrote it, or the statement changed since)."""
+    today = datetime.date.today().isoformat()
+    claim_text = _clean_statement(statement) or label
+    with catalog_lock(directory):
+        catalog = load_catalog(directory, with_starter=False)
+        for entry in catalog.entries.values():
+            if (entry.kind == "observation" and label in (entry.links.get("labels") or [])
+                    and entry.status == "active" and str(entry.data.get("claim", "")).strip() == claim_text):
+                if (entry.data.get("provenance") or {}).get("author") != "colosseum":
+                    return entry.id  # a person's entry: never rewritten by the curator
+                items = list(entry.data.get("evidence") or [])
+                if not any(isinstance(i, dict) and i.get("artifact") == evidence["artifact"] for i in items):
+                    items.append(evidence)
+                    _write_entry(entry.file, dict(entry.data, evidence=items), _body_of(entry.file))
+                return entry.id
+        slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+        entry_id = _free_id(directory, f"proof-of-{slug}")
+        data = {"id": entry_id, "kind": "observation", "title": f"{label} has a model-reviewed proof"[:200],
+                "provenance": {"author": "colosseum", "run": run_id, "model": model, "date": today},
+                "links": {"labels": [label], "entries": []}, "status": "active", "tags": ["run-outcome"],
+                "claim": claim_text, "evidence": [evidence], "strength": "proof",
+                "scope": "the statement as it read when the run started"}
+        _write_entry(directory / f"{entry_id}.md", data,
+                     "Written by the curator. The evidence is model review, not a person's reading: read the "
+                     "report before relying on it, and once the proof is in the paper, record it as a result.\n")
+    return entry_id
+
+
+def record_result(directory: Path, label: str, statement: str, run_id: str | None, model: str | None,
+                  author: str = "colosseum") -> str:
+    """A `result` entry for a claim whose proof now lives in the paper under ``label`` (e.g. a
+    lemma the research pipeline proved in its skeleton). An existing result for the label is
+    kept: updated when the curator wrote it, untouched when a person did."""
+    today = datetime.date.today().isoformat()
+    text = _clean_statement(statement) or label
+    with catalog_lock(directory):
+        catalog = load_catalog(directory, with_starter=False)
+        for entry in catalog.entries.values():
+            if entry.kind == "result" and (entry.data.get("proof") or {}).get("label") == label:
+                if (entry.data.get("provenance") or {}).get("author") == "colosseum" and entry.data.get("statement") != text:
+                    _write_entry(entry.file, dict(entry.data, statement=text), _body_of(entry.file))
+                return entry.id
+        entry_id = _free_id(directory, re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-") or "result")
+        data = {"id": entry_id, "kind": "result", "title": f"{label} (proved in the paper)"[:200],
+                "provenance": {"author": author, "run": run_id, "model": model, "date": today},
+                "links": {"labels": [label], "entries": []}, "status": "active", "tags": ["result"],
+                "statement": text, "hypotheses": [], "conclusion": "See the statement.", "proof": {"label": label}}
+        _write_entry(directory / f"{entry_id}.md", data,
+                     "Written by the curator. Write the hypotheses out, one per item, when you review it.\n")
+    return entry_id
+
+
+def retract_entry(directory: Path, entry_id: str, reason: str) -> tuple[list, list[str]]:
+    """Retract one project entry with the author's reason. Returns the validation problems of the
+    written entry and the ids that are now suspect because of it (retraction propagates)."""
+    from colosseum.catalog import read_entry
+    from colosseum.catalog_checks import suspect_entries
+    from colosseum.catalog_write import set_fields
+
+    if not reason.strip():
+        raise ValueError("a retraction needs a reason")
+    catalog = load_catalog(directory)
+    entry = catalog.entries.get(entry_id)
+    if entry is None:
+        raise KeyError(f"no entry `{entry_id}` in {directory}")
+    if entry.layer != "project":
+        raise PermissionError(f"`{entry_id}` is a starter entry, read-only: copy it into the project first")
+    set_fields(entry.file, {"status": "retracted", "retraction_reason": reason.strip(), "superseded_by": None})
+    _, problems = read_entry(entry.file)
+    suspect = sorted(e for e in suspect_entries(load_catalog(directory)) if e != entry_id)
+    return problems, suspect
+
+
+def _clean_statement(statement: str) -> str:
+    return "\n".join(line for line in statement.strip().splitlines()
+                     if not line.strip().startswith(("\\label", "%"))).strip()
+
+
 def _free_id(directory: Path, wanted: str) -> str:
     wanted = re.sub(r"-+", "-", wanted)[:76].strip("-")
     candidate, n = wanted, 1
@@ -106,8 +209,7 @@ def add_claim_entry(directory: Path, claim, author: str) -> Path:
     label = claim.label or claim.id
     with catalog_lock(directory):
         entry_id = _free_id(directory, re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-") or "claim")
-        statement = "\n".join(line for line in claim.statement_text.strip().splitlines()
-                              if not line.strip().startswith(("\\label", "%"))).strip()
+        statement = _clean_statement(claim.statement_text)
         data = {"id": entry_id, "kind": "result", "title": (claim.title or f"{claim.kind} {label}")[:200],
                 "provenance": {"author": author, "run": None, "model": None, "date": today},
                 "links": {"labels": [label], "entries": []}, "status": "active", "tags": [claim.kind],

@@ -49,11 +49,14 @@ class CatalogSearch:
     def __init__(self, catalog):
         self.entries = [e for e in catalog.entries.values() if e.status != "retracted"]
         self.texts = {e.id: entry_text(e) for e in self.entries}
-        docs = [set(w.lower() for w in _WORD.findall(t)) for t in self.texts.values()]
+        # the curator's records of run outcomes are found by their links only: kept out of the
+        # statistics, a run that adds one leaves the next run's similarity ranking (and prompts) as they were
+        searchable = [e for e in self.entries if "run-outcome" not in (e.data.get("tags") or [])]
+        docs = [set(w.lower() for w in _WORD.findall(self.texts[e.id])) for e in searchable]
         n = max(1, len(docs))
         df = Counter(w for d in docs for w in d)
         self.idf = {w: math.log(1 + n / c) for w, c in df.items()}
-        self.vectors = {e.id: _vector(self.texts[e.id], self.idf) for e in self.entries}
+        self.vectors = {e.id: _vector(self.texts[e.id], self.idf) for e in searchable}
         self.by_word: dict[str, list[str]] = {}
         for entry_id, vec in self.vectors.items():
             for word in vec:
@@ -72,8 +75,13 @@ class CatalogSearch:
         reasons: dict[str, str] = {}
         by_id = {e.id: e for e in self.entries}
 
+        # a previous run's outcome on this very target tells the provers nothing they can use (its
+        # proof is in the run's report, not the entry) and would make every rerun's prompts new
+        own_outcomes = {e.id for e in self.entries
+                        if "run-outcome" in (e.data.get("tags") or []) and target in (e.links.get("labels") or [])}
+
         def take(entry, why: str) -> None:
-            if entry.id not in reasons:
+            if entry.id not in reasons and entry.id not in own_outcomes:
                 chosen.append(entry)
                 reasons[entry.id] = why
 

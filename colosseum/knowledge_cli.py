@@ -66,27 +66,19 @@ def run_knowledge(args) -> int:
         print(f"added {rel(written)}" + (": " + "; ".join(p.message for p in problems) if problems else ""))
         return 1 if problems else 0
     if args.action == "retract":
-        from colosseum.catalog import read_entry
-        from colosseum.catalog_write import set_fields
+        from colosseum.catalog_curator import retract_entry
 
-        entry = catalog.entries.get(args.entry or "")
-        if entry is None or entry.layer != "project":
-            print(f"colosseum: no entry `{args.entry}` in {directory}"
-                  + (" (starter entries are read-only: copy it into the project first)" if entry else ""),
-                  file=sys.stderr)
-            return 2
         if not args.reason:
             print("colosseum: say why: --reason '...'", file=sys.stderr)
             return 2
-        set_fields(entry.file, {"status": "retracted", "retraction_reason": args.reason, "superseded_by": None})
-        _, problems = read_entry(entry.file)
+        try:
+            problems, dependents = retract_entry(directory, args.entry or "", args.reason)
+        except (KeyError, PermissionError) as exc:
+            print(f"colosseum: {exc.args[0]}", file=sys.stderr)
+            return 2
         for p in problems:
             print(f"{rel(p.file)}: {p.field}: {p.message}", file=sys.stderr)
-        from colosseum.catalog_checks import suspect_entries
-
-        dependents = [e for e in suspect_entries(load_catalog(directory, with_starter=not args.no_starter))
-                      if e != entry.id]
-        print(f"retracted `{entry.id}`; now suspect: {', '.join(sorted(dependents)) or 'nothing else'}")
+        print(f"retracted `{args.entry}`; now suspect: {', '.join(dependents) or 'nothing else'}")
         return 1 if problems else 0
     if args.action == "list":
         entries = sorted(catalog.entries.values(), key=lambda e: (e.layer, e.kind, e.id))

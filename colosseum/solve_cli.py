@@ -120,13 +120,14 @@ def run_solve(args) -> int:
     print(file=sys.stderr)
     hits = getattr(provider, "hits", 0)
     directory = recorder.directory
-    from colosseum.catalog_curator import record_failed_routes
+    from colosseum.catalog_curator import record_run_outcome
 
-    routes = record_failed_routes(catalog_directory(Path(args.path).resolve()), args.label, result,
-                                  directory.name, model)
+    curated = record_run_outcome(catalog_directory(Path(args.path).resolve()), args.label, context.statement,
+                                 result, directory.name, model,
+                                 str((directory / "report.md").relative_to(index.root_dir)))
     print(result.root.candidate.proof)
-    if routes:
-        print(f"\nfailed routes recorded in the catalog: {', '.join(routes)}")
+    if curated:
+        print(f"\nwritten to the catalog: {', '.join(curated)}")
     print(f"\n{len(result.surviving_critiques)} critique(s) survived:")
     for c in result.surviving_critiques:
         print(f"  {c.severity} {c.kind}: {c.explanation}")

@@ -84,6 +84,20 @@ async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: 
     await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="colosseum.openReport", arguments=report[0].arguments))
     assert client.shown_documents and client.shown_documents[-1].uri.endswith("report.md")
+    # the curator kept what the run taught: the proof as a model-reviewed observation pointing at the
+    # report and, since the author applied it and no fatal critique survived, a result in the paper
+    from colosseum.catalog import read_entry
+
+    knowledge = client.project / "knowledge"
+    written = {i: read_entry(knowledge / f"{i}.md") for i in result["catalog"]}
+    assert all(problems == [] for _, problems in written.values())
+    kinds = {entry.kind: entry for entry, _ in written.values()}
+    observation = kinds["observation"]
+    assert observation.links["labels"] == ["lem:resampling"] and observation.data["strength"] == "proof"
+    (evidence,) = observation.data["evidence"]
+    assert evidence["type"] == "proof" and "Not yet read by a person" in evidence["description"]
+    assert (client.project / evidence["artifact"]).is_file()
+    assert kinds["result"].data["proof"] == {"label": "lem:resampling"}
     # an unknown label is a clear error
     with pytest.raises(Exception, match="no claim `lem:nowhere`"):
         await client.workspace_execute_command_async(types.ExecuteCommandParams(
@@ -106,3 +120,43 @@ async def test_add_to_catalog_and_record_a_failed_route_from_the_editor(client: 
     entry, problems = read_entry(Path(recorded["path"]))
     assert problems == [] and entry.kind == "failed-route" and entry.data["target"] == {"label": "lem:resampling"}
     assert any(doc.uri.endswith(".md") for doc in client.shown_documents)
+
+
+async def test_retract_from_the_editor_asks_for_a_reason_and_makes_dependents_suspect(client: LanguageClient):
+    from colosseum.catalog import read_entry
+
+    path = client.project / "sections" / "main-result.tex"
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="latex", version=1, text=path.read_text())))
+    added = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.addToCatalog", arguments=[uri, "thm:main"]))
+    entry_id = Path(added["path"]).stem
+    lines = path.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if "\\label{thm:main}" in line)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=at, character=0), end=types.Position(line=at, character=0)),
+        context=types.CodeActionContext(diagnostics=[])))
+    titles = [a.title for a in actions]
+    assert f"Retract catalog entry `{entry_id}` (result)…" in titles
+    # without a reason: refused, saying how to give one; the entry is untouched
+    with pytest.raises(Exception, match="needs a reason"):
+        await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="colosseum.retractEntry", arguments=[uri, entry_id]))
+    assert read_entry(Path(added["path"]))[0].status == "active"
+    done = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.retractEntry", arguments=[uri, entry_id, "the constant in (3) is wrong"]))
+    assert done["retracted"] == entry_id and done["problems"] == []
+    entry, problems = read_entry(Path(added["path"]))
+    assert problems == [] and entry.status == "retracted"
+    assert entry.data["retraction_reason"] == "the constant in (3) is wrong"
+    # the claim that relied on it is now suspect, in the editor
+    import asyncio
+
+    for _ in range(100):  # published after the command answered, or with it
+        suspect = [d for d in client.diagnostics.get(uri, []) if d.code == "colosseum/suspect"]
+        if suspect:
+            break
+        await asyncio.sleep(0.05)
+    assert any("thm:main" in d.message and "the constant in (3) is wrong" in d.message for d in suspect)

@@ -56,6 +56,14 @@ def test_solve_writes_an_auditable_run_and_a_rerun_costs_nothing(tmp_path):
     assert record["catalog"]["entries"][0] == "resampling-by-direct-count" and record["catalog"]["tokens"] > 0
     assert json.loads((runs[1] / "run.json").read_text())["usage"]["response_cache_hits"] == 46
     assert "Surviving critiques" in (runs[0] / "report.md").read_text()
+    # the curator wrote the proof as a model-reviewed observation, and the second run added its
+    # evidence to the same entry instead of writing a duplicate
+    from colosseum.catalog import read_entry
+
+    assert "written to the catalog: proof-of-lem-resampling" in first.stdout
+    entry, problems = read_entry(project / "knowledge" / "proof-of-lem-resampling.md")
+    assert problems == [] and entry.kind == "observation"
+    assert [e["artifact"] for e in entry.data["evidence"]] == [f".colosseum/runs/{r.name}/report.md" for r in runs]
     # the provers may assume what does not depend on the obligation, never what does
     system = server.requests[0]["system"][0]["text"]
     assert "[thm:lll]" in system and "[thm:main]" not in system and "[cor:simple]" not in system

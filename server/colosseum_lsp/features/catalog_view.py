@@ -12,6 +12,7 @@ from colosseum.catalog import load_catalog
 from colosseum.catalog_checks import catalog_diagnostics
 from colosseum.knowledge_cli import catalog_directory
 from colosseum_lsp.convert import path_to_uri
+from colosseum_lsp.features import registry
 from colosseum_lsp.features.registry import CommandFailed
 
 _CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
@@ -140,3 +141,57 @@ async def _show(ctx, path: Path) -> None:
         await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
     except Exception:  # a client that cannot show documents still has the file
         pass
+
+
+def _linked_project_entries(project, label: str) -> list:
+    catalog = project_catalog(project)
+    return sorted((e for e in catalog.entries.values()
+                   if e.layer == "project" and e.status == "active"
+                   and (label in (e.links.get("labels") or []) or (e.data.get("target") or {}).get("label") == label)),
+                  key=lambda e: e.id)
+
+
+@registry.code_action_provider
+def retract_actions(ctx, path: Path, uri: str, params: types.CodeActionParams, snap, version) -> list[types.CodeAction]:
+    """"Retract" on a claim, one per active catalog entry that names it. The reason is asked by the
+    client (LSP has no text prompt): our VS Code and Neovim clients prompt, then call the command
+    again with the reason as third argument."""
+    from colosseum_lsp.convert import engine_position
+    from colosseum_lsp.features.code_actions import claim_at
+
+    claim = claim_at(snap, path, engine_position(params.range.start))
+    if claim is None:
+        return []
+    project = ctx.project_for(path)
+    return [types.CodeAction(title=f"Retract catalog entry `{e.id}` ({e.kind})…", kind=types.CodeActionKind.Empty,
+                             command=types.Command(title=f"Retract `{e.id}`", command="colosseum.retractEntry",
+                                                   arguments=[uri, e.id]))
+            for e in _linked_project_entries(project, claim.id)]
+
+
+@registry.command("colosseum.retractEntry")
+async def retract_entry(ctx, args) -> dict:
+    """[document uri, entry id, reason]: retract a project entry; what depends on it turns suspect."""
+    import asyncio
+
+    from colosseum.catalog_curator import retract_entry as retract
+    from colosseum_lsp.convert import uri_to_path
+
+    if len(args) < 2 or not all(isinstance(a, str) for a in args[:2]):
+        raise CatalogCommandError("usage: colosseum.retractEntry [document uri, entry id, reason]")
+    reason = str(args[2]).strip() if len(args) > 2 and args[2] is not None else ""
+    if not reason:
+        raise CatalogCommandError(f"retracting `{args[1]}` needs a reason; from a terminal: "
+                                  f"colosseum knowledge retract PATH {args[1]} --reason '...'")
+    path = uri_to_path(args[0])
+    project = ctx.project_for(path) if path else None
+    if project is None or await ctx.ensure_index(project) is None:
+        raise CatalogCommandError("no project for this document")
+    try:
+        problems, suspect = await asyncio.to_thread(retract, catalog_directory(project.root_dir), args[1], reason)
+    except (KeyError, PermissionError, ValueError) as exc:
+        raise CatalogCommandError(str(exc.args[0])) from exc
+    project._catalog = None  # read again: the entry and what it makes suspect changed
+    ctx.publish(project)
+    return {"retracted": args[1], "suspect": suspect, "problems": [p.message for p in problems],
+            "message": f"retracted `{args[1]}`; now suspect: {', '.join(suspect) or 'nothing else'}"}

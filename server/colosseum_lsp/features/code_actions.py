@@ -25,7 +25,7 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
     actions: list[types.CodeAction] = []
     for diag in params.context.diagnostics:
         if diag.source == "colosseum-solve":
-            claim_here = _claim_at(snap, path, engine_position(diag.range.start))
+            claim_here = claim_at(snap, path, engine_position(diag.range.start))
             if claim_here is not None:
                 actions.append(types.CodeAction(
                     title="Record as a failed route in the catalog", kind=types.CodeActionKind.QuickFix,
@@ -51,7 +51,7 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
                 is_preferred=len(similar_labels(wrong, snap.labels)) == 1,
                 edit=_edit(uri, version, [types.TextEdit(range=diag.range, new_text=candidate)])))
     cursor = engine_position(params.range.start)
-    claim = _claim_at(snap, path, cursor)
+    claim = claim_at(snap, path, cursor)
     ft = project.index.text_of(path)
     if claim is not None and ft is not None:
         begin_line = claim.location.range.start.line
@@ -93,7 +93,7 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
     return actions
 
 
-def _claim_at(snap, path: Path, pos: Position):
+def claim_at(snap, path: Path, pos: Position):
     best = None
     for claim in snap.claims.values():
         if claim.file == path and claim.location.range.start <= pos <= claim.end.range.end:

@@ -95,11 +95,42 @@ async def solve_obligation(ctx, args) -> dict:
             raise SolveError(f"the model could not be reached: {failure}") from None
     directory = recorder.directory
     _critique_diagnostics(ctx, project, label, result, directory)
+    curated = await _curate(project, label, context.statement, result, directory, model)
     applied = await _offer_proof(ctx, project, label, result.root.candidate.proof, version_at_start)
+    if applied and not any(c.severity == "fatal" for c in result.surviving_critiques):
+        curated += await _curate_result(project, label, context.statement, directory.name, model)
     return {"status": "done", "label": label, "calls": result.usage.calls,
             "critiques": len(result.surviving_critiques), "report": str(directory / "report.md"),
-            "applied": applied, "message": f"{label}: proof offered; {len(result.surviving_critiques)} critique(s) "
-                                           f"survived; report in {directory.name}"}
+            "applied": applied, "catalog": curated,
+            "message": f"{label}: proof offered; {len(result.surviving_critiques)} critique(s) survived; report in "
+                       f"{directory.name}" + (f"; catalog: {', '.join(curated)}" if curated else "")}
+
+
+async def _curate(project, label: str, statement: str, result, directory: Path, model: str) -> list[str]:
+    """The run's lessons into the catalog; a catalog that cannot be written costs the lessons, not the run."""
+    from colosseum.catalog_curator import record_run_outcome
+    from colosseum.knowledge_cli import catalog_directory
+
+    report = str((directory / "report.md").relative_to(project.root_dir))
+    try:
+        return await asyncio.to_thread(record_run_outcome, catalog_directory(project.root_dir), label, statement,
+                                       result, directory.name, model, report)
+    except (OSError, TimeoutError, ValueError) as exc:
+        log.warning("the catalog was not updated after solving %s: %s", label, exc)
+        return []
+
+
+async def _curate_result(project, label: str, statement: str, run_id: str, model: str) -> list[str]:
+    """The author applied the proof: the result now lives in the paper under its label."""
+    from colosseum.catalog_curator import record_result
+    from colosseum.knowledge_cli import catalog_directory
+
+    try:
+        return [await asyncio.to_thread(record_result, catalog_directory(project.root_dir), label, statement,
+                                        run_id, model)]
+    except (OSError, TimeoutError, ValueError) as exc:
+        log.warning("the catalog was not updated with the result %s: %s", label, exc)
+        return []
 
 
 def _critique_diagnostics(ctx, project, label: str, result, directory: Path) -> None:

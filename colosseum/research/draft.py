@@ -44,6 +44,8 @@ class DraftDocument:
             raise DraftError(f"no claim `{target}` in the project")
         if claim.proof is not None and claim.proof.has_content:
             raise DraftError(f"`{target}` already has a proof: the research pipeline is for a theorem with none yet")
+        if claim.cited or claim.mathlibok:
+            raise DraftError(f"`{target}` is quoted from the literature (or Mathlib): there is nothing to prove")
         if not claim.needs_proof:
             raise DraftError(f"`{target}` is a {claim.kind}: there is nothing to prove")
         self.index, self.target = index, target

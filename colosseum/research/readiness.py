@@ -67,14 +67,20 @@ def record_gate_failure(catalog_dir: Path | None, label: str, verdict: Readiness
     the next exploration is told where this one broke. Returns the entry files written."""
     if catalog_dir is None:
         return []
-    from colosseum.catalog_curator import add_failed_route
+    from colosseum.catalog import load_catalog
+    from colosseum.catalog_curator import add_failed_route, approach_key
 
     approach = exploration.main.key_mechanism or exploration.main.normalized_goal or "unnamed strategy"
+    known = {(e.data.get("approach_key"), str(e.data.get("failure_point", "")).strip())
+             for e in load_catalog(catalog_dir, with_starter=False).entries.values()
+             if e.kind == "failed-route" and e.status == "active" and (e.data.get("target") or {}).get("label") == label}
     points = [(b["assumption"], f"fatal bridge: {b['why']}") for b in verdict.fatal_bridges]
     if not points:
         points = [(exploration.main.first_bottleneck or "(the gate named no single point)",
                    "readiness gate: " + "; ".join(verdict.reasons))]
     written = []
     for point, critique in points[:3]:
+        if (approach_key(approach), point.strip()) in known:
+            continue  # already recorded: the catalog keeps one entry per route and failure point
         written.append(str(add_failed_route(catalog_dir, label, approach, point, critique, "colosseum", run_id)))
     return written

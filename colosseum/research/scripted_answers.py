@@ -24,6 +24,18 @@ def _document(text: str, name: str) -> str:
     return _between(text, f'<document name="{name}">\n', "\n</document>")
 
 
+DISTINCT_FLAWS = (
+    "the base case n = 1 breaks the bound",
+    "Hall's condition fails for stars with many leaves",
+    "an inequality reverses sign when weights are negative",
+    "compactness needs closed sets, whereas these families are open",
+    "disconnected inputs defeat any spanning-tree construction",
+    "Chernoff requires independence; these variables share coordinates",
+    "counting overstates multiplicity: cycles get counted twice",
+    "potential function increases during resampling steps",
+)
+
+
 @dataclass
 class ResearchScript:
     generations: tuple[int, ...] = (2, 1)  # lemmas per generation of the skeleton
@@ -56,7 +68,7 @@ class ResearchScript:
         number = int(card) if card.isdigit() else 0
         if number % 4:
             return {"critiques": []}
-        flaw = (f"boundary value {number} breaks the bound" if self.distinct_fatal_flaws
+        flaw = (DISTINCT_FLAWS[(number // 4) % len(DISTINCT_FLAWS)] if self.distinct_fatal_flaws
                 else "the base case n = 1 breaks the bound")
         return {"critiques": [{"severity": "fatal", "kind": "boundary-case", "target": "the base case",
                                "explanation": flaw}]}
@@ -189,3 +201,19 @@ class ResearchScript:
         judge = int(_between(user, "(judge ", " of") or 0)
         correct = judge <= self.judges_correct
         return {"correct": correct, "fatal_flaw": "" if correct else "the final bound", "reasons": "checked"}
+
+
+ROLES = ("explorer", "strategy_falsifier", "strategy_aggregator", "readiness_gate", "decomposer", "redecomposer",
+         "generator", "refuter", "aggregator", "local_reviewer", "global_reviewer", "review_synthesis", "reviser",
+         "selection_judge")
+
+
+def role_of(system: str) -> str:
+    """Which prompt a request was rendered from, by its system text (an HTTP double sees no role)."""
+    from colosseum.prompt_specs import load_prompt
+
+    for role in ROLES:
+        head = load_prompt(role).system_template.split("{", 1)[0][:200]
+        if system.startswith(head):
+            return role
+    raise KeyError("a request from no known prompt")

@@ -1,0 +1,102 @@
+"""`colosseum research` end to end: the real CLI and the real Anthropic SDK, with a local
+Messages-API double standing in for the API (ANTHROPIC_BASE_URL), answering every role from the
+research script (a test double)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from colosseum.cli import main
+from colosseum.research.scripted_answers import ResearchScript, role_of
+from doubles.messages_api import MessagesAPIDouble, tool_answer
+from test_research_pipeline import MAIN, RESULT
+
+TOML = """root = "main.tex"
+[research]
+exploration_widths = [4, 1]
+adaptive_widths = false
+[solve]
+leaves = 2
+widths = [2, 1]
+[review]
+reviewers = 1
+"""
+
+
+@pytest.fixture
+def project(make_project, tmp_path):
+    return make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT, "colosseum.toml": TOML})
+
+
+def responder(script: ResearchScript):
+    def answer(body: dict):
+        system = "".join(block["text"] for block in body["system"])
+        request = SimpleNamespace(role=role_of(system), system=system,
+                                  messages=[SimpleNamespace(content=body["messages"][-1]["content"])])
+        return tool_answer(script(request))
+    return answer
+
+
+def run(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
+    return subprocess.run([sys.executable, "-m", "colosseum", "research", str(project), "--label", "thm:goal", *extra],
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_a_research_run_with_cross_model_selection_writes_a_new_draft_and_an_auditable_run(project):
+    script = ResearchScript(generations=(2, 1), local_failures={"g1-2": 1}, judges_correct=5)
+    with MessagesAPIDouble([], responder=responder(script)) as server:
+        first = run(project, server.url, "--model", "claude-opus-4-5", "--select-with", "claude-haiku-4-5")
+        assert first.returncode == 0, first.stderr
+        made = len(server.requests)
+        again = run(project, server.url)  # the draft file exists now: refused before any call
+        assert again.returncode == 2 and "never overwrites" in again.stderr and len(server.requests) == made
+    # both pipelines ran; model B judged model A's proof 8 times; 5 of 8 is enough to submit A
+    assert {r["model"] for r in server.requests} == {"claude-opus-4-5", "claude-haiku-4-5"}
+    judges = [r for r in server.requests if role_of("".join(b["text"] for b in r["system"])) == "selection_judge"]
+    assert len(judges) == 8 and {r["model"] for r in judges} == {"claude-haiku-4-5"}
+    (directory,) = (project / ".colosseum" / "runs").iterdir()
+    assert directory.name.endswith("research-thm_goal")
+    selection = json.loads((directory / "selection.json").read_text())
+    assert selection["chosen"] == "A" and selection["correct"] == 5 and len(selection["verdicts"]) == 8
+    assert "submitting model A (claude-opus-4-5)" in first.stdout
+    # the draft is a new file beside the theorem's, with the line that puts it in the paper
+    text = (project / "sections" / "result-thm-goal-skeleton.tex").read_text()
+    assert "\\input{sections/result-thm-goal-skeleton}" in text and "\\label{lem:goal-g2-1}" in text
+    assert "Second attempt." in text  # a retried section's proof
+    assert "thm:goal: accepted" in first.stdout and f"{made} model calls" in first.stdout
+    assert "round 1" in first.stderr and "frontier" in first.stderr  # the progress line
+    # every stage of each model's run is on disk
+    for model in ("model-a", "model-b"):
+        record = json.loads((directory / model / "run.json").read_text())
+        assert record["status"] == "accepted"
+        assert set(record["usage_by_stage"]) >= {"explore", "gate", "decompose", "solve", "review"}
+        names = {p.name for p in (directory / model).iterdir()}
+        assert {"explore-1.md", "gate-1.md", "skeleton-1.tex", "decompose-1.json", "sections.json",
+                "report.md", "round-1"} <= names
+    # the paper itself is untouched
+    assert (project / "sections" / "result.tex").read_text() == RESULT
+
+
+def test_dry_run_spends_nothing(project, capsys):
+    assert main(["research", str(project), "--label", "thm:goal", "--dry-run", "--select-with", "m2"]) == 0
+    out = capsys.readouterr().out
+    assert "Nothing was sent" in out and "exploration 10 calls" in out and "8 judgements" in out
+    assert not (project / ".colosseum").exists()
+
+
+def test_bad_input_is_a_clear_message(project, capsys):
+    (project / "taken.tex").write_text("mine")
+    assert main(["research", str(project), "--label", "thm:goal", "--out", str(project / "taken.tex")]) == 2
+    assert "never overwrites" in capsys.readouterr().err and (project / "taken.tex").read_text() == "mine"
+    assert main(["research", str(project), "--label", "lem:known"]) == 2
+    assert "already has a proof" in capsys.readouterr().err
+    assert main(["research", str(project), "--label", "thm:goal", "--select-with", "m", "--judges", "3",
+                 "--threshold", "4"]) == 2

@@ -20,7 +20,7 @@ fi
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
 
 if command -v npm >/dev/null 2>&1; then
-  (cd editor-clients/vscode && npm ci --no-audit --no-fund --loglevel=error && npm run --silent compile)
+  (cd editor-clients/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test --silent)  # compiles, then the unit tests
 fi
 
 python3 -m pytest -q "$@"

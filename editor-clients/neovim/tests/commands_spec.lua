@@ -82,6 +82,16 @@ local function executed(command, n)
   return found
 end
 
+local function executed_all(command)
+  local out = {}
+  for _, e in ipairs(log_entries()) do
+    if e.method == "workspace/executeCommand" and e.params.command == command then
+      table.insert(out, e)
+    end
+  end
+  return out
+end
+
 local project
 
 local function run()
@@ -222,6 +232,26 @@ local function run()
   vim.cmd("ColosseumReview")
   e = executed("colosseum.globalReview")
   eq(e and e.params.arguments, { uri }, ":ColosseumReview")
+
+  -- A code action's "Retract" runs client-side: the reason is asked, then sent as the third argument.
+  local asked = {}
+  local real_input = vim.ui.input
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(asked, opts.prompt)
+    on_confirm(#asked == 1 and "  " or " the constant is wrong ")
+  end
+  local retract = vim.lsp.commands["colosseum.retractEntry"]
+    or (colosseum.get_client(bufnr).config.commands or {})["colosseum.retractEntry"]
+  check(retract ~= nil, "the client handles colosseum.retractEntry itself")
+  if retract then
+    retract({ command = "colosseum.retractEntry", arguments = { uri, "my-entry" } }, { bufnr = bufnr })
+    retract({ command = "colosseum.retractEntry", arguments = { uri, "my-entry" } }, { bufnr = bufnr })
+    e = executed("colosseum.retractEntry", 1)
+    eq(e and e.params.arguments, { uri, "my-entry", "the constant is wrong" }, "retract: the reason is asked and sent trimmed")
+    check(#executed_all("colosseum.retractEntry") == 1, "retract: an empty reason sends nothing")
+    check(asked[1] ~= nil and asked[1]:find("my-entry", 1, true) ~= nil, "retract: the prompt names the entry")
+  end
+  vim.ui.input = real_input
 
   vim.cmd("ColosseumReindex")
   e = executed("colosseum.reindex")

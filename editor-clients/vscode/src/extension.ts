@@ -19,6 +19,7 @@ import {
 } from "vscode-languageclient/node";
 
 import { allLabels, DEFAULT_LABEL_COMMANDS, labelAt } from "./labels";
+import { withRetractReason } from "./retract";
 
 const CLIENT_ID = "colosseum";
 const CLIENT_NAME = "Colosseum";
@@ -156,6 +157,21 @@ function clientOptions(): LanguageClientOptions {
       // server ids (used by code lenses and code actions); their results get the same
       // treatment as the palette commands'.
       executeCommand: async (command, args, next) => {
+        // LSP has no text prompt: the reason for a retraction is asked here, then sent along
+        const sent = await withRetractReason(command, args, (entryId) =>
+          Promise.resolve(
+            vscode.window.showInputBox({
+              title: `Retract catalog entry ${entryId}`,
+              prompt: "Why is it retracted? (kept in the entry; what depends on it turns suspect)",
+              ignoreFocusOut: true,
+              validateInput: (value) => (value.trim() === "" ? "A retraction needs a reason." : undefined),
+            }),
+          ),
+        );
+        if (sent === undefined) {
+          return undefined; // dismissed: nothing is retracted
+        }
+        args = sent;
         const result = await next(command, args);
         await handleCommandResult(command, result);
         return result;

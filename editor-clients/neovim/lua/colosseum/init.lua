@@ -18,6 +18,7 @@ M.server_commands = {
   review = "colosseum.globalReview",
   graph = "colosseum.showDependencyGraph",
   reindex = "colosseum.reindex",
+  retract = "colosseum.retractEntry",
 }
 
 local defaults = {
@@ -587,12 +588,33 @@ end
 
 -- Server command ids mapped to client-side functions, so that code lenses and code actions
 -- that carry these commands get their results handled too (e.g. the graph opens).
+--- "Retract" needs the author's reason and LSP has no text prompt: ask, then send the command
+--- with the reason as its third argument. A dismissed or empty answer retracts nothing.
+function M.retract(arguments, bufnr)
+  arguments = arguments or {}
+  if arguments[3] ~= nil and vim.trim(tostring(arguments[3])) ~= "" then
+    return M.execute(M.server_commands.retract, arguments, bufnr)
+  end
+  local entry = tostring(arguments[2] or "?")
+  vim.ui.input({ prompt = "Retract " .. entry .. ", because: " }, function(reason)
+    if reason == nil or vim.trim(reason) == "" then
+      notify("nothing retracted (a retraction needs a reason)")
+      return
+    end
+    M.execute(M.server_commands.retract, { arguments[1], arguments[2], vim.trim(reason) }, bufnr)
+  end)
+  return true
+end
+
 local function client_commands()
   local commands = {}
   for _, id in pairs(M.server_commands) do
     commands[id] = function(command, ctx)
       M.execute(command.command, command.arguments or {}, ctx and ctx.bufnr)
     end
+  end
+  commands[M.server_commands.retract] = function(command, ctx)
+    M.retract(command.arguments, ctx and ctx.bufnr)
   end
   return commands
 end

@@ -1,0 +1,55 @@
+"""Lean's answers, kept under the paper's ``.colosseum/lean/cache/``, keyed by everything an answer
+depends on: the file Lean was given, the project files it imports, the lakefile, the manifest
+and the toolchain. Only complete answers are kept (never a timeout or a crash)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import tempfile
+from pathlib import Path
+
+MAX_ENTRIES = 2000
+
+
+class LeanCache:
+    def __init__(self, project_dir: Path, enabled: bool = True):
+        self.directory = project_dir / ".colosseum" / "lean" / "cache"
+        self.enabled = enabled
+
+    def get(self, key: str) -> list[dict] | None:
+        if not self.enabled:
+            return None
+        try:
+            data = json.loads((self.directory / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        diagnostics = data.get("diagnostics") if isinstance(data, dict) else None
+        return diagnostics if isinstance(diagnostics, list) else None
+
+    def put(self, key: str, unit: str, toolchain: str, diagnostics: list[dict]) -> None:
+        if not self.enabled:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            record = {"unit": unit, "toolchain": toolchain, "diagnostics": diagnostics,
+                      "checked": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(record, handle, ensure_ascii=False)
+            os.replace(tmp, self.directory / f"{key}.json")
+            self._prune()
+        except OSError:
+            pass  # a read-only project still gets its answers, only not kept
+
+    def _prune(self) -> None:
+        entries = list(self.directory.glob("*.json"))
+        if len(entries) <= MAX_ENTRIES:
+            return
+        entries.sort(key=lambda p: p.stat().st_mtime)
+        for path in entries[: len(entries) - MAX_ENTRIES]:
+            try:
+                path.unlink()
+            except OSError:
+                pass

@@ -1,0 +1,134 @@
+"""A Lean 4 source file's outline, read without Lean: its imports, and where each named
+declaration is written (full name with the namespaces around it, and its lines).
+
+It only decides which module to ask Lean about and which lines an error belongs to; whether a
+declaration exists, and what it depends on, is always Lean's answer (``#print axioms``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_MODIFIERS = r"(?:(?:private|protected|noncomputable|partial|unsafe|nonrec|scoped|local)\s+)*"
+_ATTRIBUTES = r"(?:@\[[^\]]*\]\s*)*"
+_DECLARATION = re.compile(
+    r"^[ \t]*" + _ATTRIBUTES + _MODIFIERS + r"(?:(?:noncomputable|private|protected)\s+)?"
+    r"(theorem|lemma|def|abbrev|instance|structure|class(?:\s+inductive)?|inductive|opaque|axiom|example)"
+    r"(?:\s+([^\s:({\[⦃]+))?", re.M)
+_PRIVATE = re.compile(r"^\s*" + _ATTRIBUTES + r"(?:\w+\s+)*private\s", re.M)
+_SCOPE = re.compile(r"^[ \t]*(namespace|section|end|mutual|noncomputable\s+section)\b[ \t]*([^\s]*)", re.M)
+_COMMAND_START = re.compile(r"^(?:[#@]|[A-Za-z_])", re.M)
+_IMPORT = re.compile(r"^\s*(?:public\s+)?(?:meta\s+)?import\s+(.+)$")
+MAX_SCOPE_DEPTH = 64
+
+
+@dataclass(slots=True)
+class Outline:
+    imports: list[str] = field(default_factory=list)
+    header_lines: int = 0  # lines taken by the module header (module, imports, comments)
+    declarations: dict[str, tuple[int, int]] = field(default_factory=dict)  # full name -> (first, last) line
+
+
+def blank_comments_and_strings(text: str) -> str:
+    """``text`` with comments and string literals replaced by spaces (newlines kept), so that
+    offsets and lines stay those of the original."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "-" and text.startswith("--", i):
+            end = text.find("\n", i)
+            end = n if end == -1 else end
+            out[i:end] = " " * (end - i)
+            i = end
+        elif c == "/" and text.startswith("/-", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/-", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("-/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
+            i = j
+        else:
+            i += 1
+    return "".join(out)
+
+
+def outline(text: str) -> Outline:
+    plain = blank_comments_and_strings(text)
+    lines = plain.split("\n")
+    result = Outline()
+    header_end = 0
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        m = _IMPORT.match(line)
+        if m:
+            result.imports += [w for w in m.group(1).split() if re.fullmatch(r"[\w.'«»]+", w)]
+            header_end = number + 1
+        elif stripped in ("module", "prelude"):
+            header_end = number + 1
+        else:
+            break
+    result.header_lines = header_end
+    line_starts = [0]
+    for line in lines[:-1]:
+        line_starts.append(line_starts[-1] + len(line) + 1)
+
+    def line_of(offset: int) -> int:
+        lo, hi = 0, len(line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    # events in file order: scope changes and declarations
+    events: list[tuple[int, str, str]] = []
+    for m in _SCOPE.finditer(plain):
+        events.append((m.start(), m.group(1).split()[-1], m.group(2)))
+    for m in _DECLARATION.finditer(plain):
+        kind = m.group(1)
+        name = m.group(2) or ""
+        if _PRIVATE.match(plain, m.start()):
+            name = ""  # private names are mangled: not reachable from another module
+        events.append((m.start(), "decl:" + kind, name))
+    events.sort()
+    command_lines = sorted({line_of(m.start()) for m in _COMMAND_START.finditer(plain)} | {line_of(e[0]) for e in events})
+    scopes: list[tuple[str, list[str]]] = []
+    for offset, kind, name in events:
+        if kind == "namespace" and name:
+            if len(scopes) < MAX_SCOPE_DEPTH:
+                scopes.append(("namespace", name.split(".")))
+        elif kind in ("section", "mutual"):
+            if len(scopes) < MAX_SCOPE_DEPTH:
+                scopes.append((kind, name.split(".") if name and kind == "section" else []))
+        elif kind == "end":
+            if scopes:
+                scopes.pop()
+        elif kind.startswith("decl:") and name and kind != "decl:example":
+            if name.startswith("_root_."):
+                full = name[len("_root_."):]
+            else:
+                prefix = [part for scope, parts in scopes if scope == "namespace" for part in parts]
+                full = ".".join(prefix + [name])
+            first = line_of(offset)
+            later = [line for line in command_lines if line > first]
+            last = (later[0] - 1) if later else len(lines) - 1
+            while last > first and not lines[last].strip():
+                last -= 1
+            result.declarations.setdefault(full.strip(), (first, last))
+    return result

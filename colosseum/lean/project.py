@@ -1,0 +1,209 @@
+"""The Lean project a paper is formalized in: a folder with ``lakefile.lean`` or ``lakefile.toml``
+and ``lean-toolchain``; its source files, their module names and imports, and whether Lean itself
+(``lake``) can be run here."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colosseum.lean.outline import Outline, outline
+
+LAKEFILES = ("lakefile.lean", "lakefile.toml")
+SKIPPED_DIRS = frozenset((".lake", "lake-packages", ".git", "build", ".colosseum"))
+SCRATCH_DIR = Path(".lake") / "colosseum"  # inside the Lean project, ignored by git in every Lake project
+MAX_PARENTS = 32
+MAX_SOURCE_FILES = 5000
+INSTALL_HINT = ("Install Lean 4 with elan, its toolchain manager: "
+                "`curl https://raw.githubusercontent.com/leanprover/elan/master/elan-init.sh -sSf | sh` "
+                "(see https://lean-lang.org/install), open a new shell so that ~/.elan/bin is on PATH, "
+                "and restart the editor; the Lean project's lean-toolchain then picks the Lean version.")
+
+
+class LeanProjectError(Exception):
+    """The configured Lean project is not one (its message says what is missing)."""
+
+
+def is_lake_project(path: Path) -> bool:
+    return path.is_dir() and any((path / name).is_file() for name in LAKEFILES) and (path / "lean-toolchain").is_file()
+
+
+def find_lean_project(project_dir: Path, roots: list[Path], configured: str | None = None) -> Path | None:
+    """``configured`` (relative to the project directory), else ``lean/`` beside a root file, else
+    the nearest Lake project at or above the root file's folder. None when there is none."""
+    if configured:
+        path = (project_dir / configured).resolve()
+        if not is_lake_project(path):
+            missing = [n for n in ("lakefile.lean or lakefile.toml", "lean-toolchain")
+                       if not any((path / f).is_file() for f in n.split(" or "))]
+            raise LeanProjectError(f"[lean] project = {configured!r}: {path} is not a Lake project "
+                                   f"(no {' and no '.join(missing)})" if path.is_dir() else
+                                   f"[lean] project = {configured!r}: no folder {path}")
+        return path
+    folders = list(dict.fromkeys([Path(r).parent for r in roots] + [project_dir]))
+    for folder in folders:
+        if is_lake_project(folder / "lean"):
+            return (folder / "lean").resolve()
+    for folder in folders:
+        probe = folder
+        for _ in range(MAX_PARENTS):
+            if is_lake_project(probe):
+                return probe.resolve()
+            if probe == probe.parent:
+                break
+            probe = probe.parent
+    return None
+
+
+@dataclass(slots=True)
+class SourceFile:
+    path: Path  # absolute
+    module: str  # e.g. ExampleProject.Basic
+    text: str
+    outline: Outline
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+@dataclass(slots=True)
+class LeanProject:
+    root: Path
+    toolchain: str
+    sources: dict[str, SourceFile] = field(default_factory=dict)  # module -> file
+    build_inputs: str = ""  # lakefile, manifest and toolchain: what every result depends on
+    has_mathlib: bool = False
+
+    @classmethod
+    def load(cls, root: Path) -> "LeanProject":
+        root = root.resolve()
+        toolchain = _read(root / "lean-toolchain").strip()
+        inputs = [f"toolchain:{toolchain}"]
+        for name in LAKEFILES + ("lake-manifest.json",):
+            text = _read(root / name)
+            if text:
+                inputs.append(f"{name}:{hashlib.sha256(text.encode()).hexdigest()}")
+        manifest = _read(root / "lake-manifest.json")
+        project = cls(root, toolchain, build_inputs="\n".join(inputs),
+                      has_mathlib=bool(re.search(r'"name"\s*:\s*"mathlib"', manifest)))
+        src_dirs = _source_dirs(root)
+        for path in _lean_files(root):
+            module = _module_name(root, path, src_dirs)
+            if module is None or module in project.sources:
+                continue
+            text = _read(path)
+            project.sources[module] = SourceFile(path, module, text, outline(text))
+        return project
+
+    def relative(self, path: Path) -> str:
+        try:
+            return Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return Path(path).as_posix()
+
+    def imports_closure(self, modules: list[str]) -> list[str]:
+        """The project modules these modules import, transitively, themselves included (sorted).
+        Modules of dependencies (Mathlib ...) are outside the project: the manifest covers them."""
+        seen: set[str] = set()
+        stack = [m for m in modules if m in self.sources]
+        while stack and len(seen) <= len(self.sources):
+            module = stack.pop()
+            if module in seen:
+                continue
+            seen.add(module)
+            stack.extend(m for m in self.sources[module].outline.imports if m in self.sources and m not in seen)
+        return sorted(seen)
+
+    def fingerprint(self, text: str, modules: list[str]) -> str:
+        """What a check of ``text`` importing ``modules`` depends on: the text, the toolchain, the
+        lakefile and manifest, and every project file it reads."""
+        digest = hashlib.sha256()
+        digest.update(self.build_inputs.encode())
+        digest.update(b"\0" + text.encode("utf-8"))
+        for module in self.imports_closure(modules):
+            digest.update(f"\0{module}\0{self.sources[module].digest}".encode())
+        return digest.hexdigest()
+
+    def locate(self, name: str) -> tuple[SourceFile, int, int] | None:
+        """The file and line span (0-based, inclusive) where a declaration is written, when the
+        outline finds it; Lean itself stays the authority on whether it exists."""
+        for source in self.sources.values():
+            span = source.outline.declarations.get(name)
+            if span is not None:
+                return source, span[0], span[1]
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class LakeStatus:
+    available: bool
+    executable: str | None
+    problem: str | None  # what is missing and how to install it
+
+
+def lake_status() -> LakeStatus:
+    found = shutil.which("lake")
+    if found:
+        return LakeStatus(True, found, None)
+    elan = Path.home() / ".elan" / "bin" / "lake"
+    if elan.is_file() and os.access(elan, os.X_OK):
+        return LakeStatus(False, None, f"`lake` is installed at {elan} but that folder is not on PATH (an editor "
+                                       "started outside your login shell may not see it): add ~/.elan/bin to "
+                                       "PATH and restart the editor. Lean checks are skipped until then.")
+    return LakeStatus(False, None, "`lake` is not on PATH, so Lean 4 cannot be run and the claims' Lean "
+                                   f"declarations are left unchecked. {INSTALL_HINT}")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _source_dirs(root: Path) -> list[Path]:
+    """``srcDir`` of the package and of its libraries (Lake's default is the package folder)."""
+    dirs: list[str] = []
+    toml_text = _read(root / "lakefile.toml")
+    if toml_text:
+        try:
+            data = tomllib.loads(toml_text)
+        except tomllib.TOMLDecodeError:
+            data = {}
+        for table in [data] + [t for t in data.get("lean_lib", []) if isinstance(t, dict)]:
+            if isinstance(table.get("srcDir"), str):
+                dirs.append(table["srcDir"])
+    lean_text = _read(root / "lakefile.lean")
+    dirs += re.findall(r'srcDir\s*:=\s*"([^"]*)"', lean_text)
+    resolved = [(root / d).resolve() for d in dirs] + [root]
+    return sorted(set(resolved), key=lambda p: -len(p.parts))  # the most specific first
+
+
+def _lean_files(root: Path) -> list[Path]:
+    found: list[Path] = []
+    for folder, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".lean") and name != "lakefile.lean":
+                found.append(Path(folder) / name)
+                if len(found) >= MAX_SOURCE_FILES:
+                    return found
+    return found
+
+
+def _module_name(root: Path, path: Path, src_dirs: list[Path]) -> str | None:
+    for base in src_dirs:
+        try:
+            relative = path.resolve().relative_to(base)
+        except ValueError:
+            continue
+        parts = relative.with_suffix("").parts
+        if parts and all(re.fullmatch(r"[^\s.]+", p) for p in parts):
+            return ".".join(parts)
+    return None

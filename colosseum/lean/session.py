@@ -1,0 +1,250 @@
+"""Lean's language server through leanclient: one ``lake serve`` per check, started when the first
+file is not in the cache, asked file by file with a time limit, and stopped for real when the
+check is cancelled (its processes are killed, so a blocked wait returns at once).
+
+leanclient is synchronous: everything here runs in the caller's thread (a worker thread in the
+language server). ``CancelToken.cancel`` may be called from any other thread."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colosseum.lean.project import SCRATCH_DIR, LeanProject
+
+log = logging.getLogger(__name__)
+MAX_RESTARTS = 2  # a server that keeps dying is not restarted forever
+CLOSE_TIMEOUT = 2.0
+
+
+class LeanCheckCancelled(Exception):
+    """The check was cancelled; nothing after the cancellation was recorded."""
+
+
+class LeanServerFailed(Exception):
+    """``lake serve`` could not be started or kept running (the message says what to do)."""
+
+
+class CancelToken:
+    def __init__(self):
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._process = None
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def cancel(self) -> None:
+        self._event.set()
+        with self._lock:
+            process = self._process
+        if process is not None:
+            kill_tree(process)
+
+    def attach(self, process) -> None:
+        with self._lock:
+            self._process = process
+        if self._event.is_set():
+            kill_tree(process)
+
+    @property
+    def process(self):
+        with self._lock:
+            return self._process
+
+    def detach(self) -> None:
+        with self._lock:
+            self._process = None
+
+
+def kill_tree(process) -> None:
+    """``lake serve`` and the ``lean --server`` workers it started."""
+    try:
+        import psutil
+
+        children = psutil.Process(process.pid).children(recursive=True)
+    except Exception:  # gone already, or psutil missing: the parent is enough to end the waits
+        children = []
+    for child in children:
+        try:
+            child.kill()
+        except Exception:
+            pass
+    try:
+        process.kill()
+    except Exception:
+        pass
+
+
+@dataclass(slots=True)
+class FileOutcome:
+    """What Lean said about one file: ``status`` is ``done``, ``timed-out`` or ``crashed``."""
+
+    status: str
+    diagnostics: list[dict] = field(default_factory=list)  # LSP diagnostics as Lean sent them
+    seconds: float = 0.0
+    message: str = ""
+
+
+def _client_class():
+    from leanclient import LeanLSPClient
+
+    class CancellableClient(LeanLSPClient):
+        """leanclient's client, with its process handed to the cancel token as soon as it exists
+        (before ``initialize`` is answered) and its request waits bounded by the time limit."""
+
+        def __init__(self, project_path: str, token: CancelToken, time_limit: float):
+            self._colosseum_token = token
+            self._colosseum_limit = time_limit
+            super().__init__(project_path, max_opened_files=4, prevent_cache_get=True)
+
+        def _send_request_sync(self, method, params, timeout=120.0):
+            self._colosseum_token.attach(self.process)
+            if self._colosseum_token.cancelled:
+                raise LeanCheckCancelled()
+            bound = self._colosseum_limit if timeout is None else min(timeout, self._colosseum_limit)
+            return super()._send_request_sync(method, params, timeout=bound)
+
+    return CancellableClient
+
+
+class LeanSession:
+    """A ``lake serve`` for one Lean project, started on first use."""
+
+    def __init__(self, project: LeanProject, time_limit: float, token: CancelToken):
+        self.project, self.time_limit, self.token = project, time_limit, token
+        self.client = None
+        self.restarts = 0
+        self.scratch_dir = project.root / SCRATCH_DIR
+        self._written: list[Path] = []
+
+    # ---- life cycle ------------------------------------------------------------------------------
+    def _start(self) -> None:
+        if self.token.cancelled:
+            raise LeanCheckCancelled()
+        cls = _client_class()
+        started = time.monotonic()
+        try:
+            self.client = cls(str(self.project.root), self.token, self.time_limit)
+        except LeanCheckCancelled:
+            raise
+        except Exception as exc:
+            if self.token.cancelled:
+                raise LeanCheckCancelled() from None
+            process = self.token.process
+            self.token.detach()
+            code = None
+            if process is not None:
+                kill_tree(process)
+                try:
+                    code = process.wait(timeout=CLOSE_TIMEOUT)
+                except Exception:
+                    code = None
+            waited = time.monotonic() - started
+            what = (f"exited with code {code}" if code not in (None, -9) else
+                    f"did not answer within {waited:.0f} s" if isinstance(exc, TimeoutError) else f"failed ({exc})")
+            raise LeanServerFailed(
+                f"`lake serve` {what} while starting in {self.project.root}, so the Lean project cannot be "
+                f"checked. Run `lake build` there to see why (a broken lakefile, a missing toolchain, or "
+                f"dependencies that are not downloaded yet).") from None
+
+    def close(self) -> None:
+        self.close_client_only()
+        for path in self._written:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+        self._written.clear()
+        try:
+            self.scratch_dir.rmdir()
+        except OSError:
+            pass  # not empty (another check is running) or not there
+
+    def __enter__(self) -> "LeanSession":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _alive(self) -> bool:
+        return self.client is not None and self.client.process.poll() is None
+
+    # ---- checking --------------------------------------------------------------------------------
+    def write_scratch(self, name: str, text: str) -> Path:
+        """A file of our own inside the Lean project (``.lake/colosseum/``), removed on close."""
+        self.scratch_dir.mkdir(parents=True, exist_ok=True)
+        path = self.scratch_dir / name
+        path.write_text(text, encoding="utf-8")
+        self._written.append(path)
+        return path
+
+    def check(self, path: Path, label: str | None = None) -> FileOutcome:
+        """Open ``path`` (a file of the Lean project) and wait for Lean's diagnostics of it, at
+        most the time limit. Raises LeanCheckCancelled, or LeanServerFailed when the server
+        cannot be (re)started."""
+        if self.client is None:
+            self._start()
+        relative = self.project.relative(path)
+        label = label or relative
+        started = time.monotonic()
+        try:
+            self.client.open_file(relative, dependency_build_mode="once", force_reopen=True)
+            result = self.client.get_diagnostics(relative, inactivity_timeout=self.time_limit,
+                                                 max_timeout=self.time_limit)
+        except LeanCheckCancelled:
+            raise
+        except (OSError, EOFError, RuntimeError) as exc:  # the pipe broke: the server died
+            if self.token.cancelled:
+                raise LeanCheckCancelled() from None
+            return self._crashed(label, started, str(exc))
+        seconds = time.monotonic() - started
+        if self.token.cancelled:
+            raise LeanCheckCancelled()
+        if not self._alive():
+            return self._crashed(label, started, "")
+        if result.timed_out:
+            try:
+                self.client.close_files([relative], blocking=False)  # stops that file's worker
+            except Exception:
+                pass
+            return FileOutcome("timed-out", [], seconds,
+                               f"Lean did not finish {label} within the time limit of {self.time_limit:g} s "
+                               "([lean] time_limit in colosseum.toml)")
+        diagnostics = [d for d in result.diagnostics if isinstance(d, dict) and "range" in d]
+        try:
+            self.client.close_files([relative], blocking=False)
+        except Exception:
+            pass
+        return FileOutcome("done", diagnostics, seconds)
+
+    def _crashed(self, label: str, started: float, detail: str) -> FileOutcome:
+        code = None
+        if self.client is not None:
+            try:
+                code = self.client.process.wait(timeout=CLOSE_TIMEOUT)
+            except Exception:
+                code = None
+        try:
+            self.close_client_only()
+        finally:
+            self.restarts += 1
+        message = (f"`lake serve` stopped while checking {label}"
+                   + (f" (exit code {code})" if code is not None else "") + (f": {detail}" if detail else ""))
+        if self.restarts > MAX_RESTARTS:
+            raise LeanServerFailed(message + f"; it stopped {self.restarts} times, so the remaining files "
+                                             "are left unchecked")
+        return FileOutcome("crashed", [], time.monotonic() - started, message)
+
+    def close_client_only(self) -> None:
+        client, self.client = self.client, None
+        self.token.detach()
+        if client is not None:
+            try:
+                client.close(timeout=CLOSE_TIMEOUT)
+            except Exception:
+                log.debug("closing lake serve failed", exc_info=True)

@@ -53,7 +53,7 @@ CORPUS_PROJECTS = {
     "flt": ("ImperialCollegeLondon__FLT", "web.tex", "FLT", (22.7, 3.3)),
     "carleson": ("fpvandoorn__carleson", "web.tex", "Carleson", (41.8, 5.5)),
 }
-BENCHMARKS = ["flt", "carleson", "synthetic-cold", "synthetic-memory", "file-edit", "synthetic-edit", "inner-loop", "catalog-retrieval",
+BENCHMARKS = ["flt", "carleson", "synthetic-cold", "synthetic-memory", "file-edit", "synthetic-edit", "inner-loop", "research", "catalog-retrieval",
               "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory"]
 
 INSTALL_PLASTEX = ("pip install leanblueprint (brings plasTeX 3.1 and the dependency-graph plugin); "
@@ -728,6 +728,7 @@ def bench_catalog(ctx: Ctx) -> list[Row]:
 RUNNERS = {
     "catalog-retrieval": bench_catalog,
     "inner-loop": bench_inner_loop,
+    "research": lambda ctx: [Row(**r) for r in __import__("research_bench").rows()],  # bench/research_bench.py
     "synthetic-cold": bench_synthetic_cold,
     "synthetic-memory": bench_synthetic_memory,
     "synthetic-edit": bench_synthetic_edit,

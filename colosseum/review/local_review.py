@@ -206,6 +206,7 @@ class LocalReviewer:
         self.reviewed: list[str] = []
         self.served: list[str] = []
         self.usage = Usage()
+        self._run_calls = 0  # calls started in the current run (review_many), against the budget
         from colosseum.review.global_review import model_name
 
         self.model = model_name(provider, config)
@@ -214,6 +215,7 @@ class LocalReviewer:
         return local_review_key(index, label, proof, load_prompt(ROLE).version, self.model)
 
     async def review(self, index, label: str, *, proof: str | None = None, progress=None) -> ClaimReview:
+        """One claim or section: one call, or none when its key is in the cache."""
         m = material(index, label, proof)
         spec = load_prompt(ROLE)
         key = _key(m, spec.version, self.model)
@@ -221,8 +223,10 @@ class LocalReviewer:
         cached = record is not None
         usage = Usage()
         if record is None:
-            if self.config.max_calls is not None and self.usage.calls >= self.config.max_calls:
-                raise BudgetReached(f"the budget of {self.config.max_calls} model calls is used up")
+            limit = self.config.max_calls
+            if limit is not None and self._run_calls >= limit:  # the budget is per run, not per session
+                raise BudgetReached(f"the budget of {limit} model calls is used up")
+            self._run_calls += 1
             from colosseum.inner_loop.context import preamble_notation
 
             system, user = spec.render({"label": label, "statement": m.statement, "proof": m.proof or "(no proof)",
@@ -261,6 +265,7 @@ class LocalReviewer:
         fresh = [lb for lb in labels if self.cache.get(_key(material(index, lb), version, self.model)) is None]
         if self.config.max_calls is not None and len(fresh) > self.config.max_calls:
             raise BudgetExceeded(f"{len(fresh)} claims need a review; the budget is {self.config.max_calls} calls")
+        self._run_calls = 0
         done = 0
 
         async def one(label: str) -> ClaimReview:

@@ -1,0 +1,419 @@
+"""Review in the editor: "Global review" (``colosseum.globalReview [uri]``) and "Review this claim"
+(``colosseum.reviewClaim [uri, label]``), with work-done progress and cancellation; critiques as
+diagnostics ``colosseum/review-<kind>`` on the exact range they quote, in whichever file; actions
+to dismiss a critique (remembered for that unchanged text), open the report, and retry a failed
+claim through the inner loop with its failed draft and critique; optional local review on save
+(option ``reviewOnSave``, off by default), incremental: only the claims whose text or used
+statements changed cost a call."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+
+from colosseum.models import ProviderError
+from colosseum.review import (
+    DismissalStore,
+    LocalReviewCache,
+    LocalReviewer,
+    review_config,
+    review_document,
+    retry_claim,
+    write_report,
+)
+from colosseum.review.anchoring import document_text
+from colosseum.review.storage import reviews_directory
+from colosseum.structure import Diagnostic
+from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
+from colosseum_lsp.features import registry
+from colosseum_lsp.features.registry import CommandFailed
+from colosseum_lsp.progress import ProgressCancelled
+
+log = logging.getLogger(__name__)
+SOURCE = "colosseum-review"
+SEVERITY = {"fatal": "error", "major": "warning", "minor": "information"}
+FAILED_CODE = "colosseum/review-failed"
+
+
+class ReviewError(CommandFailed):
+    pass
+
+
+@dataclass
+class _ProjectReviews:
+    """What the editor shows for one project: the last global review, the last local review of
+    each claim, and the incremental reviewer (its cache is also on disk)."""
+
+    global_critiques: list = field(default_factory=list)
+    report: str | None = None
+    local: dict = field(default_factory=dict)  # label -> ClaimReview
+    reviewer: LocalReviewer | None = None
+    reviewer_model: str = ""
+    saving: asyncio.Task | None = None
+    save_again: bool = False
+
+
+_STATE: dict[Path, _ProjectReviews] = {}
+
+
+def _state(project) -> _ProjectReviews:
+    return _STATE.setdefault(project.root_dir, _ProjectReviews())
+
+
+# ---- shared pieces -----------------------------------------------------------------------------
+async def _project_and_index(ctx, uri):
+    path = uri_to_path(uri) if isinstance(uri, str) else None
+    if path is None:
+        raise ReviewError(f"not a file: {uri}")
+    project = ctx.project_for(path)
+    index = await ctx.ensure_index(project)
+    if index is None:
+        raise ReviewError(project.error or "the project cannot be indexed")
+    if project.pending is not None and not project.pending.done():
+        await asyncio.shield(project.pending)  # review what the author last typed
+    return project, index
+
+
+def _provider_and_config(ctx, project):
+    from colosseum.config import valid_table
+    from colosseum.models.configured import configured_provider
+
+    try:
+        provider, model = configured_provider(valid_table(project.index.config, "models"),
+                                              project.root_dir / ".colosseum" / "cache", ctx.options.get("model"))
+    except ProviderError as exc:
+        raise ReviewError(exc.message) from exc
+    budget = ctx.options.get("budget") if isinstance(ctx.options.get("budget"), dict) else {}
+    config, problems = review_config(project.index.config, budget.get("max_calls"), None, ctx.options.get("model"))
+    for problem in problems:
+        log.warning("colosseum.toml: %s (the default is used)", problem)
+    return provider, model, config
+
+
+def _local_reviewer(ctx, project) -> LocalReviewer:
+    state = _state(project)
+    provider, model, config = _provider_and_config(ctx, project)
+    if state.reviewer is None or state.reviewer_model != model:
+        cache = LocalReviewCache(reviews_directory(project.root_dir) / "local")
+        state.reviewer, state.reviewer_model = LocalReviewer(provider, cache, config), model
+    return state.reviewer
+
+
+def _stopped(exc: BaseException, what: str) -> dict:
+    """A run that stopped: cancelled (a result), or a failure the author should read (raised)."""
+    from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached
+
+    leaves = list(_leaves(exc))
+    if any(isinstance(e, ProgressCancelled) for e in leaves):
+        return {"status": "cancelled", "message": f"{what} was cancelled"}
+    budget = next((e for e in leaves if isinstance(e, (BudgetExceeded, BudgetReached))), None)
+    if budget is not None:
+        raise ReviewError(f"{what}: {budget}") from None
+    failure = next((e for e in leaves if isinstance(e, ProviderError)), None)
+    if failure is not None:
+        raise ReviewError(f"the model could not be reached: {failure}") from None
+    raise exc
+
+
+def _leaves(exc: BaseException):
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield exc
+
+
+# ---- diagnostics ---------------------------------------------------------------------------------
+def _diagnostic(critique, prefix: str = "") -> Diagnostic | None:
+    if critique.file is None or critique.range is None or not critique.active:
+        return None  # unanchored: in the report, never pinned to a guessed line
+    who = f" [{', '.join(critique.reviewers)}]" if critique.reviewers else ""
+    message = f"{prefix}{critique.severity} {critique.kind}: {critique.message}{who}"
+    if critique.repair:
+        message += f" Repair: {critique.repair}"
+    return Diagnostic(critique.file, critique.range, SEVERITY.get(critique.severity, "warning"),
+                      f"colosseum/review-{critique.kind}", message, (), SOURCE)
+
+
+def _republish(ctx, project) -> None:
+    """Every review finding of the project as diagnostics, keyed (source, uri); the critiques
+    behind them are kept beside them for the code actions."""
+    state = _state(project)
+    by_uri: dict[str, tuple[list, dict]] = {}
+
+    def add(diag: Diagnostic | None, item) -> None:
+        if diag is None:
+            return
+        found, lookup = by_uri.setdefault(path_to_uri(diag.file), ([], {}))
+        found.append(diag)
+        lookup[(diag.range.start.line, diag.range.start.character, diag.code, diag.message)] = item
+
+    for c in state.global_critiques:
+        add(_diagnostic(c), ("global", c))
+    snap = project.snapshot()
+    for label, review in state.local.items():
+        for c in review.critiques:
+            add(_diagnostic(c, f"local review of {label}: "), ("local", c))
+        claim = snap.claims.get(label) if snap is not None else None
+        if not review.passed and claim is not None:
+            reasons = "; ".join(review.reasons) or "a critique stands"
+            add(Diagnostic(claim.file, claim.location.range, "warning", FAILED_CODE,
+                           f"local review of {label} failed: {reasons}", (), SOURCE), ("failed", label))
+    for key in [k for k in ctx.extra_diagnostics if k[0] == SOURCE]:
+        del ctx.extra_diagnostics[key]
+    for uri, (found, lookup) in by_uri.items():
+        ctx.extra_diagnostics[(SOURCE, uri)] = (found, {"report": state.report, "items": lookup})
+    ctx.publish(project)
+
+
+def _reanchor(project) -> None:
+    """After edits: each critique follows its quote to where it now is; one whose quote is gone
+    loses its range (it stays in the report)."""
+    index = project.index
+    if index is None:
+        return
+    doc = document_text(index)
+    state = _state(project)
+    critiques = list(state.global_critiques) + [c for r in state.local.values() for c in r.critiques]
+    for c in critiques:
+        if c.file is None:
+            continue
+        found = doc.find(c.quote, index.relative(c.file), c.line)
+        c.file, c.range = (found if found is not None else (None, None))
+        c.anchored = found is not None
+
+
+# ---- commands --------------------------------------------------------------------------------------
+@registry.command("colosseum.globalReview")
+async def global_review(ctx, args) -> dict:
+    if not args or not isinstance(args[0], str):
+        raise ReviewError("usage: colosseum.globalReview [document uri]")
+    project, index = await _project_and_index(ctx, args[0])
+    provider, _model, config = _provider_and_config(ctx, project)
+    prices = None
+    try:
+        async with ctx.progress(f"Global review of {project.root_dir.name}") as report:
+            def progress(stage: str, done: int, total: int) -> None:
+                report(f"{stage} {done}/{total}", int(100 * done / total) if total else None)
+
+            result = await review_document(index, provider, config, progress)
+    except Exception as exc:  # noqa: BLE001 - _stopped re-raises what is not a stop
+        return _stopped(exc, "the global review")
+    path = await asyncio.to_thread(write_report, result, index, "global", prices)
+    state = _state(project)
+    state.global_critiques, state.report = result.critiques, str(path)
+    _republish(ctx, project)
+    active = [c for c in result.critiques if c.active]
+    unanchored = sum(1 for c in active if not c.anchored)
+    return {"status": "done", "verdict": result.verdict, "reasons": result.reasons, "critiques": len(active),
+            "unanchored": unanchored, "calls": result.usage.calls, "cache_hits": result.cache_hits,
+            "split": result.split is not None, "report": str(path),
+            "message": f"Global review: {result.verdict}; {len(active)} critique(s)"
+                       + (f", {unanchored} unanchored (in the report only)" if unanchored else "")
+                       + f"; {result.usage.calls} call(s), {result.cache_hits} from the cache; report in {path.name}"}
+
+
+@registry.command("colosseum.reviewClaim")
+async def review_claim_command(ctx, args) -> dict:
+    if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        raise ReviewError("usage: colosseum.reviewClaim [document uri, claim or section label]")
+    project, index = await _project_and_index(ctx, args[0])
+    label = args[1]
+    if label not in index.claims and label not in index.sections:
+        raise ReviewError(f"no claim or section `{label}` in the project")
+    reviewer = _local_reviewer(ctx, project)
+    try:
+        async with ctx.progress(f"Reviewing {label}") as report:
+            report("local review")
+            review = await reviewer.review(index, label, progress=lambda stage, done, total: report(stage))
+    except Exception as exc:  # noqa: BLE001
+        return _stopped(exc, f"the review of {label}")
+    _state(project).local[label] = review
+    _republish(ctx, project)
+    return {"status": "done", "label": label, "verdict": review.verdict, "cached": review.cached,
+            "critiques": len([c for c in review.critiques if c.active]),
+            "message": f"{label}: {review.verdict}" + (" (unchanged: no call)" if review.cached else "")}
+
+
+@registry.command("colosseum.dismissReviewCritique")
+async def dismiss_critique(ctx, args) -> dict:
+    if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        raise ReviewError("usage: colosseum.dismissReviewCritique [document uri, critique key]")
+    project, _index = await _project_and_index(ctx, args[0])
+    state = _state(project)
+    critiques = list(state.global_critiques) + [c for r in state.local.values() for c in r.critiques]
+    matching = [c for c in critiques if c.key == args[1]]
+    if not matching:
+        raise ReviewError("that critique is no longer shown (a newer review replaced it)")
+    await asyncio.to_thread(DismissalStore(project.root_dir).dismiss, matching[0])
+    for c in matching:
+        c.dismissed = True
+    _republish(ctx, project)
+    return {"status": "dismissed", "key": args[1]}
+
+
+@registry.command("colosseum.retryClaim")
+async def retry_claim_command(ctx, args) -> dict:
+    from colosseum.catalog import load_catalog
+    from colosseum.inner_loop.run_record import RunRecorder, run_directory
+    from colosseum.knowledge_cli import catalog_directory
+    from colosseum.solve_cli import _config as inner_config
+
+    if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        raise ReviewError("usage: colosseum.retryClaim [document uri, claim label]")
+    project, index = await _project_and_index(ctx, args[0])
+    label = args[1]
+    failed = _state(project).local.get(label)
+    if failed is None or failed.passed:
+        raise ReviewError(f"`{label}` has no failed local review to retry from: review it first")
+    if label not in index.claims:
+        raise ReviewError(f"a retry works on a claim; `{label}` is not one")
+    provider, model, _config = _provider_and_config(ctx, project)
+
+    class Budget:
+        max_calls = (ctx.options.get("budget") or {}).get("max_calls") if isinstance(ctx.options.get("budget"), dict) \
+            else None
+
+    config = inner_config(index.config, Budget)[0]
+    catalog = await asyncio.to_thread(load_catalog, catalog_directory(project.root_dir))
+    recorder = RunRecorder(run_directory(project.root_dir, f"retry-{label}"), label, config, model, None,
+                           lambda: getattr(provider, "hits", 0))
+    try:
+        async with ctx.progress(f"Retrying {label}") as report:
+            def progress(stage: str, done: int, total: int) -> None:
+                report(f"{stage} {done}/{total}" if total else stage)
+
+            result = await retry_claim(index, label, failed, provider, config, catalog, progress, recorder)
+    except Exception as exc:  # noqa: BLE001
+        return _stopped(exc, f"the retry of {label}")
+    applied = await _replace_proof(ctx, project, label, result.root.candidate.proof)
+    return {"status": "done", "label": label, "calls": result.usage.calls, "applied": applied,
+            "report": str(recorder.directory / "report.md"),
+            "message": f"{label}: a new proof offered in place of the failed one; "
+                       f"{len(result.surviving_critiques)} critique(s) survived; review it again once applied"}
+
+
+async def _replace_proof(ctx, project, label: str, proof: str) -> bool:
+    """The new proof in place of the claim's proof environment (or after the claim when it has
+    none), as an edit at the version the index read; the author applies it or not."""
+    snap = project.snapshot()
+    claim = snap.claims.get(label) if snap is not None else None
+    if claim is None:
+        raise ReviewError(f"`{label}` is no longer in the document: the proof was not offered")
+    text = f"\\begin{{proof}}\n{proof.strip()}\n\\end{{proof}}"
+    if claim.proof is not None:
+        target = claim.proof.file
+        where = types.Range(start=range_(claim.proof.location.range).start, end=range_(claim.proof.end.range).end)
+    else:
+        target = claim.file
+        after = range_(claim.end.range).end
+        where, text = types.Range(start=after, end=after), "\n" + text
+    uri = path_to_uri(target)
+    doc = ctx.server.workspace.text_documents.get(uri)
+    version = project.indexed_versions.get(uri, doc.version) if doc is not None else None
+    change = types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                                    edits=[types.TextEdit(range=where, new_text=text)])
+    try:
+        response = await ctx.server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+            edit=types.WorkspaceEdit(document_changes=[change]), label=f"Retried proof of {label}"))
+    except Exception as exc:  # a client without applyEdit still has the run's report
+        log.info("applyEdit failed: %s", exc)
+        return False
+    return bool(getattr(response, "applied", False))
+
+
+# ---- code actions ----------------------------------------------------------------------------------
+@registry.code_action_provider
+def review_actions(ctx, path: Path, uri: str, params, snap, version) -> list[types.CodeAction]:
+    entry = ctx.extra_diagnostics.get((SOURCE, uri))
+    if entry is None:
+        return []
+    info = entry[1] or {}
+    actions: list[types.CodeAction] = []
+    report_offered = False
+    for diag in params.context.diagnostics:
+        if diag.source != SOURCE:
+            continue
+        item = info.get("items", {}).get((diag.range.start.line, diag.range.start.character, diag.code, diag.message))
+        if item is None:
+            continue
+        kind, payload = item
+        if kind == "failed":
+            actions.append(types.CodeAction(
+                title=f"Retry `{payload}` through the inner loop", kind=types.CodeActionKind.QuickFix,
+                diagnostics=[diag], command=types.Command(title="Retry this section through the inner loop",
+                                                          command="colosseum.retryClaim", arguments=[uri, payload])))
+            continue
+        actions.append(types.CodeAction(
+            title="Dismiss this critique", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+            command=types.Command(title="Dismiss this critique", command="colosseum.dismissReviewCritique",
+                                  arguments=[uri, payload.key])))
+        if kind == "global" and info.get("report") and not report_offered:
+            report_offered = True
+            actions.append(types.CodeAction(
+                title="Open review report", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                command=types.Command(title="Open review report", command="colosseum.openReport",
+                                      arguments=[info["report"]])))
+    return actions
+
+
+# ---- on save ---------------------------------------------------------------------------------------
+@registry.on_save
+def review_on_save(ctx, path: Path, uri: str) -> None:
+    """Critiques follow their quotes; with ``reviewOnSave``, the claims of the saved file and
+    those that use them directly are reviewed (unchanged ones are served from the cache)."""
+    project = ctx.project_for(path)
+    if project.index is None:
+        return
+    state = _state(project)
+    if state.global_critiques or state.local:
+        ctx.spawn(_follow_quotes(ctx, project))
+    if not ctx.options.get("reviewOnSave"):
+        return
+    if state.saving is not None and not state.saving.done():
+        state.save_again = True  # one review at a time; the last save is reviewed after it
+        return
+    state.saving = ctx.spawn(_review_saved(ctx, project, path))
+
+
+async def _follow_quotes(ctx, project) -> None:
+    if project.pending is not None and not project.pending.done():
+        await asyncio.shield(project.pending)
+    _reanchor(project)
+    _republish(ctx, project)
+
+
+async def _review_saved(ctx, project, path: Path) -> None:
+    state = _state(project)
+    for _ in range(8):  # bounded: saves arriving during a review make at most a few more rounds
+        state.save_again = False
+        if project.pending is not None and not project.pending.done():
+            await asyncio.shield(project.pending)
+        index = project.index
+        try:
+            reviewer = _local_reviewer(ctx, project)
+        except ReviewError as exc:
+            log.warning("review on save is on, but: %s", exc)
+            return
+        reviewable = set(reviewer.reviewable(index))
+        here = {cid for cid, c in index.claims.items() if c.file == path or (c.proof and c.proof.file == path)}
+        users = {u for cid in here for u in index.graph.succ.get(cid, ())}
+        labels = [cid for cid in reviewer.reviewable(index) if cid in (here | users) & reviewable]
+        if labels:
+            try:
+                async with ctx.progress(f"Reviewing {path.name}") as report:
+                    reviews = await reviewer.review_many(
+                        index, labels, lambda stage, done, total: report(f"{stage} {done}/{total}",
+                                                                        int(100 * done / max(1, total))))
+            except Exception as exc:  # noqa: BLE001 - a failing review on save is logged, never raised
+                log.warning("review on save stopped: %s", exc)
+                return
+            for review in reviews:
+                state.local[review.label] = review
+            _republish(ctx, project)
+        if not state.save_again:
+            return

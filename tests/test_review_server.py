@@ -1,0 +1,210 @@
+"""Review in the editor, end to end: the real server and the real Anthropic SDK against the local
+Messages-API double. Global review diagnostics on exact ranges in whichever file, dismissal and
+the report from code actions, local review with a retry through the inner loop, and review on
+save re-running exactly the affected claims."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from doubles.messages_api import MessagesAPIDouble, tool_answer
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
+EDGE_BOUND = "every edge of $H$ meets at most $k(\\Delta-1)$ other edges"
+DOUBLE_COUNT = "Summing over the $k$ vertices of $e$"
+
+
+def label_of(body: dict) -> str | None:
+    m = re.search(r'<document name="statement of ([^"]+)">', body["messages"][-1]["content"])
+    return m.group(1) if m else None
+
+
+def answer(body: dict):
+    properties = body["tools"][0]["input_schema"]["properties"]
+    if "withdrawn" in properties:
+        return tool_answer({"verdict": "accepted", "reasons": [], "critiques": [], "withdrawn": []})
+    if "verdict" in properties and properties["verdict"]["enum"] == ["passed", "failed"]:
+        if label_of(body) == "lem:edge-degree":
+            return tool_answer({"verdict": "failed", "reasons": ["the double count"], "critiques": [
+                {"severity": "major", "kind": "gap", "quote": DOUBLE_COUNT, "message": "edges counted twice",
+                 "repair": "say it only helps"}]})
+        return tool_answer({"verdict": "passed", "reasons": ["fine"], "critiques": []})
+    if "verdict" in properties:
+        return tool_answer({"verdict": "revise", "reasons": ["a gap"], "critiques": [
+            {"severity": "major", "kind": "gap", "file": "main.tex", "line": 1, "quote": EDGE_BOUND,
+             "message": "the edge itself is not excluded", "repair": ""},
+            {"severity": "minor", "kind": "other", "file": "main.tex", "line": 1, "quote": "nowhere in the paper",
+             "message": "unanchored", "repair": ""}]})
+    if "strategy" in properties:
+        return tool_answer({"strategy": "per vertex", "proof": "Each vertex of $e$ lies in at most $\\Delta-1$ other edges."})
+    if "critiques" in properties:
+        return tool_answer({"critiques": []})
+    return tool_answer({"proof": "Each vertex of $e$ lies in at most $\\Delta-1$ other edges; sum over them.",
+                        "resolved": [], "open_conflicts": []})
+
+
+API = MessagesAPIDouble([], responder=answer)
+API.__enter__()  # one double for the module; the server reads its address from the environment
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "colosseum", "serve"],
+    server_env={"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    project = tmp_path_factory.mktemp("ws") / "paper"
+    shutil.copytree(EXAMPLE, project)
+    with (project / "colosseum.toml").open("a") as toml:
+        toml.write("\n[solve]\nleaves = 2\nwidths = [2, 1]\nk = 2\n")  # a small inner loop for the retry
+    applied: list = []
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply(params: types.ApplyWorkspaceEditParams):
+        applied.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params):
+        return None
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")]))
+    lsp_client.project, lsp_client.applied = project, applied
+    yield
+    await lsp_client.shutdown_session()
+
+
+def open_document(client: LanguageClient, path: Path, version: int = 1) -> str:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=path.as_uri(), language_id="latex", version=version, text=path.read_text())))
+    return path.as_uri()
+
+
+async def command(client: LanguageClient, name: str, *arguments):
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(command=name,
+                                                                                   arguments=list(arguments)))
+
+
+async def actions_for(client: LanguageClient, uri: str, diagnostic) -> list[types.Command]:
+    found = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    commands = []
+    for a in found or []:
+        nested = a.command if isinstance(a, types.CodeAction) else a
+        if nested is None:
+            continue
+        if isinstance(nested.command, str) and nested.command.startswith("{"):  # see test_server_solve.py
+            data = ast.literal_eval(nested.command)
+            nested = types.Command(data["title"], data["command"], arguments=data.get("arguments"))
+        commands.append(nested)
+    return commands
+
+
+def review_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    return [d for d in client.diagnostics.get(uri, []) if d.source == "colosseum-review"]
+
+
+async def test_global_review_pins_critiques_in_whichever_file_and_a_dismissal_removes_one(client: LanguageClient):
+    main = open_document(client, client.project / "main.tex")
+    before = len(API.requests)
+    result = await command(client, "colosseum.globalReview", main)
+    assert result["status"] == "done" and result["verdict"] == "revise" and result["unanchored"] == 1
+    assert len(API.requests) - before == 3  # three reviewers
+    # the quote is in sections/local-structure.tex, line 17: the diagnostic is there, on its exact span
+    local = (client.project / "sections" / "local-structure.tex")
+    (diag,) = review_diagnostics(client, local.as_uri())
+    line = local.read_text().splitlines()[16]
+    assert diag.code == "colosseum/review-gap" and diag.range.start.line == 16
+    assert diag.range.start.character == line.index("every edge") and diag.range.end.line == 17
+    assert "reviewer 1, reviewer 2, reviewer 3" in diag.message  # three identical critiques, merged
+    assert review_diagnostics(client, main) == []  # the unanchored one is in the report only
+    commands = await actions_for(client, local.as_uri(), diag)
+    titles = {c.title: c for c in commands}
+    assert set(titles) >= {"Dismiss this critique", "Open review report"}
+    await command(client, "colosseum.openReport", *titles["Open review report"].arguments)
+    assert client.shown_documents[-1].uri.endswith("-global.md")
+    report = Path(titles["Open review report"].arguments[0]).read_text()
+    assert "unanchored" in report and "# Global review: revise" in report
+    await command(client, "colosseum.dismissReviewCritique", *titles["Dismiss this critique"].arguments)
+    assert review_diagnostics(client, local.as_uri()) == []
+    stored = json.loads((client.project / ".colosseum" / "reviews" / "dismissed.json").read_text())
+    assert [entry["quote"] for entry in stored.values()] == [EDGE_BOUND]
+    # reviewing again (served from the response cache) keeps it dismissed while the text is unchanged
+    again = await command(client, "colosseum.globalReview", main)
+    assert again["critiques"] == 1 and len(API.requests) - before == 3
+    assert review_diagnostics(client, local.as_uri()) == []
+    with pytest.raises(Exception, match="usage: colosseum.globalReview"):
+        await command(client, "colosseum.globalReview")
+
+
+async def test_local_review_retry_through_the_inner_loop_and_review_on_save(client: LanguageClient):
+    local = client.project / "sections" / "local-structure.tex"
+    uri = open_document(client, local)
+    before = len(API.requests)
+    result = await command(client, "colosseum.reviewClaim", uri, "lem:edge-degree")
+    assert result["verdict"] == "failed" and not result["cached"] and len(API.requests) - before == 1
+    diagnostics = review_diagnostics(client, uri)
+    failed = next(d for d in diagnostics if d.code == "colosseum/review-failed")
+    critique = next(d for d in diagnostics if d.code == "colosseum/review-gap")
+    assert critique.range.start.line == 23 and "edges counted twice" in critique.message
+    assert (await command(client, "colosseum.reviewClaim", uri, "lem:edge-degree"))["cached"]
+    assert len(API.requests) - before == 1  # unchanged: no call
+    # the failed claim is retried alone, the failed draft and the critique given to the provers
+    (retry,) = [c for c in await actions_for(client, uri, failed) if c.command == "colosseum.retryClaim"]
+    before = len(API.requests)
+    done = await command(client, "colosseum.retryClaim", *retry.arguments)
+    assert done["status"] == "done" and done["calls"] == 5 and len(API.requests) - before == 5
+    generator = API.requests[before]["messages"][-1]["content"]
+    assert "edges counted twice" in generator and DOUBLE_COUNT in generator
+    (edit,) = client.applied[-1].edit.document_changes
+    assert edit.text_document.uri == uri and edit.text_document.version == 1
+    (change,) = edit.edits
+    lines = local.read_text().splitlines()
+    assert lines[change.range.start.line].strip() == "\\begin{proof}" and change.range.start.line == 20
+    assert lines[change.range.end.line].strip() == "\\end{proof}" and "sum over them" in change.new_text
+
+    # review on save: first a save to warm the cache, then an edit of a statement and a save,
+    # which reviews exactly the edited claim and the claims that use it directly
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"colosseum": {"reviewOnSave": True}}))
+    start = len(API.requests)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await settle()
+    warmed = {label_of(b) for b in API.requests[start:]}
+    assert {"lem:mutual-independence", "lem:degree-arith", "cor:dependency-graph", "thm:main"} <= warmed
+    assert "lem:edge-degree" not in warmed  # reviewed above, unchanged
+    text = local.read_text().replace("at most $k(\\Delta-1)$ other edges.", "at most $k\\Delta$ other edges.")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    start = len(API.requests)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await settle()
+    assert sorted(label_of(b) for b in API.requests[start:]) == ["cor:dependency-graph", "lem:edge-degree"]
+
+
+async def settle(quiet: float = 1.0, limit: float = 60.0) -> None:
+    """Until the save's review (spawned by the server) has begun and the double has then seen no
+    request for ``quiet`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    first = seen = len(API.requests)
+    since = loop.time()
+    while loop.time() < deadline:
+        await asyncio.sleep(0.1)
+        if len(API.requests) != seen:
+            seen, since = len(API.requests), loop.time()
+        elif seen > first and loop.time() - since >= quiet and API.in_flight == 0:
+            return

@@ -11,7 +11,7 @@ from colosseum import __version__
 
 # subcommands that live in their own module: each has add_arguments(subparsers), which gives its
 # parser a default ``run(args) -> exit code``
-SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.solve_cli", "colosseum.review_cli", "colosseum.research_cli")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.solve_cli", "colosseum.review_cli", "colosseum.lean_cli", "colosseum.research_cli")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -152,8 +152,14 @@ async def test_global_review_pins_critiques_in_whichever_file_and_a_dismissal_re
 async def test_local_review_retry_through_the_inner_loop_and_review_on_save(client: LanguageClient):
     local = client.project / "sections" / "local-structure.tex"
     uri = open_document(client, local)
+    # a claim with a proof offers its local review where the cursor is
+    lemma_line = next(i for i, text in enumerate(local.read_text().splitlines()) if "{lem:edge-degree}" in text)
+    cursor = types.Diagnostic(range=types.Range(start=types.Position(line=lemma_line + 1, character=2),
+                                                end=types.Position(line=lemma_line + 1, character=2)), message="")
+    offered = [c for c in await actions_for(client, uri, cursor) if c.command == "colosseum.reviewClaim"]
+    assert [c.arguments for c in offered] == [[uri, "lem:edge-degree"]]
     before = len(API.requests)
-    result = await command(client, "colosseum.reviewClaim", uri, "lem:edge-degree")
+    result = await command(client, "colosseum.reviewClaim", *offered[0].arguments)
     assert result["verdict"] == "failed" and not result["cached"] and len(API.requests) - before == 1
     diagnostics = review_diagnostics(client, uri)
     failed = next(d for d in diagnostics if d.code == "colosseum/review-failed")
@@ -208,3 +214,25 @@ async def settle(quiet: float = 1.0, limit: float = 60.0) -> None:
             seen, since = len(API.requests), loop.time()
         elif seen > first and loop.time() - since >= quiet and API.in_flight == 0:
             return
+
+
+async def test_a_global_review_can_be_cancelled_from_its_progress(client: LanguageClient):
+    main = open_document(client, client.project / "main.tex")
+    API.responder = lambda body: ("sleep", 1.0, answer(body))  # slow reviewers, to cancel in the middle
+    try:
+        running = asyncio.ensure_future(command(client, "colosseum.globalReview", main))
+        token = None
+        for _ in range(300):  # bounded wait for the progress to begin
+            await asyncio.sleep(0.05)
+            token = next((t for t, values in client.progress_reports.items()
+                          if values and getattr(values[0], "title", "").startswith("Global review")), None)
+            if token is not None:
+                break
+        assert token is not None
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+        result = await running
+    finally:
+        API.responder = answer
+    assert result["status"] == "cancelled"
+    assert isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd)  # the progress ended
+    assert review_diagnostics(client, (client.project / "sections" / "local-structure.tex").as_uri()) == []

@@ -329,11 +329,15 @@ async def _replace_proof(ctx, project, label: str, proof: str) -> bool:
 # ---- code actions ----------------------------------------------------------------------------------
 @registry.code_action_provider
 def review_actions(ctx, path: Path, uri: str, params, snap, version) -> list[types.CodeAction]:
-    entry = ctx.extra_diagnostics.get((SOURCE, uri))
-    if entry is None:
-        return []
-    info = entry[1] or {}
     actions: list[types.CodeAction] = []
+    claim = _claim_at(snap, path, params.range.start)
+    if claim is not None and claim.proof is not None and claim.proof.has_content:
+        actions.append(types.CodeAction(
+            title=f"Review `{claim.id}` (local review)", kind=types.CodeActionKind.Empty,
+            command=types.Command(title=f"Review `{claim.id}`", command="colosseum.reviewClaim",
+                                  arguments=[uri, claim.id])))
+    entry = ctx.extra_diagnostics.get((SOURCE, uri))
+    info = (entry[1] if entry is not None else None) or {}
     report_offered = False
     for diag in params.context.diagnostics:
         if diag.source != SOURCE:
@@ -359,6 +363,18 @@ def review_actions(ctx, path: Path, uri: str, params, snap, version) -> list[typ
                 command=types.Command(title="Open review report", command="colosseum.openReport",
                                       arguments=[info["report"]])))
     return actions
+
+
+def _claim_at(snap, path: Path, position: types.Position):
+    """The innermost claim whose statement holds the cursor."""
+    best = None
+    for claim in snap.claims.values():
+        start, end = claim.location.range.start, claim.end.range.end
+        if claim.file == path and (start.line, start.character) <= (position.line, position.character) \
+                <= (end.line, end.character):
+            if best is None or claim.location.range.start > best.location.range.start:
+                best = claim
+    return best
 
 
 # ---- on save ---------------------------------------------------------------------------------------

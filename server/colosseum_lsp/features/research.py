@@ -1,0 +1,170 @@
+""""Explore strategies" (``colosseum.exploreStrategies [uri, label, options?]``): the research
+pipeline from the editor, with work-done progress (stage, round, DAG frontier) and cancellation.
+By default it explores, passes the readiness gate and cuts the skeleton; ``{"solve": true}`` in
+the options runs the whole pipeline (solve, review, revise). The strategy cards and everything
+else are in the run's Markdown report, shown to the author and returned by path; the skeleton
+(or the draft) is offered as one versioned WorkspaceEdit that creates a NEW file and puts an
+``\\input`` of it after the theorem. Nothing is written to the author's files unless the author
+applies that edit.
+
+The run works on its own index of the project (the editor's unsaved texts included), never on
+the editor's: the draft lives there as an overlay while the run goes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from lsprotocol import types
+
+from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
+from colosseum_lsp.features import registry
+from colosseum_lsp.features.registry import CommandFailed
+
+log = logging.getLogger(__name__)
+
+
+class ResearchError(CommandFailed):
+    pass
+
+
+def _free_output(claim_file: Path, label: str) -> Path:
+    """``<file>-<label>-skeleton.tex`` beside the theorem's file, or ``-2``, ``-3`` ... : never an
+    existing file."""
+    from colosseum.research_cli import default_output
+
+    first = default_output(claim_file, label)
+    candidate, n = first, 1
+    while candidate.exists() and n < 1000:
+        n += 1
+        candidate = first.with_name(f"{first.stem}-{n}{first.suffix}")
+    return candidate
+
+
+async def _run_index(ctx, project):
+    """A fresh index of the project for the run, with the editor's unsaved texts."""
+    from colosseum.index import ProjectIndex
+
+    run_index = await asyncio.to_thread(ProjectIndex.open, project.root_dir, ctx.project_config(project.root_dir))
+    overlays = {}
+    for doc in list(ctx.server.workspace.text_documents.values()):
+        path = uri_to_path(doc.uri)
+        if path is not None and path in project.index.file_roots:
+            overlays[path] = doc.source
+    if overlays:
+        await asyncio.to_thread(run_index.update_documents, overlays)
+    return run_index
+
+
+@registry.command("colosseum.exploreStrategies")
+async def explore_strategies(ctx, args) -> dict:
+    from colosseum.catalog import load_catalog
+    from colosseum.inner_loop.run_record import run_directory
+    from colosseum.knowledge_cli import catalog_directory
+    from colosseum.research.calls import CallBudget, MeteredProvider
+    from colosseum.research.draft import DraftDocument, DraftError
+    from colosseum.research.pipeline import ResearchRun, run_research
+    from colosseum.research.review_adapter import ReviewLayer
+    from colosseum.research.run_log import ResearchRecorder
+    from colosseum.research.settings import research_settings
+    from colosseum_lsp.features.solve import _config as inner_config_of, _provider
+
+    if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
+        raise ResearchError("usage: colosseum.exploreStrategies [document uri, theorem label, {\"solve\": bool}?]")
+    uri, label = args[0], args[1]
+    options = args[2] if len(args) > 2 and isinstance(args[2], dict) else {}
+    path = uri_to_path(uri)
+    if path is None:
+        raise ResearchError(f"not a file: {uri}")
+    project = ctx.project_for(path)
+    index = await ctx.ensure_index(project)
+    if index is None:
+        raise ResearchError(project.error or "the project cannot be indexed")
+    if project.pending is not None and not project.pending.done():
+        await asyncio.shield(project.pending)  # start from what the author last typed
+    if label not in project.snapshot().claims:
+        raise ResearchError(f"no claim `{label}` in the project")
+    run_index = await _run_index(ctx, project)
+    try:
+        DraftDocument(run_index, label)  # a theorem that cannot take a draft is refused before any set-up
+    except DraftError as exc:
+        raise ResearchError(str(exc)) from exc
+    max_calls = (ctx.options.get("budget") or {}).get("max_calls")
+    config, _, problems = research_settings(run_index.config, max_calls=max_calls)
+    for problem in problems:
+        log.warning("colosseum.toml: %s (the default is used)", problem)
+    inner, model = _provider(ctx, project)
+    provider = MeteredProvider(inner, CallBudget(config.max_calls))
+    catalog_dir = catalog_directory(project.root_dir)
+    catalog = await asyncio.to_thread(load_catalog, catalog_dir)
+    recorder = ResearchRecorder(run_directory(project.root_dir, f"research-{label}"), label, model, config)
+    solve_all = bool(options.get("solve"))
+    async with ctx.progress(f"{'Researching' if solve_all else 'Exploring strategies for'} {label}") as report:
+        run = ResearchRun(run_index, label, provider, config, inner_config_of(ctx, project), ReviewLayer(provider,
+                          run_index.config), catalog, catalog_dir, recorder, lambda event: report(event.line()),
+                          None if solve_all else "decompose", model)
+        try:
+            result = await run_research(run)
+        except DraftError as exc:
+            raise ResearchError(str(exc)) from exc
+    report_path = recorder.directory / "report.md"
+    answer = {"status": result.status, "label": label, "calls": provider.usage.calls, "report": str(report_path),
+              "message": f"{label}: {result.status}" + (f" ({result.message})" if result.message else ""),
+              "applied": False, "skeleton": None}
+    if result.status == "failed" and result.message.startswith("the model could not be reached"):
+        raise ResearchError(result.message + f"; what was done is in {recorder.directory.name}")
+    try:
+        await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=report_path.as_uri(),
+                                                                             take_focus=False))
+    except Exception as exc:  # a client without showDocument still gets the path
+        log.info("showDocument failed: %s", exc)
+    if result.draft.strip() and result.status != "cancelled":
+        target = _free_output(project.snapshot().claims[label].file, label)
+        answer["skeleton"] = path_to_uri(target)
+        answer["applied"] = await _offer_skeleton(ctx, project, label, result, target)
+    return answer
+
+
+async def _offer_skeleton(ctx, project, label: str, result, target: Path) -> bool:
+    """One edit: create the new file with the skeleton, and put ``\\input`` of it after the
+    theorem (in place of an empty proof of it), at the document version the index read."""
+    from colosseum.research_cli import input_line, skeleton_file_text
+
+    if project.pending is not None and not project.pending.done():
+        await asyncio.shield(project.pending)
+    snap = project.snapshot()
+    claim = snap.claims.get(label)
+    if claim is None:
+        log.info("%s is gone from the document: the skeleton was not offered", label)
+        return False
+    root = project.index.roots[0]
+    replaces = claim.proof is not None and not claim.proof.has_content and claim.proof.file == claim.file
+    new_uri = path_to_uri(target)
+    uri = path_to_uri(claim.file)
+    doc = ctx.server.workspace.text_documents.get(uri)
+    version = project.indexed_versions.get(uri, doc.version) if doc is not None else None
+    line = input_line(target, root)
+    if replaces:
+        where = types.Range(start=range_(claim.proof.location.range).start, end=range_(claim.proof.end.range).end)
+        insert = types.TextEdit(range=where, new_text=line)
+    else:
+        after = range_(claim.end.range).end
+        insert = types.TextEdit(range=types.Range(start=after, end=after), new_text="\n" + line)
+    start = types.Position(line=0, character=0)
+    edit = types.WorkspaceEdit(document_changes=[
+        types.CreateFile(uri=new_uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=False)),
+        types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=new_uri, version=None),
+                               edits=[types.TextEdit(range=types.Range(start=start, end=start),
+                                                     new_text=skeleton_file_text(result, label, target, root,
+                                                                                 replaces))]),
+        types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                               edits=[insert]),
+    ])
+    try:
+        response = await ctx.server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+            edit=edit, label=f"Skeleton for {label}"))
+    except Exception as exc:  # the skeleton is still in the run directory
+        log.info("applyEdit failed: %s", exc)
+        return False
+    return bool(getattr(response, "applied", False))

@@ -1,0 +1,88 @@
+""""Explore strategies" from the editor: the real server, the real Anthropic SDK, and a local
+Messages-API double standing in for the API, answering from the research script (a test double)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from colosseum.research.scripted_answers import ResearchScript
+from doubles.messages_api import MessagesAPIDouble
+from test_research_cli import TOML, responder
+from test_research_pipeline import MAIN, RESULT
+
+API = MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1))))
+API.__enter__()  # one double for the module; the server reads its address from the environment
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=[sys.executable, "-m", "colosseum", "serve"],
+    server_env={"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    project = tmp_path_factory.mktemp("ws") / "paper"
+    (project / "sections").mkdir(parents=True)
+    for name, text in (("main.tex", MAIN), ("sections/result.tex", RESULT), ("colosseum.toml", TOML)):
+        (project / name).write_text(text)
+    applied: list = []
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply(params: types.ApplyWorkspaceEditParams):
+        applied.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params):
+        return None
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")]))
+    lsp_client.project, lsp_client.applied = project, applied
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_explore_strategies_shows_the_cards_and_offers_the_skeleton_as_a_new_file(client: LanguageClient):
+    path = client.project / "sections" / "result.tex"
+    uri = path.as_uri()
+    # bad arguments are a clear message, before anything is spent
+    for arguments, message in (([uri], "usage"), ([uri, "thm:none"], "no claim"), ([uri, "lem:known"], "already has")):
+        try:
+            await client.workspace_execute_command_async(types.ExecuteCommandParams(
+                command="colosseum.exploreStrategies", arguments=arguments))
+        except Exception as exc:  # the server answers RequestFailed with the author's message
+            assert message in str(exc)
+        else:
+            raise AssertionError(f"{arguments} was accepted")
+    assert API.requests == []
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="latex", version=3, text=path.read_text())))
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.exploreStrategies", arguments=[uri, "thm:goal"]))
+    assert result["status"] == "decomposed" and result["applied"] is True
+    # the strategy cards are in the run's report, shown to the author
+    report = Path(result["report"])
+    assert "## Strategy cards" in report.read_text() and "Key mechanism" in report.read_text()
+    assert [d.uri for d in client.shown_documents] == [report.as_uri()]
+    # the progress said which stage the run was at
+    messages = [getattr(r, "message", "") or "" for reports in client.progress_reports.values() for r in reports]
+    assert any("exploring" in m for m in messages) and any("decomposing" in m for m in messages)
+    # one edit: create a new file with the skeleton, and \input it after the theorem at version 3
+    (params,) = client.applied
+    create, fill, link = params.edit.document_changes
+    new = client.project / "sections" / "result-thm-goal-skeleton.tex"
+    assert isinstance(create, types.CreateFile) and create.uri == new.as_uri()
+    assert create.options.overwrite is False and not new.exists()
+    assert fill.text_document.uri == new.as_uri() and "% colosseum: obligation" in fill.edits[0].new_text
+    assert "[Proof of \\cref{thm:goal}]" in fill.edits[0].new_text
+    assert link.text_document.uri == uri and link.text_document.version == 3
+    (insert,) = link.edits
+    assert "\\end{theorem}" in path.read_text().splitlines()[insert.range.start.line]
+    assert insert.new_text.strip() == "\\input{sections/result-thm-goal-skeleton}"
+    # only the stages before solving ran: no inner loop, no review
+    assert result["calls"] == 4 + 4 + 1 + 1 + 1 == len(API.requests)
+    assert path.read_text() == RESULT  # nothing written unless the author applies the edit

@@ -12,7 +12,7 @@ import importlib
 from typing import Awaitable, Callable
 
 # modules imported by the server at start; each registers what it offers
-FEATURE_MODULES: tuple[str, ...] = ("colosseum_lsp.features.review", "colosseum_lsp.features.research")
+FEATURE_MODULES: tuple[str, ...] = ("colosseum_lsp.features.lean", "colosseum_lsp.features.review", "colosseum_lsp.features.research")
 
 # name -> async handler(ctx, arguments: list) -> JSON-able result
 COMMANDS: dict[str, Callable[..., Awaitable[object]]] = {}

@@ -1,0 +1,259 @@
+"""Lean in the editor: the command ``colosseum.checkLean`` (also run in the background when a
+``.tex`` file is saved), its findings published under their own source, and "Add \\leanok" where
+Lean checked a claim that is not marked yet.
+
+leanclient is synchronous: the check runs in a worker thread and the event loop only waits for it
+(and passes on its progress). Cancelling the progress, or the request, kills ``lake serve`` at
+once. One check per project at a time; a save during a check asks for one more run after it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+
+from colosseum.lean import (
+    SOURCE,
+    CancelToken,
+    apply_formal,
+    claim_results,
+    formal_ids,
+    lean_diagnostics,
+    lean_settings,
+    leanok_insertions,
+    plan_check,
+    run_plan,
+)
+from colosseum.lean.findings import CODE_CHECKED
+from colosseum_lsp.convert import engine_position, path_to_uri, position, uri_to_path
+from colosseum_lsp.features import registry
+from colosseum_lsp.progress import ProgressCancelled
+
+log = logging.getLogger(__name__)
+POLL_SECONDS = 1.0  # how often the wait passes progress on (and notices a cancelled progress)
+
+
+@dataclass
+class _LeanState:
+    """Per project: the check running now, whether a save asked for another, the last report."""
+
+    running: asyncio.Task | None = None
+    rerun: bool = False
+    report: object = None
+    token: CancelToken | None = None
+    published: set = field(default_factory=set)  # uris with Lean findings
+
+
+def _state(project) -> _LeanState:
+    state = getattr(project, "_lean_state", None)
+    if state is None:
+        state = project._lean_state = _LeanState()
+    return state
+
+
+def _project(ctx, args):
+    path = uri_to_path(args[0]) if args and isinstance(args[0], str) else None
+    if path is not None:
+        return ctx.project_for(path)
+    if ctx.projects:
+        return next(iter(ctx.projects.values()))
+    if ctx.workspace_roots:
+        return ctx.project_for(ctx.workspace_roots[0] / "main.tex")
+    raise registry.CommandFailed("no project: open a .tex file first")
+
+
+@registry.command("colosseum.checkLean")
+async def check_lean_command(ctx, args) -> dict:
+    """[document uri?] -> the check's summary. A check already running is waited for."""
+    project = _project(ctx, args)
+    if await ctx.ensure_index(project) is None:
+        raise registry.CommandFailed(project.error or "the project cannot be indexed")
+    state = _state(project)
+    if state.running is None or state.running.done():
+        state.running = ctx.spawn(_check(ctx, project))
+    try:
+        return await asyncio.shield(state.running)
+    except asyncio.CancelledError:  # the editor cancelled the request: stop the check too
+        if state.token is not None:
+            state.token.cancel()
+        raise
+
+
+@registry.on_save
+def check_on_save(ctx, path: Path, uri: str) -> None:
+    project = ctx.project_for(path)
+    if project.index is not None and not lean_settings(project.index.config).check_on_save:
+        return
+    state = _state(project)
+    if state.running is not None and not state.running.done():
+        state.rerun = True
+        return
+    state.running = ctx.spawn(_check(ctx, project, on_save=True))
+
+
+async def _check(ctx, project, on_save: bool = False) -> dict:
+    state = _state(project)
+    while True:
+        state.rerun = False
+        summary = await _check_once(ctx, project, on_save)
+        if not state.rerun or summary.get("status") == "cancelled":
+            return summary
+
+
+async def _check_once(ctx, project, on_save: bool) -> dict:
+    index = await ctx.ensure_index(project)
+    if project.pending is not None and not project.pending.done():
+        await asyncio.shield(project.pending)  # check what the author has just written
+    if index is None or (on_save and not lean_settings(index.config).check_on_save):
+        return {"status": "done", "message": "nothing to check"}
+    async with project.lock:
+        plan = await asyncio.to_thread(plan_check, index, lean_settings(index.config))
+    if on_save and not plan.names and not plan.units:
+        return {"status": "done", "message": "no Lean in this paper"}
+    state = _state(project)
+    token = state.token = CancelToken()
+    latest: list = []
+    async with ctx.progress(f"Checking Lean ({project.root_dir.name})") as report:
+        work = asyncio.ensure_future(asyncio.to_thread(run_plan, plan, token=token, progress=latest.append))
+        seconds = 0
+        try:
+            while not work.done():
+                await asyncio.wait({work}, timeout=POLL_SECONDS)
+                seconds += POLL_SECONDS
+                event = latest[-1] if latest else None
+                if event is None:
+                    report(f"starting ({seconds:.0f} s)")
+                else:
+                    report(f"{event.name}: {event.status} ({event.done}/{event.total}, {seconds:.0f} s)",
+                           int(100 * event.done / max(1, event.total)))
+        except (ProgressCancelled, asyncio.CancelledError) as exc:
+            token.cancel()  # kills lake serve: the worker thread returns at once
+            await asyncio.wait({work}, timeout=30)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return {"status": "cancelled", "message": "Lean check cancelled; what was finished is cached"}
+        lean_report = work.result()
+    if lean_report.cancelled:
+        return {"status": "cancelled", "message": "Lean check cancelled; what was finished is cached"}
+    state.report = lean_report
+    async with project.lock:
+        results, diagnostics = await asyncio.to_thread(_apply, index, lean_report)
+    _publish(ctx, project, diagnostics)
+    _say_once(ctx, lean_report.problem)
+    recorded = await _record(project, index, results, lean_report)
+    summary = {
+        "status": "done", "formal": sum(r.status == "formal" for r in results),
+        "failed": sum(r.status == "failed" for r in results),
+        "unchecked": sum(r.status == "unchecked" for r in results),
+        "files": {s: lean_report.count(s) for s in ("checked", "cached", "timed-out", "crashed", "unchecked")},
+        "problem": lean_report.problem, "catalog": recorded, "toolchain": lean_report.toolchain,
+    }
+    summary["message"] = (f"Lean: {summary['formal']} formal, {summary['failed']} failed, {summary['unchecked']} "
+                          f"unchecked ({summary['files']['checked']} file(s) checked, {summary['files']['cached']} "
+                          "from the cache)")
+    return summary
+
+
+def _apply(index, lean_report):
+    """In the worker thread, under the project lock: the DAG's formal claims and the findings."""
+    results = claim_results(index, lean_report)
+    apply_formal(index, formal_ids(results))
+    return results, lean_diagnostics(index, lean_report, results)
+
+
+def _publish(ctx, project, diagnostics) -> None:
+    state = _state(project)
+    by_uri: dict[str, list] = {}
+    for diag in diagnostics:
+        by_uri.setdefault(path_to_uri(diag.file), []).append(diag)
+    for uri in state.published - set(by_uri):
+        ctx.extra_diagnostics.pop((SOURCE, uri), None)
+    for uri, found in by_uri.items():
+        ctx.extra_diagnostics[(SOURCE, uri)] = (found, None)
+    state.published = set(by_uri)
+    ctx.publish(project)
+
+
+def _say_once(ctx, problem: str | None) -> None:
+    """Lean missing, or a project that does not build: one message per session, not one per claim."""
+    said = getattr(ctx, "_lean_said", None)
+    if said is None:
+        said = ctx._lean_said = set()
+    if not problem or problem in said:
+        return
+    said.add(problem)
+    try:
+        ctx.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                               message=f"Colosseum: Lean: {problem}"))
+    except Exception:
+        log.info("Lean: %s", problem)
+
+
+async def _record(project, index, results, lean_report) -> list[str]:
+    if not lean_settings(index.config).record_in_catalog or not any(r.status == "formal" for r in results):
+        return []
+    from colosseum.knowledge_cli import catalog_directory
+    from colosseum.lean.evidence import record_formal_evidence
+
+    try:
+        return await asyncio.to_thread(record_formal_evidence, catalog_directory(project.root_dir), results,
+                                       lean_report)
+    except Exception:  # the catalog is a record of the check, never a reason to lose its findings
+        log.exception("recording Lean evidence in the catalog failed")
+        return []
+
+
+@registry.code_action_provider
+def lean_code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams, snap, version) -> list:
+    project = ctx.project_for(path)
+    if project.index is None:
+        return []
+    actions = []
+    for diag in params.context.diagnostics:
+        if diag.source != SOURCE or diag.code != CODE_CHECKED:
+            continue
+        claim = _claim_at(snap, path, engine_position(diag.range.start))
+        if claim is None:
+            continue
+        edit = _leanok_edit(ctx, project, claim)
+        if edit is not None:
+            actions.append(types.CodeAction(title=f"Add \\leanok to `{claim.id}` (checked by Lean)",
+                                            kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                                            is_preferred=True, edit=edit))
+    claim = _claim_at(snap, path, engine_position(params.range.start))
+    if claim is not None and claim.lean_decls:
+        actions.append(types.CodeAction(
+            title="Check the Lean declarations", kind=types.CodeActionKind.Empty,
+            command=types.Command(title="Check the Lean declarations", command="colosseum.checkLean",
+                                  arguments=[uri])))
+    return actions
+
+
+def _leanok_edit(ctx, project, claim) -> types.WorkspaceEdit | None:
+    """``\\leanok`` after ``\\lean{...}`` (and in the proof), as an edit of the version the index
+    read: an editor whose document moved on since refuses it instead of inserting it elsewhere."""
+    edits: dict[str, list] = {}
+    for file, at in leanok_insertions(project.index, claim):
+        edits.setdefault(path_to_uri(file), []).append(
+            types.TextEdit(range=types.Range(start=position(at), end=position(at)), new_text="\\leanok"))
+    if not edits:
+        return None
+    changes = []
+    for uri, text_edits in edits.items():
+        doc = ctx.server.workspace.text_documents.get(uri)
+        version = project.indexed_versions.get(uri, doc.version) if doc is not None else None
+        changes.append(types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=text_edits))
+    return types.WorkspaceEdit(document_changes=changes)
+
+
+def _claim_at(snap, path: Path, pos):
+    best = None
+    for claim in snap.claims.values():
+        if claim.file == path and claim.location.range.start <= pos <= claim.end.range.end:
+            if best is None or claim.location.range.start > best.location.range.start:
+                best = claim
+    return best

@@ -214,20 +214,14 @@ class DocumentText:
         return path, self.searchable(path).lines.range(start, end)
 
 
-_DOCUMENTS: dict[int, tuple[object, DocumentText]] = {}
-
-
 def document_text(index) -> DocumentText:
-    """The DocumentText of the index's current snapshot (built once per snapshot)."""
-    snap = index.snapshot
-    cached = _DOCUMENTS.get(id(index))
-    if cached is not None and cached[0] is snap:
-        return cached[1]
-    doc = DocumentText(index)
-    if len(_DOCUMENTS) > 8:
-        _DOCUMENTS.clear()
-    _DOCUMENTS[id(index)] = (snap, doc)
-    return doc
+    """The DocumentText of one consistent reading of the index (built once per IndexView)."""
+    from colosseum.review.view import frozen
+
+    view = frozen(index)
+    if view.document is None:
+        view.document = DocumentText(view)
+    return view.document
 
 
 def anchor_quote(index, quote: str, hint_file: str | Path | None = None,

@@ -33,6 +33,7 @@ from colosseum.review.records import (
     SplitPlan,
 )
 from colosseum.review import splitting
+from colosseum.review.view import frozen
 
 WHOLE_SCOPE = "The whole paper, every file in reading order."
 NO_RELIED_ON = "(none: the whole paper is given)"
@@ -86,6 +87,7 @@ def _reviewer_values(config: ReviewConfig, r: int, scope: str, document: str, re
 async def review_document(index, provider, config: ReviewConfig = ReviewConfig(), progress=None) -> ReviewReport:
     """See the package docstring."""
     report = progress or (lambda stage, done, total: None)
+    index = frozen(index)  # the document as it is now, whatever the author edits meanwhile
     doc = document_text(index)
     calls = _Calls(provider, config)
     hits_before = getattr(provider, "hits", 0)

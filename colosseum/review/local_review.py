@@ -21,6 +21,7 @@ from colosseum.review.anchoring import document_text
 from colosseum.review.dismissals import DismissalStore
 from colosseum.review.records import LOCAL_KINDS, SEVERITIES, ClaimReview, ReviewConfig, ReviewCritique
 from colosseum.review.storage import write_atomically
+from colosseum.review.view import frozen
 
 ROLE = "local_reviewer"
 
@@ -216,6 +217,7 @@ class LocalReviewer:
 
     async def review(self, index, label: str, *, proof: str | None = None, progress=None) -> ClaimReview:
         """One claim or section: one call, or none when its key is in the cache."""
+        index = frozen(index)
         m = material(index, label, proof)
         spec = load_prompt(ROLE)
         key = _key(m, spec.version, self.model)
@@ -260,6 +262,7 @@ class LocalReviewer:
     async def review_many(self, index, labels=None, progress=None) -> list[ClaimReview]:
         """Each label (default: every claim with a proof), independent ones in parallel; only
         those whose key is not in the cache cost a call."""
+        index = frozen(index)  # one reading of the document for every review of the run
         labels = list(labels) if labels is not None else self.reviewable(index)
         version = load_prompt(ROLE).version
         fresh = [lb for lb in labels if self.cache.get(_key(material(index, lb), version, self.model)) is None]
@@ -304,6 +307,7 @@ def failed_context(index, label: str, failed: ClaimReview, catalog=None):
     critique as the previous attempt."""
     from colosseum.inner_loop.context import obligation_context
 
+    index = frozen(index)
     if label not in index.claims:
         raise KeyError(f"a retry works on a claim; `{label}` is not one")
     return obligation_context(index, label, catalog, previous=render_failure(failed))

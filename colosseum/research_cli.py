@@ -99,9 +99,12 @@ def run_research_command(args) -> int:
     from colosseum.solve_cli import _config as inner_config_of
 
     class _InnerArgs:
-        max_calls = None  # the research run's own budget bounds every call
+        max_calls = None
 
-    inner_config = inner_config_of(index.config, _InnerArgs)[0]
+    from dataclasses import replace
+
+    # the research run's own budget bounds every call, the inner loop's included
+    inner_config = replace(inner_config_of(index.config, _InnerArgs)[0], max_calls=None)
     models = valid_table(index.config, "models")
     review, _ = review_config(index.config)
     if args.dry_run:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from colosseum.research.calls import ask
-from colosseum.research.draft import BREAKING_CODES, DraftDocument, normalize, reference_command, section_level_for
+from colosseum.research.draft import BREAKING_CODES, DraftDocument, reference_command, section_level_for
 from colosseum.research.draft import structure_violations
 from colosseum.research.records import Decomposition, Exploration, ReadinessVerdict, ResearchConfig
 
@@ -129,6 +129,3 @@ async def redecompose(draft: DraftDocument, label: str, attempts_text: str, cont
         return False, str(data.get("reason", "")), problems
     return True, str(data.get("reason", "")), []
 
-
-def statement_changed(a: str, b: str) -> bool:
-    return normalize(a) != normalize(b)

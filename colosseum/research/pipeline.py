@@ -17,14 +17,14 @@ from pathlib import Path
 
 from colosseum.inner_loop.context import obligation_context
 from colosseum.inner_loop.records import InnerLoopConfig
-from colosseum.inner_loop.solve import BudgetReached, SolveCancelled
+from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached, SolveCancelled
 from colosseum.models import ProviderError
 from colosseum.research.calls import stage
 from colosseum.research.dag_solver import DagSolver
 from colosseum.research.decomposition import decompose, redecompose
 from colosseum.research.draft import DraftDocument
 from colosseum.research.exploration import explore
-from colosseum.research.readiness import gate_feedback, readiness_gate, record_gate_failure
+from colosseum.research.readiness import gate_feedback, readiness_gate, record_failed_route_once, record_gate_failure
 from colosseum.research.records import ProgressEvent, ResearchConfig, ResearchResult, RoundRecord
 from colosseum.research.review_adapter import critique_json
 from colosseum.research.revision import feedback_text, labels_to_recheck, revise
@@ -73,7 +73,7 @@ async def run_research(run: ResearchRun) -> ResearchResult:
         _close(run, draft, result, "cancelled", "cancelled")
         raise
     except BaseException as exc:
-        budget = _contains(exc, BudgetReached)
+        budget = _contains(exc, (BudgetReached, BudgetExceeded))
         cancelled = _contains(exc, (SolveCancelled, asyncio.CancelledError))
         provider = _contains(exc, ProviderError)
         if budget is not None:
@@ -265,14 +265,12 @@ async def _recheck(run, draft, solver, labels: list[str], report) -> None:
 
 
 def _record_broken_skeleton(run, result, why: str) -> None:
-    if run.catalog_dir is None or not result.explorations:
+    if not result.explorations:
         return
-    from colosseum.catalog_curator import add_failed_route
-
     main = result.explorations[-1].main
-    add_failed_route(run.catalog_dir, run.label, main.key_mechanism or "unnamed strategy",
-                     main.first_bottleneck or "(see the run)", f"global review broke the skeleton: {why}"[:2000],
-                     "colosseum", run.recorder.directory.name if run.recorder else None)
+    record_failed_route_once(run.catalog_dir, run.label, main.key_mechanism or "unnamed strategy",
+                             main.first_bottleneck or "(see the run)", f"global review broke the skeleton: {why}"[:2000],
+                             run.recorder.directory.name if run.recorder else None)
 
 
 def _append(previous: str, text: str) -> str:

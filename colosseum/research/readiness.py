@@ -65,22 +65,29 @@ def record_gate_failure(catalog_dir: Path | None, label: str, verdict: Readiness
                         run_id: str) -> list[str]:
     """A failed route in the catalog for each fatal bridge (else one for the route itself), so
     the next exploration is told where this one broke. Returns the entry files written."""
-    if catalog_dir is None:
-        return []
-    from colosseum.catalog import load_catalog
-    from colosseum.catalog_curator import add_failed_route, approach_key
-
     approach = exploration.main.key_mechanism or exploration.main.normalized_goal or "unnamed strategy"
-    known = {(e.data.get("approach_key"), str(e.data.get("failure_point", "")).strip())
-             for e in load_catalog(catalog_dir, with_starter=False).entries.values()
-             if e.kind == "failed-route" and e.status == "active" and (e.data.get("target") or {}).get("label") == label}
     points = [(b["assumption"], f"fatal bridge: {b['why']}") for b in verdict.fatal_bridges]
     if not points:
         points = [(exploration.main.first_bottleneck or "(the gate named no single point)",
                    "readiness gate: " + "; ".join(verdict.reasons))]
-    written = []
-    for point, critique in points[:3]:
-        if (approach_key(approach), point.strip()) in known:
-            continue  # already recorded: the catalog keeps one entry per route and failure point
-        written.append(str(add_failed_route(catalog_dir, label, approach, point, critique, "colosseum", run_id)))
-    return written
+    written = [record_failed_route_once(catalog_dir, label, approach, point, critique, run_id)
+               for point, critique in points[:3]]
+    return [w for w in written if w]
+
+
+def record_failed_route_once(catalog_dir: Path | None, label: str, approach: str, point: str, critique: str,
+                             run_id: str | None) -> str | None:
+    """A failed-route entry for ``label``, unless one for the same approach and failure point is
+    already there (the catalog keeps one entry per route and point). Returns the file written."""
+    if catalog_dir is None:
+        return None
+    from colosseum.catalog import load_catalog
+    from colosseum.catalog_curator import add_failed_route, approach_key
+
+    for entry in load_catalog(catalog_dir, with_starter=False).entries.values():
+        if (entry.kind == "failed-route" and entry.status == "active"
+                and (entry.data.get("target") or {}).get("label") == label
+                and entry.data.get("approach_key") == approach_key(approach)
+                and str(entry.data.get("failure_point", "")).strip() == point.strip()):
+            return None
+    return str(add_failed_route(catalog_dir, label, approach, point, critique, "colosseum", run_id))

@@ -6,7 +6,6 @@ many requests of the same kind came before. Use it with ``ScriptedProvider(Resea
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from lsprotocol import types
@@ -101,7 +102,8 @@ async def explore_strategies(ctx, args) -> dict:
     recorder = ResearchRecorder(run_directory(project.root_dir, f"research-{label}"), label, model, config)
     solve_all = bool(options.get("solve"))
     async with ctx.progress(f"{'Researching' if solve_all else 'Exploring strategies for'} {label}") as report:
-        run = ResearchRun(run_index, label, provider, config, inner_config_of(ctx, project), ReviewLayer(provider,
+        inner_config = replace(inner_config_of(ctx, project), max_calls=None)  # the run's budget bounds all
+        run = ResearchRun(run_index, label, provider, config, inner_config, ReviewLayer(provider,
                           run_index.config), catalog, catalog_dir, recorder, lambda event: report(event.line()),
                           None if solve_all else "decompose", model)
         try:

@@ -35,12 +35,14 @@ def project(make_project, tmp_path):
     return make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT, "colosseum.toml": TOML})
 
 
-def responder(script: ResearchScript):
+def responder(script: ResearchScript, by_model: dict | None = None):
+    """Answers from ``script``, or from ``by_model[model]`` (each model its own counts: two
+    pipelines running at once must not share "the first review of this lemma fails")."""
     def answer(body: dict):
         system = "".join(block["text"] for block in body["system"])
         request = SimpleNamespace(role=role_of(system), system=system,
                                   messages=[SimpleNamespace(content=body["messages"][-1]["content"])])
-        return tool_answer(script(request))
+        return tool_answer((by_model or {}).get(body.get("model"), script)(request))
     return answer
 
 
@@ -51,8 +53,9 @@ def run(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
 
 
 def test_a_research_run_with_cross_model_selection_writes_a_new_draft_and_an_auditable_run(project):
-    script = ResearchScript(generations=(2, 1), local_failures={"g1-2": 1}, judges_correct=5)
-    with MessagesAPIDouble([], responder=responder(script)) as server:
+    model_a = ResearchScript(generations=(2, 1), local_failures={"g1-2": 1})
+    model_b = ResearchScript(generations=(2, 1), judges_correct=5)
+    with MessagesAPIDouble([], responder=responder(model_a, {"claude-haiku-4-5": model_b})) as server:
         first = run(project, server.url, "--model", "claude-opus-4-5", "--select-with", "claude-haiku-4-5")
         assert first.returncode == 0, first.stderr
         made = len(server.requests)

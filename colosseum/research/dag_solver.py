@@ -73,10 +73,9 @@ class DagSolver:
             self.draft.fill(label, outcome.proof)  # the draft, and so the index, now has it
         return outcome
 
-    @staticmethod
-    def _note(outcome: SectionOutcome, result, review) -> None:
+    def _note(self, outcome: SectionOutcome, result, review) -> None:
         outcome.reviews.append({"attempt": outcome.attempts, "verdict": review.verdict, "reasons": list(review.reasons),
-                                "critiques": [critique_json(c) for c in review.critiques],
+                                "critiques": [critique_json(c, self.draft) for c in review.critiques],
                                 "inner_loop_calls": result.usage.calls, "proof": result.root.candidate.proof})
 
     # ---- the DAG -------------------------------------------------------------------------------

@@ -73,9 +73,14 @@ class DraftDocument:
         self.region_start = self.offset + 2
         self.index.update_documents({self.file: self.virtual_text(region)})
 
-    def clear(self) -> None:
-        self.region_text = ""
-        self.index.update_documents({self.file: None})
+    def draft_line(self, file, line: int | None) -> int | None:
+        """The 1-based line of the draft (the skeleton file) that a 1-based line of the overlaid
+        file is, or None when it is outside the draft."""
+        if line is None or file != self.file:
+            return None
+        first = self._lines().line_of(self.region_start) + 1
+        inside = line - first + 1
+        return inside if 1 <= inside <= self.region_text.count("\n") + 1 else None
 
     @property
     def region_end(self) -> int:

@@ -205,14 +205,15 @@ async def _review_rounds(run, draft, result, solver, context, attempt, state, re
         report("global review")
         with stage("review"):
             review = await run.reviews.global_(draft.index)
+        reviewed = draft.region_text
         record = RoundRecord(state["round"], attempt, review.verdict, list(review.reasons),
-                             [critique_json(c) for c in review.critiques])
+                             [critique_json(c, draft) for c in review.critiques])
         result.rounds.append(record)
         result.status = review.verdict
         result.message = f"global review: {review.verdict}" + (f" ({'; '.join(review.reasons)})" if review.reasons else "")
         if review.verdict == "accepted" or state["round"] >= config.rounds:
             if recorder:
-                recorder.round(record, draft.region_text, review.to_json(draft.index.root_dir))
+                recorder.round(record, reviewed, review.to_json(draft.index.root_dir))
             return "done"
         report("revising")
         rejected: list[str] = []
@@ -225,8 +226,9 @@ async def _review_rounds(run, draft, result, solver, context, attempt, state, re
                 break
             rejected.append("; ".join(revision.violations))
         if recorder:
-            recorder.round(record, draft.region_text, review.to_json(draft.index.root_dir))
-        feedback = f"The previous full draft:\n{draft.region_text}\n\nThe verifier's feedback:\n{feedback_text(review)}"
+            recorder.round(record, reviewed, review.to_json(draft.index.root_dir),
+                           draft.region_text if revision.accepted and revision.decision == "revise" else None)
+        feedback = f"The previous full draft:\n{reviewed}\n\nThe verifier's feedback:\n{feedback_text(review)}"
         if revision.decision == "re-explore" or not revision.accepted:
             why = revision.reason if revision.decision == "re-explore" else \
                 "no revision within the conservative rules: " + "; ".join(rejected)
@@ -254,7 +256,7 @@ async def _recheck(run, draft, solver, labels: list[str], report) -> None:
             review = await run.reviews.local(draft.index, label, None)
         if outcome is not None:
             outcome.reviews.append({"attempt": "revision", "verdict": review.verdict, "reasons": list(review.reasons),
-                                    "critiques": [critique_json(c) for c in review.critiques]})
+                                    "critiques": [critique_json(c, draft) for c in review.critiques]})
         if not review.passed:
             failed.add(label)
     for label in failed:

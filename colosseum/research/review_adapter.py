@@ -42,6 +42,11 @@ class ReviewLayer:
         return await review_document(index, self.provider, self.config, progress)
 
 
-def critique_json(c) -> dict:
+def critique_json(c, draft=None) -> dict:
+    """A critique as recorded in the run; ``draft_line`` is where its quote is in the draft file
+    (the line numbers of the reviewed document are those of the theorem's file with the draft in
+    place, which is not a file on disk)."""
     return {"id": c.id, "severity": c.severity, "kind": c.kind, "message": c.message, "quote": c.quote,
-            "anchored": c.anchored, "line": c.line, "label": getattr(c, "label", None), "repair": c.repair}
+            "anchored": c.anchored, "file": str(c.file) if c.file else None, "line": c.line,
+            "draft_line": draft.draft_line(c.file, c.line) if draft is not None else None,
+            "label": getattr(c, "label", None), "repair": c.repair}

@@ -6,7 +6,7 @@ it got and with what status), so a run stopped anywhere can be audited.
     gate-<n>.json/.md        the readiness verdict, with the rules it broke
     skeleton-<n>.tex         the skeleton as the decomposer wrote it; decompose-<n>.json/.md the DAG read back
     sections/<label>-<k>/    each inner-loop run (run.json, report.md); sections.json the outcomes
-    round-<r>/               draft.tex, global-review.json/.md, revision.json
+    round-<r>/               draft.tex (what the review read), revised.tex, global-review.json/.md, revision.json
     run.json, report.md      the whole run: status, usage per stage, cost, calls saved
 """
 
@@ -113,16 +113,32 @@ class ResearchRecorder:
     def sections(self, outcomes: dict[str, SectionOutcome], redecompositions: list[dict]) -> None:
         self._json("sections.json", {"sections": {k: vars(v) for k, v in outcomes.items()},
                                      "redecompositions": redecompositions})
+        lines = ["# Sections", ""]
+        for label, o in sorted(outcomes.items(), key=lambda item: (item[1].generation, item[0])):
+            lines += [f"## `{label}`: {o.status}", "", f"Generation {o.generation + 1}; {o.attempts} inner-loop run(s).", ""]
+            for r in o.reviews:
+                lines.append(f"- local review ({r['attempt']}): {r['verdict']}"
+                             + "".join(f"\n  - {c['severity']} {c['kind']}: \"{c['quote']}\" — {c['message']}"
+                                       for c in r["critiques"]))
+            lines.append("")
+        for r in redecompositions:
+            lines.append(f"- Re-cut around `{r['label']}`: {'done' if r['done'] else 'refused'}. {r['reason']}"
+                         + "".join(f"\n  - {p}" for p in r["problems"]))
+        self._md("sections.md", "\n".join(lines))
         self.flush()
 
-    def round(self, record: RoundRecord, draft: str, report_json: dict | None) -> None:
+    def round(self, record: RoundRecord, draft: str, report_json: dict | None, revised: str | None = None) -> None:
+        """``draft`` is what the global review read; ``revised`` what an accepted revision made of it."""
         folder = f"round-{record.round}"
         write_atomic(self.directory / folder / "draft.tex", draft)
+        if revised is not None:
+            write_atomic(self.directory / folder / "revised.tex", revised)
         if report_json is not None:
             self._json(f"{folder}/global-review.json", report_json)
         lines = [f"# Round {record.round}: global review {record.verdict}", ""] + [f"- {r}" for r in record.reasons]
         lines += ["", "## Critiques", ""] + ([f"- **{c['severity']}** {c['kind']}"
-                                              + (f" (line {c['line']})" if c.get("line") else " (unanchored)")
+                                              + (f" (draft line {c['draft_line']})" if c.get("draft_line") else
+                                                 f" (line {c['line']})" if c.get("line") else " (unanchored)")
                                               + f": \"{c['quote']}\" — {c['message']}" for c in record.critiques]
                                              or ["(none)"])
         if record.revision is not None:

@@ -70,7 +70,12 @@ class DagSolver:
         outcome.proof = result.root.candidate.proof
         outcome.status = "passed" if review.passed else "failed"
         if review.passed:
-            self.draft.fill(label, outcome.proof)  # the draft, and so the index, now has it
+            try:
+                self.draft.fill(label, outcome.proof)  # the draft, and so the index, now has it
+            except KeyError as exc:  # the claim left the draft meanwhile (a re-cut around it)
+                outcome.status = "failed"
+                outcome.reviews.append({"attempt": outcome.attempts, "verdict": "not filled", "reasons": [str(exc)],
+                                        "critiques": []})
         return outcome
 
     def _note(self, outcome: SectionOutcome, result, review) -> None:

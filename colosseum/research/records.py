@@ -58,13 +58,15 @@ class StrategyCard:
     @classmethod
     def from_data(cls, card_id: str, data: dict, angle: str = "") -> "StrategyCard":
         lemmas = []
-        for item in data.get("needed_lemmas") or []:
+        items = data.get("needed_lemmas")
+        for item in items if isinstance(items, list) else []:
             if isinstance(item, dict):
                 lemmas.append({"statement": str(item.get("statement", "")), "route": str(item.get("route", ""))})
             elif isinstance(item, str):
                 lemmas.append({"statement": item, "route": ""})
         return cls(card_id, str(data.get("normalized_goal", "")), str(data.get("key_mechanism", "")), lemmas,
-                   str(data.get("first_bottleneck", "")), [str(t) for t in data.get("falsifiable_tests") or []], angle)
+                   str(data.get("first_bottleneck", "")),
+                   [str(t) for t in tests] if isinstance(tests := data.get("falsifiable_tests"), list) else [], angle)
 
     def render(self) -> str:
         lines = [f"### Card {self.id}" + (f" (angle: {self.angle})" if self.angle else ""),

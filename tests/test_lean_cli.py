@@ -46,8 +46,9 @@ def test_a_formalized_lemma_is_checked_recorded_and_cached(tmp_path):
     assert first.returncode == 0, first.stderr
     assert "sections/local-structure.tex:32: lem:degree-arith: formal" in first.stdout
     assert "checked by Lean: no sorry, axioms: propext" in first.stdout
-    assert "Lean [########################] 1/1 checked ExampleProject/Basic.lean" in first.stderr
-    assert "1 formal, 0 failed, 0 unchecked; 1 file(s): 1 checked by Lean, 0 from the cache" in first.stderr
+    assert "Lean [############............] 1/2 checked ExampleProject/Basic.lean" in first.stderr
+    assert "Lean [########################] 2/2 checked inline Lean of main.tex" in first.stderr
+    assert "1 formal, 0 failed, 0 unchecked; 2 file(s): 2 checked by Lean, 0 from the cache" in first.stderr
     (entry_file,) = (project / "knowledge").glob("lean-check-of-*.md")
     entry, problems = read_entry(entry_file)
     assert problems == [] and entry.data["strength"] == "formal"
@@ -57,7 +58,9 @@ def test_a_formalized_lemma_is_checked_recorded_and_cached(tmp_path):
     second = run(project, env, "--format", "json")
     assert second.returncode == 0, second.stderr
     data = json.loads(second.stdout)
-    assert [f["status"] for f in data["files"]] == ["cached"]
+    assert [(f["name"], f["status"]) for f in data["files"]] == [("ExampleProject/Basic.lean", "cached"),
+                                                                  ("inline Lean of main.tex", "cached")]
+    assert data["diagnostics"] == []  # the paper's listing is fine
     (claim,) = data["claims"]
     assert claim["id"] == "lem:degree-arith" and claim["status"] == "formal" and claim["dag_status"] == "formal"
     assert claim["declarations"][0]["line"] == 15 and claim["declarations"][0]["source"].endswith("Basic.lean")

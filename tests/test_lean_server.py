@@ -123,7 +123,7 @@ async def test_a_passing_check_offers_leanok_as_a_versioned_edit(client: Languag
     script(declarations=FINE)
     uri, path = open_section(client)
     result = await check(client, uri)
-    assert result["status"] == "done" and result["formal"] == 1 and result["files"]["checked"] == 1
+    assert result["status"] == "done" and result["formal"] == 1 and result["files"]["checked"] == 2
     (report,) = [r for r in client.progress_reports.values() if r and getattr(r[0], "title", "").startswith("Checking Lean")]
     assert isinstance(report[-1], types.WorkDoneProgressEnd)
     (hint,) = lean_findings(client, uri)

@@ -224,6 +224,20 @@ def test_answers_are_cached_by_lean_sources_and_toolchain(make_project, tmp_path
     assert fourth.toolchain == "leanprover/lean4:v4.16.0" and {u.status for u in fourth.units} == {"checked"}
 
 
+def test_a_new_process_shows_the_last_results_from_the_cache_alone(make_project, tmp_path, lake_double, monkeypatch):
+    from colosseum.lean import apply_cached_results
+
+    log = lake_double(SCRIPT)
+    root = make_paper(make_project, tmp_path)
+    check_lean(ProjectIndex.open(root))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # and no Lean at all
+    index = ProjectIndex.open(root)
+    assert apply_cached_results(index) == {"lem:good", "lem:unmarked"}
+    assert index.graph.status["lem:good"] == "formal" and len(starts(log)) == 1
+    (root / "lean" / "Paper" / "Basic.lean").write_text(BASIC + "-- edited\n")
+    assert apply_cached_results(ProjectIndex.open(root)) == set()  # not checked since the edit
+
+
 def test_no_lake_is_said_once_and_the_cache_still_answers(make_project, tmp_path, lake_double, monkeypatch):
     lake_double(SCRIPT)
     root = make_paper(make_project, tmp_path)

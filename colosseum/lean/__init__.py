@@ -8,6 +8,7 @@ from colosseum.lean.checker import CheckPlan, Progress, check_lean, plan_check, 
 from colosseum.lean.findings import (
     SOURCE,
     ClaimResult,
+    apply_cached_results,
     apply_formal,
     claim_results,
     formal_ids,
@@ -20,7 +21,7 @@ from colosseum.lean.session import CancelToken, LeanCheckCancelled
 from colosseum.lean.settings import LeanSettings, lean_settings
 
 __all__ = [
-    "SOURCE", "CancelToken", "CheckPlan", "ClaimResult", "DeclResult", "LeanCheckCancelled", "LeanProject", "LeanReport",
+    "SOURCE", "CancelToken", "apply_cached_results", "CheckPlan", "ClaimResult", "DeclResult", "LeanCheckCancelled", "LeanProject", "LeanReport",
     "LeanSettings", "Progress", "apply_formal", "check_lean", "claim_results", "find_lean_project", "formal_ids",
     "lake_status", "lean_diagnostics", "lean_settings", "leanok_insertions", "plan_check", "requested_declarations", "run_plan",
 ]

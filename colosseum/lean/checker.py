@@ -179,7 +179,7 @@ class _Runner:
         if self.session is None:
             self.session = LeanSession(self.project, self.settings.time_limit, self.token)
         if path is None:
-            path = self.session.write_scratch(f"Check_{key[:16]}.lean", text)
+            path = self.session.write_scratch(f"Check_{key[:16]}", text)
         try:
             outcome = self.session.check(path, name)
         except LeanServerFailed as exc:

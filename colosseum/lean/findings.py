@@ -78,6 +78,16 @@ def apply_formal(index, ids: set[str]) -> bool:
     return True
 
 
+def apply_cached_results(index) -> set[str]:
+    """Make formal what the last checks passed, from the cache alone (Lean is not run, nothing is
+    asked that is not cached): what a new process shows before its first check. Returns the ids."""
+    from colosseum.lean.checker import plan_check, run_plan
+
+    ids = formal_ids(claim_results(index, run_plan(plan_check(index), cache_only=True)))
+    apply_formal(index, ids)
+    return ids
+
+
 def lean_diagnostics(index, report: LeanReport, results: list[ClaimResult] | None = None) -> list[Diagnostic]:
     results = claim_results(index, report) if results is None else results
     found: list[Diagnostic] = []

@@ -8,6 +8,8 @@ language server). ``CancelToken.cancel`` may be called from any other thread."""
 from __future__ import annotations
 
 import logging
+import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -90,7 +92,19 @@ class FileOutcome:
     message: str = ""
 
 
+MIN_LEANCLIENT = (0, 13)  # get_diagnostics with max_timeout and timed_out
+
+
 def _client_class():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("leanclient")
+    except PackageNotFoundError:
+        raise LeanServerFailed("leanclient is not installed: `pip install 'leanclient>=0.13'`") from None
+    numbers = tuple(int(part) for part in re.findall(r"\d+", found)[:2])
+    if numbers < MIN_LEANCLIENT:
+        raise LeanServerFailed(f"leanclient {found} is too old for the Lean check: `pip install 'leanclient>=0.13'`")
     from leanclient import LeanLSPClient
 
     class CancellableClient(LeanLSPClient):
@@ -178,7 +192,7 @@ class LeanSession:
     def write_scratch(self, name: str, text: str) -> Path:
         """A file of our own inside the Lean project (``.lake/colosseum/``), removed on close."""
         self.scratch_dir.mkdir(parents=True, exist_ok=True)
-        path = self.scratch_dir / name
+        path = self.scratch_dir / f"{name}_{os.getpid()}.lean"  # two checks at once never share a file
         path.write_text(text, encoding="utf-8")
         self._written.append(path)
         return path

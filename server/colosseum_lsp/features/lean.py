@@ -144,6 +144,8 @@ async def _check_once(ctx, project, on_save: bool) -> dict:
     _publish(ctx, project, diagnostics)
     _say_once(ctx, lean_report.problem)
     recorded = await _record(project, index, results, lean_report)
+    if recorded:
+        ctx.publish(project)  # the catalog changed: its findings are read again
     summary = {
         "status": "done", "formal": sum(r.status == "formal" for r in results),
         "failed": sum(r.status == "failed" for r in results),

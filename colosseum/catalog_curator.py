@@ -90,6 +90,14 @@ def record_run_outcome(directory: Path, label: str, statement: str, result, run_
     return written
 
 
+def record_reviewed_proof(directory: Path, label: str, statement: str, description: str, artifact: str,
+                          run_id: str, model: str) -> str:
+    """An observation that ``label`` has a proof checked by model review (e.g. a lemma of a research
+    draft that passed its local review); ``artifact`` is where the proof is, relative to the project."""
+    return _add_evidence(directory, label, statement, {"type": "proof", "description": description,
+                                                         "artifact": artifact}, run_id, model)
+
+
 def _add_evidence(directory: Path, label: str, statement: str, evidence: dict, run_id: str, model: str) -> str:
     """One observation per claim statement: a later run adds its evidence to the same entry
     (unless a person wrote it, or the statement changed since)."""

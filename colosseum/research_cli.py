@@ -231,6 +231,34 @@ def _selection_report(picked, model_a: str, model_b: str) -> str:
     return "\n".join(lines)
 
 
+def _curate(index, draft, result, out: Path) -> None:
+    """Each lemma of the written draft that passed its local review becomes an observation with
+    model-reviewed proof as its evidence (not a result: it is not in the paper until the author
+    inputs the draft)."""
+    from colosseum.catalog_curator import record_reviewed_proof
+    from colosseum.knowledge_cli import catalog_directory
+
+    if result.decomposition is None:
+        return
+    where = str(out.resolve().relative_to(index.root_dir)) if out.resolve().is_relative_to(index.root_dir) else str(out)
+    run_id = Path(str(result.run_dir)).name if result.run_dir else "research"
+    written = []
+    try:
+        for label in result.decomposition.obligations:
+            outcome = result.sections.get(label)
+            if outcome is None or outcome.status != "passed":
+                continue
+            described = (f"Proved in research run {run_id} for {result.label} and passed its local review "
+                         f"after {outcome.attempts} attempt(s); the global review said {result.final_verdict}. "
+                         f"The proof is in the draft {where}. Not yet read by a person.")
+            written.append(record_reviewed_proof(catalog_directory(index.root_dir), label, draft.statement(label),
+                                                 described, where, run_id, result.model))
+    except (OSError, TimeoutError, ValueError, KeyError) as exc:
+        print(f"colosseum: the catalog was not updated: {exc}", file=sys.stderr)
+    if written:
+        print(f"written to the catalog: {', '.join(written)}")
+
+
 def _finish(args, index, draft, result, runs, out: Path, top: Path) -> int:
     from colosseum.models.pricing import cost_usd
 
@@ -245,6 +273,7 @@ def _finish(args, index, draft, result, runs, out: Path, top: Path) -> int:
                 handle.write(skeleton_file_text(result, args.label, out, index.roots[0],
                                                 draft.replace_to != draft.offset))
             print(f"draft written to {out}; add {input_line(out, index.roots[0])} after {args.label}")
+            _curate(index, draft, result, out)
         except FileExistsError:
             print(f"colosseum: {out} appeared meanwhile; the draft is only in the run directory", file=sys.stderr)
     calls = sum(r.provider.usage.calls for r in runs)

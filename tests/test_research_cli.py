@@ -84,6 +84,15 @@ def test_a_research_run_with_cross_model_selection_writes_a_new_draft_and_an_aud
         names = {p.name for p in (directory / model).iterdir()}
         assert {"explore-1.md", "gate-1.md", "skeleton-1.tex", "decompose-1.json", "sections.json",
                 "report.md", "round-1"} <= names
+    # each lemma that passed its local review is in the catalog as a model-reviewed proof that
+    # points at the draft (an observation, not a result: the draft is not in the paper yet)
+    from colosseum.catalog import read_entry
+
+    assert "written to the catalog: " in first.stdout
+    entry, problems = read_entry(project / "knowledge" / "proof-of-lem-goal-g2-1.md")
+    assert problems == [] and entry.kind == "observation" and entry.links["labels"] == ["lem:goal-g2-1"]
+    (evidence,) = entry.data["evidence"]
+    assert evidence["artifact"] == "sections/result-thm-goal-skeleton.tex" and "local review" in evidence["description"]
     # the paper itself is untouched
     assert (project / "sections" / "result.tex").read_text() == RESULT
 

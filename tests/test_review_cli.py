@@ -101,3 +101,20 @@ def test_an_unreachable_model_is_a_clear_message(project):
             "type": "invalid_request_error", "message": "model not found"}}, {})) as server:
         failed = run(project, server.url)
     assert failed.returncode == 1 and "model not found" in failed.stderr and "Traceback" not in failed.stderr
+
+
+def test_a_document_past_the_window_is_split_with_counts_from_the_api(project):
+    with (project / "colosseum.toml").open("a") as toml:
+        toml.write("\n[review]\nreviewers = 2\ncontext_tokens = 8000\noutput_tokens = 1000\n")
+    with MessagesAPIDouble([], responder=responder([GAP])) as server:
+        done = run(project, server.url, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        syntheses = [b for b in server.requests if "withdrawn" in b["tools"][0]["input_schema"]["properties"]]
+        reviews = len(server.requests) - len(syntheses)
+        assert len(syntheses) == 2 and reviews >= 4 and reviews % 2 == 0  # 2 reviewers over >= 2 parts
+        assert len(server.count_requests) > reviews // 2  # the whole, each unit and statement, each part
+        assert all("max_tokens" not in body for body in server.count_requests)
+    report = next((project / ".colosseum" / "reviews").glob("*-global.md")).read_text()
+    assert "## Read in parts" in report and "counted by the API's token counter" in report
+    data = json.loads(done.stdout)
+    assert data["critiques"][0]["line"] == 17 and data["usage"]["token_counts"] == len(server.count_requests)

@@ -157,7 +157,9 @@ async def _global(index, provider, model, config, prices, args) -> int:
     print(file=sys.stderr)
     path = write_report(report, index, prices=prices)
     if args.format == "json":
-        print(json.dumps(report.to_json(index.root_dir), indent=2, ensure_ascii=False))
+        from colosseum.review.report import report_json
+
+        print(json.dumps(report_json(report, index.root_dir, prices), indent=2, ensure_ascii=False))
     else:
         print(f"verdict: {report.verdict}")
         for reason in report.reasons:

@@ -193,8 +193,10 @@ async def global_review(ctx, args) -> dict:
     if not args or not isinstance(args[0], str):
         raise ReviewError("usage: colosseum.globalReview [document uri]")
     project, index = await _project_and_index(ctx, args[0])
+    from colosseum.config import valid_table
+
     provider, _model, config = _provider_and_config(ctx, project)
-    prices = None
+    prices = valid_table(project.index.config, "models").get("prices")
     try:
         async with ctx.progress(f"Global review of {project.root_dir.name}") as report:
             def progress(stage: str, done: int, total: int) -> None:

@@ -196,3 +196,16 @@ async def test_a_document_longer_than_the_window_is_read_in_parts_along_the_dag_
     assert "wrong-dependency" not in kinds and {"gap", "notation-drift"} <= kinds
     assert report.verdict == "revise" and any("reviewed in" in r and "parts" in r for r in report.reasons)
     assert "## Read in parts" in write_report(report, index).read_text()
+
+
+async def test_the_report_names_the_model_behind_a_cache_and_an_unchanged_rerun_costs_no_call(project, tmp_path):
+    from colosseum.models.response_cache import CachedProvider
+
+    index = ProjectIndex.open(project)
+    scripted = ScriptedProvider(reviewers({}), model="claude-sonnet-4-5-test")
+    cached = CachedProvider(scripted, tmp_path / "cache")
+    first = await review_document(index, cached, ReviewConfig(reviewers=2))
+    second = await review_document(index, cached, ReviewConfig(reviewers=2))
+    assert first.model == second.model == "claude-sonnet-4-5-test"
+    assert len(scripted.calls) == 2 and second.usage.calls == 0 and second.cache_hits == 2
+    assert first.verdict == second.verdict == "accepted"

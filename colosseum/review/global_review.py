@@ -40,8 +40,19 @@ NO_RELIED_ON = "(none: the whole paper is given)"
 
 
 def model_name(provider, config: ReviewConfig) -> str:
-    inner = getattr(provider, "inner", None)
-    return config.model or getattr(provider, "model", None) or getattr(inner, "model", None) or provider.name
+    """The model asked for, else the configured model of the provider or of a provider it wraps
+    (a response cache, a meter), else the provider's name."""
+    if config.model:
+        return config.model
+    layer = provider
+    for _ in range(8):  # bounded: wrappers around wrappers
+        if layer is None:
+            break
+        model = getattr(layer, "model", None)
+        if isinstance(model, str) and model:
+            return model
+        layer = getattr(layer, "inner", None)
+    return provider.name
 
 
 @dataclass

@@ -209,3 +209,16 @@ async def test_the_report_names_the_model_behind_a_cache_and_an_unchanged_rerun_
     assert first.model == second.model == "claude-sonnet-4-5-test"
     assert len(scripted.calls) == 2 and second.usage.calls == 0 and second.cache_hits == 2
     assert first.verdict == second.verdict == "accepted"
+
+
+def test_review_settings_are_checked_key_by_key_with_the_defaults_kept(make_project, tmp_path):
+    from colosseum.config import load_config
+    from colosseum.review import review_config
+
+    root = make_project(tmp_path, {"colosseum.toml": '[review]\nreviewers = 0\ncontext_tokens = 50000\n'
+                                                     'colour = "red"\n[budget]\nmax_calls = 40\n'})
+    config, problems = review_config(load_config(root))
+    assert config.reviewers == 3 and config.context_tokens == 50000 and config.max_calls == 40
+    assert any("review.reviewers" in p for p in problems) and any("review.colour" in p for p in problems)
+    config, _ = review_config(load_config(root), max_calls=7, reviewers=2, model="m")
+    assert (config.max_calls, config.reviewers, config.model) == (7, 2, "m")

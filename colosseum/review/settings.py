@@ -1,5 +1,6 @@
 """``[review]`` in colosseum.toml, checked key by key (a bad value is a clear message and the
-default stays). Read from the raw table until colosseum/config.py learns the table itself."""
+default stays). Read from the raw table; once colosseum/config.py learns the table (TABLES["review"])
+its problems are reported there, with the others, and not twice."""
 
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ def review_config(project_config, max_calls: int | None = None, reviewers: int |
             problems.append(f"`review.{key}` must be {what}, got {value!r}")
             continue
         values[key] = value
+    from colosseum.config import TABLES
+
+    if "review" in TABLES:
+        problems = []  # colosseum/config.py checks the table itself and reports it with the others
     config = replace(ReviewConfig(), **values)
     if max_calls is None:
         budget = raw.get("budget", {})

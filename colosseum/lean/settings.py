@@ -14,8 +14,8 @@ def _positive_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
-# key -> (check, what it must be); the same shape as colosseum.config.TABLES
-LEAN_TABLE = {
+# key -> (check, what it must be); the same shape as colosseum.config.TABLES, which checks the table
+KEYS = {
     "project": (lambda v: isinstance(v, str) and v.strip() != "",
                 "the Lean project's folder, relative to colosseum.toml"),
     "time_limit": (_positive_number, "a positive number of seconds (per file)"),
@@ -37,31 +37,15 @@ class LeanSettings:
 
 
 def lean_settings(config: ProjectConfig) -> LeanSettings:
-    """The valid keys of ``[lean]`` over the defaults. When colosseum.config checks the table itself
-    (``"lean"`` in its TABLES) its verdict is used; until then the table is checked here."""
+    """The valid keys of ``[lean]`` over the defaults, with the problems colosseum.config found in
+    the table (a bad key keeps its default)."""
     from colosseum import config as config_module
 
     settings = LeanSettings()
-    section = config.raw.get("lean")
-    if section is None:
-        return settings
-    if not isinstance(section, dict):
-        settings.problems.append(ConfigProblem("lean", "`lean` must be a table ([lean])"))
-        return settings
-    if "lean" in config_module.TABLES:
-        valid = config_module.valid_table(config, "lean")
-    else:
-        valid = {}
-        for key, value in section.items():
-            if key not in LEAN_TABLE:
-                settings.problems.append(ConfigProblem(
-                    f"lean.{key}", f"unknown key `lean.{key}` (known: {', '.join(sorted(LEAN_TABLE))})"))
-                continue
-            check, what = LEAN_TABLE[key]
-            if not check(value):
-                settings.problems.append(ConfigProblem(f"lean.{key}", f"`lean.{key}` must be {what}, got {value!r}"))
-                continue
-            valid[key] = value
+    settings.problems = [p for p in config.problems if p.key == "lean" or p.key.startswith("lean.")]
+    if not isinstance(config.raw.get("lean"), dict):
+        return settings  # absent, or not a table (colosseum.config says so)
+    valid = config_module.valid_table(config, "lean")  # its problems are reported with the others
     for key, value in valid.items():
         if key == "time_limit":
             value = float(value)

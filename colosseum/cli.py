@@ -53,6 +53,17 @@ def _open(path: str):
         return None
 
 
+def _formal_from_cache(index) -> None:
+    """Claims whose Lean check passed before (cached by `colosseum lean`) show as formal; Lean is
+    not run here, and a Lean setup that cannot be read changes nothing."""
+    try:
+        from colosseum.lean import apply_cached_results
+
+        apply_cached_results(index)
+    except Exception as exc:  # noqa: BLE001 - the check must report the paper whatever Lean's state
+        print(f"colosseum: Lean results not read ({exc})", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
@@ -68,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     index = _open(args.path)
     if index is None:
         return 2
+    _formal_from_cache(index)
     from colosseum import export
 
     if args.command == "check":

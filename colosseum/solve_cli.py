@@ -41,6 +41,7 @@ def run_solve(args) -> int:
     from colosseum.inner_loop.run_record import RunRecorder, run_directory
     from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached, solve
     from colosseum.knowledge_cli import catalog_directory
+    from colosseum.lean.evidence import cached_evidence_section
     from colosseum.models import ProviderError
     from colosseum.prompt_specs import load_prompt
 
@@ -92,7 +93,8 @@ def run_solve(args) -> int:
               flush=True)
 
     recorder = RunRecorder(run_directory(index.root_dir, args.label), args.label, config, model,
-                           models.get("prices"), lambda: getattr(provider, "hits", 0), context)
+                           models.get("prices"), lambda: getattr(provider, "hits", 0), context,
+                           cached_evidence_section(index, args.label))
     try:
         result = asyncio.run(solve(context, provider, config, progress, recorder))
     except BudgetExceeded as exc:

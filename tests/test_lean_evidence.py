@@ -90,3 +90,25 @@ def test_the_report_shows_the_formal_check_apart_from_review(checked):
     assert "not formally checked" in evidence_section(index, "lem:resampling", report)
     report.decls["ExampleProject.edge_degree_bound"].status = "sorry"
     assert "**fails**" in evidence_section(index, LABEL, report)
+
+
+def test_formal_results_reach_the_provers_as_trusted_and_the_check_commands_from_the_cache(checked, capsys):
+    from colosseum.cli import main
+    from colosseum.inner_loop.context import obligation_context
+    from colosseum.lean import apply_formal, formal_ids
+    from colosseum.lean.evidence import cached_evidence_section
+
+    index, report, catalog = checked
+    apply_formal(index, formal_ids(claim_results(index, report)))
+    assert index.graph.status[LABEL] == "formal"
+    # an obligation that may assume it sees it as trusted, apart from the paper's reviewed results
+    context = obligation_context(index, "lem:resampling", load_catalog(catalog))
+    assert f"[{LABEL}] lemma (Degree arithmetic), status formal (checked by Lean: trusted):" in context.assumable
+    assert "status formal:" not in context.assumable
+    # a later process reads the verdict from the cache (Lean is not run) for check, dag and the report
+    assert "**checked by Lean**" in cached_evidence_section(ProjectIndex.open(index.root_dir), LABEL)
+    assert main(["dag", str(index.root_dir)]) == 0
+    import json
+
+    nodes = {n["id"]: n for n in json.loads(capsys.readouterr().out)["nodes"]}
+    assert nodes[LABEL]["status"] == "formal" and nodes[LABEL]["formal"] is True

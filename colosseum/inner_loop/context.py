@@ -25,7 +25,7 @@ def obligation_context(index, label: str, catalog=None, previous: str = "(none)"
     order = sorted((c for cid, c in index.claims.items() if cid not in dependents and c.kind != "leannode"),
                    key=lambda c: (c.id not in ancestors, str(c.file), c.location.range.start))
     assumable = "\n\n".join(
-        f"[{c.id}] {c.kind}{' (' + c.title + ')' if c.title else ''}, status {graph.status.get(c.id)}:\n"
+        f"[{c.id}] {c.kind}{' (' + c.title + ')' if c.title else ''}, status {_status_text(graph.status.get(c.id))}:\n"
         f"{_clean(c.statement_text)}" for c in order[:MAX_ASSUMABLE])
     statement = _clean(claim.statement_text)
     catalog_text, tokens, taken = "(none)", 0, ()
@@ -54,3 +54,8 @@ def preamble_notation(index) -> str:
 def _clean(statement: str) -> str:
     return "\n".join(line for line in statement.strip().splitlines()
                      if not line.strip().startswith(("\\label", "%"))).strip()
+
+
+def _status_text(status: str | None) -> str:
+    # the provers and refuters must see a Lean-checked result as trusted, apart from reviewed ones
+    return "formal (checked by Lean: trusted)" if status == "formal" else str(status)

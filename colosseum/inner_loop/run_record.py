@@ -65,8 +65,9 @@ class RunRecorder:
     leaves a consistent record of what it did."""
 
     def __init__(self, directory: Path, label: str, config: InnerLoopConfig, model: str, prices: dict | None = None,
-                 cache_hits=lambda: 0, context=None):
+                 cache_hits=lambda: 0, context=None, formal_section: str = ""):
         self.directory, self.label, self.config, self.model, self.prices = directory, label, config, model, prices
+        self.formal_section = formal_section  # the Lean check of the claim, shown apart from review
         self.context = context  # the ObligationContext: what the catalog contributed is recorded
         self.cache_hits = cache_hits
         self.seed = 0
@@ -82,7 +83,7 @@ class RunRecorder:
             self.seed, self.bundles, self.groups = result.seed, result.bundles, result.groups
         record = self._write(status, usage, result)
         if result is not None:
-            _write(self.directory / "report.md", report(self.label, result, record))
+            _write(self.directory / "report.md", report(self.label, result, record, self.formal_section))
         return self.directory
 
     def _write(self, status: str, usage, result: SolveResult | None = None) -> dict:
@@ -101,7 +102,7 @@ def write_run(directory: Path, label: str, result: SolveResult, config: InnerLoo
     return RunRecorder(directory, label, config, model, prices, lambda: cache_hits).finish("done", result.usage, result)
 
 
-def report(label: str, result: SolveResult, record: dict) -> str:
+def report(label: str, result: SolveResult, record: dict, formal_section: str = "") -> str:
     usage = record["usage"]
     lines = [f"# Solve `{label}`", "",
              f"Seed {result.seed}; {usage['calls']} model calls, {usage['input_tokens']} input tokens "
@@ -114,6 +115,7 @@ def report(label: str, result: SolveResult, record: dict) -> str:
              "unanchored (their quote is not in the candidate they attack: counted, never trusted).", "",
              f"Leaves that reached the root: {', '.join(result.reached_root) or 'none'} "
              f"(of {sum(1 for b in result.bundles.values() if b.level == 0)}).", "",
+             *([formal_section.rstrip("\n"), ""] if formal_section else []),
              "## Proof", "", result.root.candidate.proof, "", "## Surviving critiques", ""]
     if not result.root.critiques:
         lines.append("None survived. (Natural-language review is evidence, not a formal check.)")

@@ -121,3 +121,14 @@ def _relative(report: LeanReport, path: Path) -> str:
         return path.relative_to(base).as_posix() if base else path.as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def cached_evidence_section(index, label: str) -> str:
+    """``evidence_section`` from the Lean cache alone (Lean is not run): what a solve's report shows.
+    A Lean setup that cannot be read gives an empty section, never a failed run."""
+    from colosseum.lean.checker import plan_check, run_plan
+
+    try:
+        return evidence_section(index, label, run_plan(plan_check(index), cache_only=True))
+    except Exception:  # noqa: BLE001 - the report is written whatever Lean's state
+        return ""

@@ -71,8 +71,11 @@ async def solve_obligation(ctx, args) -> dict:
     context = await asyncio.to_thread(obligation_context, index, label, catalog)
     provider, model = _provider(ctx, project)
     config = _config(ctx, project)
+    from colosseum.lean.evidence import cached_evidence_section
+
+    formal = await asyncio.to_thread(cached_evidence_section, index, label)
     recorder = RunRecorder(run_directory(project.root_dir, label), label, config, model, None,
-                           lambda: getattr(provider, "hits", 0), context)
+                           lambda: getattr(provider, "hits", 0), context, formal)
     async with ctx.progress(f"Solving {label}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)

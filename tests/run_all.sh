@@ -20,7 +20,7 @@ fi
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
 
 if command -v npm >/dev/null 2>&1; then
-  (cd editor-clients/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test --silent)  # compiles, then the unit tests
+  (cd editor-clients/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test --silent && npm run --silent smoke)  # compiles, unit tests, then the extension against the stand-in server
 fi
 
 python3 -m pytest -q "$@"

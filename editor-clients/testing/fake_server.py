@@ -27,6 +27,10 @@ COMMANDS = [
     "colosseum.globalReview",
     "colosseum.showDependencyGraph",
     "colosseum.reindex",
+    "colosseum.reviewClaim",
+    "colosseum.exploreStrategies",
+    "colosseum.checkLean",
+    "colosseum.retractEntry",
 ]
 REF = re.compile(r"\\(?:c|C)?ref\{([^{}]*)\}")
 LABEL = re.compile(r"\\label\{([^{}]+)\}")

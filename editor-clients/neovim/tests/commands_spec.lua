@@ -170,7 +170,8 @@ local function run()
     },
     open_graph = false,
   })
-  for _, name in ipairs({ "ColosseumSolve", "ColosseumReview", "ColosseumGraph", "ColosseumReindex" }) do
+  for _, name in ipairs({ "ColosseumSolve", "ColosseumReview", "ColosseumGraph", "ColosseumReindex",
+    "ColosseumReviewClaim", "ColosseumExplore", "ColosseumLean" }) do
     check(vim.fn.exists(":" .. name) == 2, "user command :" .. name .. " exists")
   end
 
@@ -252,6 +253,19 @@ local function run()
     check(asked[1] ~= nil and asked[1]:find("my-entry", 1, true) ~= nil, "retract: the prompt names the entry")
   end
   vim.ui.input = real_input
+
+  vim.cmd("ColosseumReviewClaim thm:b")
+  e = executed("colosseum.reviewClaim")
+  eq(e and e.params.arguments, { uri, "thm:b" }, ":ColosseumReviewClaim <label>")
+  vim.cmd("ColosseumExplore thm:b")
+  e = executed("colosseum.exploreStrategies", 1)
+  eq(e and e.params.arguments, { uri, "thm:b" }, ":ColosseumExplore <label>")
+  vim.cmd("ColosseumExplore! thm:b")
+  e = executed("colosseum.exploreStrategies", 2)
+  eq(e and e.params.arguments, { uri, "thm:b", { solve = true } }, ":ColosseumExplore! runs the research pipeline")
+  vim.cmd("ColosseumLean")
+  e = executed("colosseum.checkLean")
+  eq(e and e.params.arguments, { uri }, ":ColosseumLean")
 
   vim.cmd("ColosseumReindex")
   e = executed("colosseum.reindex")

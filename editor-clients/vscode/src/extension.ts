@@ -30,6 +30,9 @@ export const SERVER_COMMANDS = {
   globalReview: "colosseum.globalReview",
   showDependencyGraph: "colosseum.showDependencyGraph",
   reindex: "colosseum.reindex",
+  reviewClaim: "colosseum.reviewClaim",
+  exploreStrategies: "colosseum.exploreStrategies",
+  checkLean: "colosseum.checkLean",
 } as const;
 
 // VS Code's language id of .tex/.ltx files (built in, and LaTeX Workshop's). Packages and classes
@@ -68,6 +71,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.commands.registerCommand("colosseum-latex.solveObligation", solveObligation),
     vscode.commands.registerCommand("colosseum-latex.globalReview", globalReview),
+    vscode.commands.registerCommand("colosseum-latex.reviewClaim", () =>
+      runLabelCommand(SERVER_COMMANDS.reviewClaim, (label) => `Colosseum: reviewing ${label}…`),
+    ),
+    vscode.commands.registerCommand("colosseum-latex.exploreStrategies", () =>
+      runLabelCommand(SERVER_COMMANDS.exploreStrategies, (label) => `Colosseum: exploring strategies for ${label}…`),
+    ),
+    vscode.commands.registerCommand("colosseum-latex.research", () =>
+      runLabelCommand(SERVER_COMMANDS.exploreStrategies, (label) => `Colosseum: researching ${label}…`, [
+        { solve: true },
+      ]),
+    ),
+    vscode.commands.registerCommand("colosseum-latex.checkLean", checkLean),
     vscode.commands.registerCommand("colosseum-latex.showDependencyGraph", showDependencyGraph),
     vscode.commands.registerCommand("colosseum-latex.reindex", reindex),
     vscode.commands.registerCommand("colosseum-latex.restartServer", restartServer),
@@ -284,6 +299,28 @@ async function solveObligation(): Promise<void> {
     SERVER_COMMANDS.solveObligation,
     [editor.document.uri.toString(), label],
     `Colosseum: solving ${label}…`,
+  );
+}
+
+/** A server command about the label under the cursor (or asked for): [uri, label, ...extra]. */
+async function runLabelCommand(command: string, busy: (label: string) => string, extra: unknown[] = []): Promise<void> {
+  const editor = activeLatexEditor();
+  if (!editor) {
+    return;
+  }
+  const label = await labelForEditor(editor);
+  if (!label) {
+    return;
+  }
+  await runServerCommand(command, [editor.document.uri.toString(), label, ...extra], busy(label));
+}
+
+async function checkLean(): Promise<void> {
+  const editor = activeLatexEditor();
+  await runServerCommand(
+    SERVER_COMMANDS.checkLean,
+    editor ? [editor.document.uri.toString()] : [],
+    "Colosseum: checking the Lean declarations…",
   );
 }
 

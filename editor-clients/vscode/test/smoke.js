@@ -132,6 +132,8 @@ const settings = {
 };
 
 const registered = {};
+const inputPrompts = [];
+const inputAnswers = [];
 const configurationListeners = [];
 const shown = [];
 const opened = [];
@@ -198,6 +200,10 @@ const vscode = partial("vscode", {
       hide() {},
       dispose() {},
     }),
+    showInputBox: async (options) => {
+      inputPrompts.push(options.title);
+      return inputAnswers.shift();
+    },
     showInformationMessage: async (m) => void shown.push(["info", m]),
     showWarningMessage: async (m) => void shown.push(["warning", m]),
     showErrorMessage: async (m) => void shown.push(["error", m]),
@@ -296,6 +302,23 @@ async function main() {
   assert.deepStrictEqual(executed("colosseum.showDependencyGraph")[0].params.arguments, [uri]);
   assert.strictEqual(opened.length, 1, "graph opened");
   assert.ok(opened[0].endsWith(".html") && fs.existsSync(opened[0]), `graph file ${opened[0]}`);
+
+  await registered["colosseum-latex.reviewClaim"]();
+  assert.deepStrictEqual(executed("colosseum.reviewClaim")[0].params.arguments, [uri, "lem:a"]);
+  await registered["colosseum-latex.exploreStrategies"]();
+  assert.deepStrictEqual(executed("colosseum.exploreStrategies")[0].params.arguments, [uri, "lem:a"]);
+  await registered["colosseum-latex.research"]();
+  assert.deepStrictEqual(executed("colosseum.exploreStrategies")[1].params.arguments, [uri, "lem:a", { solve: true }]);
+  await registered["colosseum-latex.checkLean"]();
+  assert.deepStrictEqual(executed("colosseum.checkLean")[0].params.arguments, [uri]);
+
+  // "Retract" from a code action: the reason is asked, then sent; a dismissed prompt sends nothing.
+  inputAnswers.push(undefined, "  the constant is wrong ");
+  await registered["colosseum.retractEntry"](uri, "my-entry");
+  assert.strictEqual(executed("colosseum.retractEntry").length, 0, "a dismissed prompt retracts nothing");
+  await registered["colosseum.retractEntry"](uri, "my-entry");
+  assert.deepStrictEqual(executed("colosseum.retractEntry")[0].params.arguments, [uri, "my-entry", "the constant is wrong"]);
+  assert.deepStrictEqual(inputPrompts, ["Retract catalog entry my-entry", "Retract catalog entry my-entry"]);
 
   // A code lens runs the server-id command: the result is handled the same way.
   await registered["colosseum.showDependencyGraph"](uri);

@@ -19,6 +19,9 @@ M.server_commands = {
   graph = "colosseum.showDependencyGraph",
   reindex = "colosseum.reindex",
   retract = "colosseum.retractEntry",
+  review_claim = "colosseum.reviewClaim",
+  explore = "colosseum.exploreStrategies",
+  lean = "colosseum.checkLean",
 }
 
 local defaults = {
@@ -551,6 +554,40 @@ function M.solve(label)
   return M.execute(M.server_commands.solve, { buf_uri(bufnr), label }, bufnr)
 end
 
+--- Runs a server command about a label: the one given, else the one under the cursor.
+local function label_command(command, label, busy, extra)
+  local bufnr = vim.api.nvim_get_current_buf()
+  if label == nil or label == "" then
+    label = M.label_under_cursor()
+  end
+  if not label then
+    notify("no label under the cursor; give one as the argument", vim.log.levels.WARN)
+    return false
+  end
+  notify(busy .. " " .. label .. " ...")
+  local arguments = { buf_uri(bufnr), label }
+  if extra then
+    table.insert(arguments, extra)
+  end
+  return M.execute(command, arguments, bufnr)
+end
+
+function M.review_claim(label)
+  return label_command(M.server_commands.review_claim, label, "reviewing")
+end
+
+--- "Explore strategies"; with `solve` true, the whole research pipeline.
+function M.explore(label, solve)
+  return label_command(M.server_commands.explore, label, solve and "researching" or "exploring strategies for",
+    solve and { solve = true } or nil)
+end
+
+function M.check_lean()
+  local bufnr = vim.api.nvim_get_current_buf()
+  notify("checking the Lean declarations ...")
+  return M.execute(M.server_commands.lean, { buf_uri(bufnr) }, bufnr)
+end
+
 function M.review()
   local bufnr = vim.api.nvim_get_current_buf()
   notify("reviewing the paper ...")
@@ -772,6 +809,20 @@ local function create_user_commands()
   vim.api.nvim_create_user_command("ColosseumReview", function()
     M.review()
   end, { nargs = 0, desc = "Colosseum: global review of the paper" })
+  vim.api.nvim_create_user_command("ColosseumReviewClaim", function(opts)
+    M.review_claim(opts.args)
+  end, { nargs = "?", complete = complete_labels, desc = "Colosseum: local review of the claim under the cursor" })
+  vim.api.nvim_create_user_command("ColosseumExplore", function(opts)
+    M.explore(opts.args, opts.bang)
+  end, {
+    nargs = "?",
+    bang = true,
+    complete = complete_labels,
+    desc = "Colosseum: explore strategies for a theorem (with !, the whole research pipeline)",
+  })
+  vim.api.nvim_create_user_command("ColosseumLean", function()
+    M.check_lean()
+  end, { nargs = 0, desc = "Colosseum: check the Lean declarations and inline Lean" })
   vim.api.nvim_create_user_command("ColosseumGraph", function()
     M.graph()
   end, { nargs = 0, desc = "Colosseum: open the dependency graph" })

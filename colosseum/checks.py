@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from colosseum.source_text import ChunkLines
 from colosseum.structure import Diagnostic, Location, Position, Range, RelatedInfo
 
 if TYPE_CHECKING:
@@ -132,16 +133,14 @@ def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
         for problem in result.problems:
             add(Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end), "error",
                            code(problem.code), problem.message), result.root)
-    for path in index.files():
-        entry = index._scans.get(path)
-        if entry is None:
-            continue
-        for analysis in entry.analyses.values():
-            for err in analysis.errors:
+    for path, chunks in index._file_chunks.items():
+        for chunk in chunks:
+            for err in chunk.analysis.errors:
                 if err.name == "unterminated-environment" and "not closed before" in err.value:
                     continue  # reported per root by the linker
-                add(Diagnostic(path, analysis.lines.range(err.start, err.end), "error", code(err.name), err.value))
-            break
+                lines = ChunkLines(chunk.analysis.lines, chunk.start, chunk.line)
+                add(Diagnostic(path, lines.range(err.start + chunk.start, err.end + chunk.start), "error",
+                               code(err.name), err.value))
 
     # labels and references, per root
     all_labels = index.labels

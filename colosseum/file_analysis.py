@@ -129,6 +129,7 @@ class ProofRec:
     begin: tuple[int, int]
     end: tuple[int, int] = (-1, -1)
     attach: int | None = INCOMING  # claim index in this file, INCOMING, or None when named
+    follows: int = INCOMING  # the claim closed before it (what it proves if its name is unknown)
     named: str | None = None
     refs: list[RefRec] = field(default_factory=list)
     labels: list[LabelRec] = field(default_factory=list)
@@ -175,11 +176,13 @@ class FileAnalysis:
     dangling_begins: list[Event] = field(default_factory=list)  # \begin never closed here
     errors: list[Event] = field(default_factory=list)
     includes: list[Event] = field(default_factory=list)
-    theorem_decls: list[ThmDecl] = field(default_factory=list)
     magic_root: Event | None = None
     document_end: int = -1  # offset of \end{document}: LaTeX reads nothing after it
-    locations: dict = field(default_factory=dict)  # (start, end) -> Location, filled by the linker
     timeline: list | None = None  # claims, proofs, sections, includes in offset order (linker)
+    # the last claim closed before each include, and at the end (claim index or INCOMING): what
+    # a proof read next, with no claim of its own before it, belongs to
+    include_last_closed: list[int] = field(default_factory=list)
+    last_closed: int = INCOMING
 
 
 def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
@@ -198,10 +201,23 @@ def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
     return out
 
 
-def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: frozenset[str]) -> FileAnalysis:
-    """Group one file's events into claims, proofs and sections (see module docstring)."""
+def _moved(ev: Event, base: int) -> Event:
+    """A copy of ``ev`` with offsets relative to ``base`` (kept in an analysis that outlives the
+    scan whose events the incremental scanner moves in place)."""
+    if not base:
+        return Event(ev.kind, ev.start, ev.end, ev.name, ev.value, ev.vstart, ev.vend, ev.extra)
+    return Event(ev.kind, ev.start - base, ev.end - base, ev.name, ev.value,
+                 ev.vstart - base if ev.vstart >= 0 else -1, ev.vend - base if ev.vend >= 0 else -1, ev.extra)
+
+
+def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: frozenset[str], base: int = 0,
+            first: int = 0, last: int | None = None) -> FileAnalysis:
+    """Group the events ``events[first:last]`` into claims, proofs and sections (see module
+    docstring). ``text`` starts at offset ``base`` of the scanned file (a chunk of it, see
+    colosseum.chunks) and every offset in the result is relative to it."""
     fa = FileAnalysis(lines)
-    fa.theorem_decls = theorem_declarations(events)
+    if first or last is not None:
+        events = events[first:last]
     # (env, role: claim|proof|other, index, innermost claim/proof at this depth): O(1) lookups
     # even for thousands of nested environments
     stack: list[tuple[str, str, int, tuple[str, int] | None]] = []
@@ -245,18 +261,19 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
 
     for ev in events:
         kind = ev.kind
+        start, end = ev.start - base, ev.end - base
         carry_to_new = False
         if pending_marker is not None and kind != "marker":
             starts_item = kind == "section" or (
                 kind == "begin" and (ev.name in theorem_envs or ev.name in PROOF_ENVIRONMENTS))
-            if starts_item and lines.line_of(ev.start) == pending_marker[0] + 1:
+            if starts_item and lines.line_of(start) == pending_marker[0] + 1:
                 carry_to_new = True  # "% colosseum: obligation" on the line right before it
             else:
                 mark_obligation(pending_marker_owner)
             pending_marker = None
         # labels and markers right after \section{...}, and what sits inside its title, keep the
         # section waiting for its own \label
-        pending_section_label_keep = kind in ("label", "marker") or ev.start < section_title_end
+        pending_section_label_keep = kind in ("label", "marker") or start < section_title_end
 
         if kind == "begin":
             env = ev.name
@@ -265,7 +282,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             elif env in theorem_envs:
                 title = ev.value if ev.vstart >= 0 else None
                 parent = innermost()
-                claim = ClaimRec(env, title, (ev.start, ev.end), section=current_section)
+                claim = ClaimRec(env, title, (start, end), section=current_section)
                 if parent is not None:
                     # a claim stated inside another claim's proof belongs to that claim
                     claim.parent_claim = parent[1] if parent[0] == "claim" else None
@@ -274,12 +291,12 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
                 if carry_to_new:
                     claim.obligation = True
             elif env in PROOF_ENVIRONMENTS:
-                proof = ProofRec((ev.start, ev.end), section=current_section)
-                proof.attach = last_claim_closed
+                proof = ProofRec((start, end), section=current_section)
+                proof.attach = proof.follows = last_claim_closed
                 fa.proofs.append(proof)
                 push(env, "proof", len(fa.proofs) - 1)
                 if ev.vstart >= 0:
-                    proof.title = (ev.vstart, ev.vend)
+                    proof.title = (ev.vstart - base, ev.vend - base)
                 if carry_to_new:
                     proof.obligation = True
             else:
@@ -287,43 +304,43 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
         elif kind == "end":
             env = ev.name
             if env == "document":
-                fa.document_end = ev.start
+                fa.document_end = start
                 if stack and stack[-1][0] == "document":
                     pop()
                 else:
-                    fa.dangling_ends.append(ev)
+                    fa.dangling_ends.append(_moved(ev, base))
                 break
             if stack and stack[-1][0] == env:
                 opened = pop()
-                _close(fa, opened, ev, text)
+                _close(fa, opened, start, end, text)
                 if opened[1] == "claim":
                     last_claim_closed = opened[2]
             elif open_count.get(env, 0) > 0:
                 while stack and stack[-1][0] != env:
                     opened = pop()
-                    fa.errors.append(Event("error", ev.start, ev.end, "unterminated-environment",
+                    fa.errors.append(Event("error", start, end, "unterminated-environment",
                                            f"\\begin{{{opened[0]}}} is not closed before \\end{{{env}}}"))
-                    _close(fa, opened, ev, text)
+                    _close(fa, opened, start, end, text)
                 opened = pop()
-                _close(fa, opened, ev, text)
+                _close(fa, opened, start, end, text)
                 if opened[1] == "claim":
                     last_claim_closed = opened[2]
             else:
-                fa.dangling_ends.append(ev)
+                fa.dangling_ends.append(_moved(ev, base))
         elif kind == "section":
-            sec = SectionRec(ev.name, ev.value.strip(), (ev.start, ev.end), bool(ev.extra))
+            sec = SectionRec(ev.name, ev.value.strip(), (start, end), bool(ev.extra))
             fa.sections.append(sec)
             current_section = len(fa.sections) - 1
-            section_title_end = ev.end
+            section_title_end = end
             pending_section_label = current_section
             pending_section_label_keep = True
             if carry_to_new:
                 sec.obligation = True
             # a section closes nothing in LaTeX, but claims never span sections in practice
         elif kind == "label" or kind == "leannode":
-            rec = LabelRec(ev.value, ev.name, ev.vstart, ev.vend)
+            rec = LabelRec(ev.value, ev.name, ev.vstart - base, ev.vend - base)
             if kind == "leannode":
-                claim = ClaimRec("leannode", None, (ev.start, ev.end), (ev.start, ev.end), label=rec,
+                claim = ClaimRec("leannode", None, (start, end), (start, end), label=rec,
                                  section=current_section, leannode=True)
                 fa.claims.append(claim)
                 continue
@@ -347,30 +364,31 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
                 fa.sections[current_section].labels.append(rec)
         elif kind == "ref":
             inner = innermost()
+            vstart, vend = ev.vstart - base, ev.vend - base
             if inner is None:
-                rec = RefRec(ev.value, ev.name, ev.vstart, ev.vend, "prose")
+                rec = RefRec(ev.value, ev.name, vstart, vend, "prose")
                 if current_section == INCOMING:
                     fa.incoming_refs.append(rec)
                 else:
                     fa.sections[current_section].refs.append(rec)
             elif inner[0] == "claim":
-                fa.claims[inner[1]].refs.append(RefRec(ev.value, ev.name, ev.vstart, ev.vend, "statement"))
+                fa.claims[inner[1]].refs.append(RefRec(ev.value, ev.name, vstart, vend, "statement"))
             else:
                 proof = fa.proofs[inner[1]]
                 title = proof.title
-                if ev.name == "proves" or (title and title[0] <= ev.vstart < title[1]):
+                if ev.name == "proves" or (title and title[0] <= vstart < title[1]):
                     if proof.named is None:
                         proof.named = ev.value
                         proof.attach = None
-                    proof.refs.append(RefRec(ev.value, ev.name, ev.vstart, ev.vend, "proof-title"))
+                    proof.refs.append(RefRec(ev.value, ev.name, vstart, vend, "proof-title"))
                 else:
-                    proof.refs.append(RefRec(ev.value, ev.name, ev.vstart, ev.vend, "proof"))
+                    proof.refs.append(RefRec(ev.value, ev.name, vstart, vend, "proof"))
         elif kind == "marker":
             owner = owner_now()
             if ev.name == "obligation-comment":
                 if pending_marker is not None:
                     mark_obligation(pending_marker_owner)
-                pending_marker = (lines.line_of(ev.start), 0)
+                pending_marker = (lines.line_of(start), 0)
                 pending_marker_owner = owner
                 continue
             role, idx = owner
@@ -391,43 +409,46 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             if inner is not None and inner[0] == "claim":
                 fa.claims[inner[1]].lean_decls.extend(d for d, _, _ in ev.extra)
         elif kind == "include":
-            fa.includes.append(ev)
+            fa.includes.append(_moved(ev, base))
+            fa.include_last_closed.append(last_claim_closed)
         elif kind == "error":
-            fa.errors.append(ev)
+            fa.errors.append(_moved(ev, base))
         elif kind == "magic-root":
             if fa.magic_root is None:
-                fa.magic_root = ev
+                fa.magic_root = _moved(ev, base)
         if not pending_section_label_keep:
             pending_section_label = None
     if pending_marker is not None:
         mark_obligation(pending_marker_owner)
+    fa.last_closed = last_claim_closed
+    size = len(text)
     for env, role, idx, _inner in stack:
         fa.dangling_begins.append(Event("begin", -1, -1, env, extra=(role, idx)))
         if role == "claim":
             claim = fa.claims[idx]
-            claim.end = (len(text), len(text))
-            claim.statement_text = text[claim.begin[1]:len(text)]
+            claim.end = (size, size)
+            claim.statement_text = text[claim.begin[1]:size]
         elif role == "proof":
-            fa.proofs[idx].end = (len(text), len(text))
-            fa.proofs[idx].has_content = has_content(text, fa.proofs[idx].begin[1], len(text))
+            fa.proofs[idx].end = (size, size)
+            fa.proofs[idx].has_content = has_content(text, fa.proofs[idx].begin[1], size)
     _section_content(fa, text)
     return fa
 
 
-def _close(fa: FileAnalysis, opened: tuple[str, str, int], ev: Event, text: str) -> None:
+def _close(fa: FileAnalysis, opened: tuple[str, str, int], start: int, end: int, text: str) -> None:
     env, role, idx = opened
     if role == "claim":
         claim = fa.claims[idx]
-        claim.end = (ev.start, ev.end)
-        claim.statement_text = text[claim.begin[1]:ev.start]
+        claim.end = (start, end)
+        claim.statement_text = text[claim.begin[1]:start]
     elif role == "proof":
         proof = fa.proofs[idx]
-        proof.end = (ev.start, ev.end)
+        proof.end = (start, end)
         body_start = proof.begin[1]
         title = proof.title
         if title:
             body_start = max(body_start, title[1] + 1)
-        proof.has_content = has_content(text, body_start, ev.start)
+        proof.has_content = has_content(text, body_start, start)
 
 
 def _section_content(fa: FileAnalysis, text: str) -> None:

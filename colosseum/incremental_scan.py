@@ -12,9 +12,10 @@ always the one a full scan gives, which the tests check on random edits.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
-from colosseum.latex_scanner import Event, ScanResult, new_scanner
+from colosseum.latex_scanner import Event, ScanResult, _is_structural, new_scanner
 from colosseum.macros import MacroTable
 
 MAX_REGION = 200_000  # an edit larger than this (a paste of a chapter) is scanned in full
@@ -66,17 +67,19 @@ def _shift(ev: Event, delta: int) -> Event:
     return ev
 
 
-def _straddles(events: list[Event], starts: list[int], skips: list[tuple[int, int]], point: int) -> int | None:
+def _straddles(starts: list[int], reach: list[int], skips: list[tuple[int, int]], point: int) -> int | None:
     """The earliest start of an event or skipped region that begins before ``point`` and ends
-    after it, or None."""
+    after it, or None. ``reach[i]`` is the furthest end of the events up to ``i``: it only grows,
+    so the first event that reaches past ``point`` is found by bisection."""
     earliest = None
     for start, end in skips:
         if start < point < end:
             earliest = start if earliest is None else min(earliest, start)
-    # events are in start order; only those starting before point can straddle it
-    for ev in events[: bisect_left(starts, point)]:
-        if ev.end > point and ev.start < point:
-            earliest = ev.start if earliest is None else min(earliest, ev.start)
+    before = bisect_left(starts, point)  # events are in start order: only these can straddle
+    first = bisect_right(reach, point, 0, before)
+    if first < before:
+        start = starts[first]
+        earliest = start if earliest is None else min(earliest, start)
     return earliest
 
 
@@ -90,14 +93,15 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
         return None
     delta = len(new_text) - len(old_text)
     events, skips = old.events, old.skips
-    starts = [e.start for e in events]
-    if any(a > b for a, b in zip(starts, starts[1:])):
+    if not old.ordered:
         return None  # positions out of order (an error reported behind its command)
+    starts = [e.start for e in events]
+    reach = list(accumulate([e.end for e in events], max))
 
     # where to start: a line start before the edit that nothing straddles
     restart = old_text.rfind("\n", 0, prefix) + 1
     for _ in range(64):
-        earlier = _straddles(events, starts, skips, restart)
+        earlier = _straddles(starts, reach, skips, restart)
         if earlier is None:
             break
         restart = old_text.rfind("\n", 0, earlier) + 1
@@ -120,19 +124,55 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
         return None
 
     first, last = bisect_left(starts, restart), bisect_left(starts, sync_old)
-    if any(ev.kind in ("def", "magic-root") for ev in events[first:last]):
+    changes = old.table_changes
+    if any(ev.kind in ("def", "magic-root") for ev in events[first:last]) \
+            or any(restart < at <= sync_old for at, _table in changes):
         return None  # the macro table may change from here on: scan it all
-    scanner = new_scanner(new_text, table)
+    # the table in effect where the rescan starts: the file's own definitions before it count
+    in_effect = table
+    for at, changed in changes:
+        if at > restart:
+            break
+        in_effect = changed
+    scanner = new_scanner(new_text, in_effect)
     reached = scanner.run(restart, sync_new)
-    if reached > sync_new or any(ev.kind == "def" for ev in scanner.events):
+    if reached > sync_new or scanner.table_changes or any(ev.kind == "def" for ev in scanner.events):
         return None
     if any(end > sync_new for _start, end in scanner.skips) or any(ev.end > sync_new for ev in scanner.events):
         return None
     tail = events[last:]
+    old_region = events[first:last]
     if delta:
         for ev in tail:
             _shift(ev, delta)
-    merged = events[:first] + scanner.events + tail
+    region = scanner.events
+    merged = events[:first] + region + tail
     merged_skips = [s for s in skips if s[1] <= restart] + scanner.skips + [
         (s + delta, e + delta) for s, e in skips if s >= sync_old]
-    return ScanResult(merged, old.table_out, skips=merged_skips)
+    result = ScanResult(merged, old.table_out, skips=merged_skips,
+                        table_changes=[(at, t) if at <= restart else (at + delta, t) for at, t in changes])
+    result.edit = (first, last, len(region), sync_old, delta, restart)
+    _carry_over(old, result, first, last, region, old_region)
+    return result
+
+
+_DECLARATIONS = ("thmdecl", "theoremstyle")
+
+
+def _carry_over(old: ScanResult, new: ScanResult, first: int, last: int, region: list[Event],
+                old_region: list[Event]) -> None:
+    """What the old scan had computed about its events, for the events that did not change: the
+    walk's structural events, the theorem declarations, whether the events are in order."""
+    if old._structural_index is not None:
+        shift = first + len(region) - last
+        new._structural_index = ([i for i in old._structural_index if i < first]
+                                 + [first + j for j, ev in enumerate(region) if _is_structural(ev)]
+                                 + [i + shift for i in old._structural_index if i >= last])
+    if old._theorem_decls is not None and not any(ev.kind in _DECLARATIONS for ev in region) \
+            and not any(ev.kind in _DECLARATIONS for ev in old_region):
+        new._theorem_decls = old._theorem_decls  # declarations' offsets are not read
+    if old._ordered:
+        events = new.events
+        lo, hi = max(first - 1, 0), min(first + len(region) + 1, len(events))
+        starts = [ev.start for ev in events[lo:hi]]
+        new._ordered = all(map(int.__le__, starts, starts[1:]))

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colosseum.config import ProjectConfig, load_config
-from colosseum.file_analysis import DEFAULT_THEOREM_ENVIRONMENTS, FileAnalysis, analyse, theorem_declarations
+from colosseum.chunks import Chunk, split
+from colosseum.file_analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
 from colosseum.incremental_scan import rescan
 from colosseum.latex_scanner import ScanResult, scan
+from colosseum.link_state import LinkChange, LinkState
 from colosseum.linker import Linker, RootResult, Visit
 from colosseum.macros import MacroTable
 from colosseum.project_files import (
@@ -68,7 +70,7 @@ class IndexSnapshot:
 class _ScanEntry:
     version: int
     results: dict[str, ScanResult] = field(default_factory=dict)
-    analyses: dict[tuple[int, str], FileAnalysis] = field(default_factory=dict)
+    chunks: dict[tuple[int, str], list[Chunk]] = field(default_factory=dict)  # (id(scan), env key) ->
 
 
 class ProjectIndex:
@@ -86,6 +88,11 @@ class ProjectIndex:
         self._building: IndexSnapshot | None = None
         self._link_memo: dict = {}
         self._link_memo_key = ""
+        self._link_state = LinkState()
+        self.last_change: LinkChange | None = None  # what the last build changed
+        self._file_rank: dict[Path, int] = {}
+        self._file_chunks: dict[Path, list[Chunk]] = {}  # the chunks of each file's first reading
+        self._rescanned: dict[int, tuple[str, ScanResult]] = {}  # id(scan) -> (old text, old scan)
         self.config_loader = load_config  # the server adds the editor's settings
         # labels whose Lean proof was checked (the Lean bridge sets it; it outlives rebuilds):
         # their DAG status is "formal", trusted whatever the paper's own proof says
@@ -206,6 +213,7 @@ class ProjectIndex:
         self._texts = {p: t for p, t in self._texts.items() if p in self._overlays}
         self._scans.clear()
         self._link_memo = {}
+        self._link_state = LinkState()
         self.rebuild(discover=True)
 
     def close_document(self, path: Path) -> None:
@@ -240,6 +248,7 @@ class ProjectIndex:
         finally:
             self._building = None
             self._previous_scans.clear()
+            self._rescanned.clear()
             if collecting:
                 gc.enable()
         self.snapshot = snap
@@ -263,17 +272,23 @@ class ProjectIndex:
         snap.theorem_environments = frozenset(envs)
         # claims' roles come from the declarations' titles and styles too: part of the key
         env_key = "\0".join(sorted(envs)) + "\1" + repr(sorted(styles.items()))
+        rank: dict[Path, int] = {}
+        file_chunks: dict[Path, list[Chunk]] = {}
         for _root, visit in walks:
-            self._analyse_tree(visit, env_key)
-        linker = Linker(self.root_dir, styles, self._link_memo if env_key == self._link_memo_key else None)
+            self._chunk_tree(visit, env_key, rank, file_chunks)
+        self._file_chunks = file_chunks
+        reuse = env_key == self._link_memo_key and rank == self._file_rank
+        if not reuse:  # claims' order numbers and roles change everywhere: link afresh
+            self._link_state = LinkState()
+        linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank)
         snap.root_results = [linker.link_root(root, visit) for root, visit in walks]
-        linker.finish()
-        self._link_memo, self._link_memo_key = linker.memo, env_key
+        self._link_memo, self._link_memo_key, self._file_rank = linker.memo, env_key, rank
         snap.claims = linker.claims
         snap.sections = linker.sections
-        snap.labels = linker.labels()
-        snap.references = linker.references()
-        snap.label_owner = linker.label_owner
+        self.last_change = self._link_state.update(linker, linker.claims, linker.sections, rank)
+        snap.labels = self._link_state.labels
+        snap.references = self._link_state.references
+        snap.label_owner = self._link_state.label_owner
         for result in snap.root_results:
             for f in result.files:
                 roots = snap.file_roots.setdefault(f, [])
@@ -328,22 +343,35 @@ class ProjectIndex:
         if result is None:
             previous = self._previous_scans.get(path)
             if previous is not None and not updates and key in previous[1].results:
-                result = rescan(previous[0], ft.text, previous[1].results[key], table)
+                old_result = previous[1].results[key]
+                result = rescan(previous[0], ft.text, old_result, table)
+                if result is not None:
+                    self._rescanned[id(result)] = (previous[0], old_result)
             if result is None:
                 result = scan(ft.text, table, updates)
             entry.results[key] = result
         return result
 
-    def _analyse_tree(self, visit: Visit, env_key: str) -> None:
+    def _chunk_tree(self, visit: Visit, env_key: str, rank: dict[Path, int], file_chunks: dict) -> None:
+        """Cut every file of a root's walk into analysed chunks (colosseum.chunks), reusing the
+        chunks of the text before the edit; note the order in which files are first read."""
+        rank.setdefault(visit.path, len(rank))
         entry = self._scans[visit.path]
         key = (id(visit.scan), env_key)
-        cached = entry.analyses.get(key)
-        if cached is None:
-            cached = analyse(visit.text.text, visit.scan.events, visit.text.lines, self.theorem_environments)
-            entry.analyses[key] = cached
-        visit.analysis = cached
+        chunks = entry.chunks.get(key)
+        if chunks is None:
+            previous = None
+            origin = self._rescanned.get(id(visit.scan))
+            if origin is not None:
+                old = self._previous_scans.get(visit.path)
+                previous = old[1].chunks.get((id(origin[1]), env_key)) if old is not None else None
+            chunks = split(visit.text.text, visit.scan, self.theorem_environments, previous,
+                           origin[0] if origin is not None else None)
+            entry.chunks[key] = chunks
+        visit.chunks = chunks
+        file_chunks.setdefault(visit.path, chunks)
         for child in visit.children.values():
-            self._analyse_tree(child, env_key)
+            self._chunk_tree(child, env_key, rank, file_chunks)
 
     def _walk(self, path: Path, root: Path, table: MacroTable, chain: list[Path],
               scanned: list, import_base: Path | None) -> tuple[Visit, MacroTable] | None:

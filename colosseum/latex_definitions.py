@@ -105,6 +105,8 @@ class DefinitionReader:
         new_table = self.table.with_def(definition)
         if new_table is not self.table:
             self._set_table(new_table)
+            if self.depth == 0:
+                self.table_changes.append((end, new_table))
 
     def _expand(self, definition: MacroDef, start: int, after: int) -> int:
         if definition.alias_of is not None:
@@ -160,4 +162,6 @@ class DefinitionReader:
         # a wrapper may define relevant macros itself (\defthm): keep its table changes
         if inner.table is not self.table:
             self._set_table(inner.table)
+            if self.depth == 0:
+                self.table_changes.append((call_end, inner.table))
         return call_end

@@ -85,8 +85,16 @@ class ScanResult:
     events: list[Event] = field(default_factory=list)
     table_out: MacroTable | None = None
     skips: list[tuple[int, int]] = field(default_factory=list)
+    # (offset, table): from each offset on the text was read with that table (its own definitions)
+    table_changes: list[tuple[int, MacroTable]] = field(default_factory=list)
     _structural: list[Event] | None = None
+    _structural_index: list[int] | None = None
     _theorem_decls: list | None = None
+    _ordered: bool | None = None
+    # set by colosseum.incremental_scan.rescan: what changed since the scan it started from,
+    # (first event rescanned, old index where the unchanged tail began, events rescanned,
+    # old offset where the tail began, shift of the tail, offset where the rescan began)
+    edit: tuple[int, int, int, int, int, int] | None = None
 
     def theorem_declarations(self, extract) -> list:
         """``extract(events)``, computed once per scan (the index asks on every rebuild)."""
@@ -98,9 +106,24 @@ class ScanResult:
     def structural(self) -> list[Event]:
         """The events that shape the walk of a project: definitions, includes, \\end{document}."""
         if self._structural is None:
-            self._structural = [ev for ev in self.events if ev.kind in ("def", "include")
-                                or (ev.kind == "end" and ev.name == "document")]
+            if self._structural_index is None:
+                self._structural_index = [i for i, ev in enumerate(self.events) if _is_structural(ev)]
+            events = self.events
+            self._structural = [events[i] for i in self._structural_index]
         return self._structural
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the events are in the order of their offsets (an error can be reported behind
+        the command it is about)."""
+        if self._ordered is None:
+            starts = [ev.start for ev in self.events]
+            self._ordered = all(map(int.__le__, starts, starts[1:]))
+        return self._ordered
+
+
+def _is_structural(ev: Event) -> bool:
+    return ev.kind in ("def", "include") or (ev.kind == "end" and ev.name == "document")
 
 
 def _trie_pattern(words: list[str]) -> str:
@@ -138,7 +161,7 @@ def scan(text: str, table: MacroTable, updates: list[tuple[int, MacroTable]] | N
     files that this one ``\\input``s take effect after the ``\\input``)."""
     scanner = _Scanner(text, table, list(updates or ()), depth=0, budget=[MAX_EXPANSIONS])
     scanner.run()
-    return ScanResult(scanner.events, scanner.table, skips=scanner.skips)
+    return ScanResult(scanner.events, scanner.table, skips=scanner.skips, table_changes=scanner.table_changes)
 
 
 class _Scanner(ArgumentReader, DefinitionReader):
@@ -151,6 +174,8 @@ class _Scanner(ArgumentReader, DefinitionReader):
         self.budget = budget
         self.events: list[Event] = []
         self.skips: list[tuple[int, int]] = []  # verbatim and \\iffalse regions, for incremental rescans
+        # where the file's own definitions changed the table (offset after the definition, table)
+        self.table_changes: list[tuple[int, MacroTable]] = []
         self._set_table(table)
 
     def _set_table(self, table: MacroTable) -> None:

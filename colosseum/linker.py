@@ -1,11 +1,13 @@
-"""Joins the per-file analyses of every root, in reading order, into one project structure.
+"""Joins the chunks of every root, in reading order, into one project structure.
 
-Each root is walked as LaTeX reads it: a file's claims, proofs and sections interleaved with the
-files it includes at the offsets of the include commands. What a file left open for its
+Each root is walked as LaTeX reads it: a file's chunks (colosseum.chunks) one after the other,
+with the files it includes at the offsets of the include commands. What a chunk left open for its
 surroundings (its first paragraph's section, a leading proof's claim, environments that span
-files) is settled here. Shared files (a blueprint's ``web.tex`` and ``print.tex``) yield one
-claim, one label and one reference per place however many roots read them; labels and undefined
-references are judged per root.
+chunks or files) is settled here, from the state the reading carries. What one chunk contributed
+in one state is a *unit*: when the same chunk is read in the same state again (the next build,
+another root), its unit is replayed as is, which is what makes an edit cheap. Shared files (a
+blueprint's ``web.tex`` and ``print.tex``) yield one claim, one label and one reference per place
+however many roots read them; colosseum.link_state adds the units up.
 """
 
 from __future__ import annotations
@@ -13,15 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colosseum.chunks import Chunk
 from colosseum.file_analysis import INCOMING, FileAnalysis, LabelRec, RefRec, claim_role
 from colosseum.project_files import FileText
+from colosseum.source_text import ChunkLines
 from colosseum.structure import Claim, Label, Location, Proof, Reference, Section
 
 SECTION_RANK = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4,
                 "paragraph": 5, "subparagraph": 6}
+ORDER_SHIFT = 40  # Claim.order and Section.order: file rank above, offset in the file below
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Visit:
     """One file as read by one root, with the files it includes (by include index)."""
 
@@ -29,7 +34,7 @@ class Visit:
     rel: str
     text: FileText
     scan: object  # the ScanResult this visit read
-    analysis: FileAnalysis | None = None
+    chunks: list[Chunk] = field(default_factory=list)
     children: dict[int, "Visit"] = field(default_factory=dict)
 
 
@@ -70,7 +75,7 @@ class RootResult:
 class _State:
     section: str | None = None
     section_stack: list[tuple[int, str]] = field(default_factory=list)
-    last_claim: str | None = None
+    last_claim: str | None = None  # the last claim closed: what a proof with no claim before it proves
     envs: list[tuple[str, Path, int, int]] = field(default_factory=list)  # dangling begins
     ended: bool = False  # \end{document} was read: LaTeX stops there
 
@@ -81,244 +86,262 @@ class _State:
         return _State(self.section, list(self.section_stack), self.last_claim, list(self.envs), self.ended)
 
 
-@dataclass(slots=True)
-class _PendingProof:
+@dataclass(slots=True, eq=False)
+class PendingProof:
+    """A proof, attached to its claim once every label is known (a named proof may come first)."""
+
     proof: Proof
     named: str | None
-    fallback: str | None
+    fallback: str | None  # the claim it follows (what it proves when the name is unknown)
     refs: list[Reference]
     labels: list[Label]
+    order: int
+    target: str | None = None  # the claim it proves, as last settled
 
 
-@dataclass(slots=True)
-class _Recording:
-    """What one visit of a file (with no includes of its own) contributed: replayed as is when
-    the same analysis is entered in the same state again, which is what makes an edit cheap."""
+@dataclass(slots=True, eq=False)
+class Unit:
+    """What one chunk contributed, read in one state."""
 
+    path: Path
+    start: int
+    end: int
     analysis: FileAnalysis
-    claims: list[tuple[Claim, tuple, str, bool, tuple[str, ...]]] = field(default_factory=list)
-    sections: list[tuple[Section, tuple, bool]] = field(default_factory=list)
+    entry: tuple  # the state signature it was read in
+    leaf: bool = True  # no include inside: it can be replayed
+    claims: list[tuple[Claim, str]] = field(default_factory=list)  # with the id each wanted
+    claim_map: dict[str, Claim] = field(default_factory=dict)
+    claim_bases: dict[str, tuple[bool, tuple[str, ...]]] = field(default_factory=dict)
+    sections: list[Section] = field(default_factory=list)
+    section_map: dict[str, Section] = field(default_factory=dict)
+    section_bases: dict[str, bool] = field(default_factory=dict)
+    labels: list[Label] = field(default_factory=list)
+    refs: list[Reference] = field(default_factory=list)
+    pendings: list[PendingProof] = field(default_factory=list)
     problems: list[EnvProblem] = field(default_factory=list)
     marked_sections: list[str] = field(default_factory=list)
     exit: _State | None = None
-    # the same, as mappings ready for dict.update
-    claim_map: dict = field(default_factory=dict)
-    claim_keys: dict = field(default_factory=dict)
-    claim_bases: dict = field(default_factory=dict)
-    section_map: dict = field(default_factory=dict)
-    section_keys: dict = field(default_factory=dict)
-    section_bases: dict = field(default_factory=dict)
-    label_map: dict = field(default_factory=dict)
-    ref_map: dict = field(default_factory=dict)
-    pending_map: dict = field(default_factory=dict)
+    shared: bool = False  # holds objects another reading of the same place made
+    fallbacks: tuple[str, ...] = ()  # ids claims wanted but could not have (taken before)
+    # the same, by key, for link_state, the graph and the checks
+    labels_by_name: dict[str, list[Label]] = field(default_factory=dict)
+    refs_by_owner: dict[str | None, list[Reference]] = field(default_factory=dict)  # not proofs'
+    refs_by_label: dict[str, list[Reference]] = field(default_factory=dict)  # proofs' too
+    by_target: dict[str, list[PendingProof]] = field(default_factory=dict)  # unnamed proofs
+    named: list[PendingProof] = field(default_factory=list)
+    nodes: set[str] = field(default_factory=set)  # ids whose derived data this unit feeds
+    semantic: tuple = ()  # equal for two readings that differ only in where the chunk sits
+    edge_counts: dict | None = None  # its share of the dependency graph (colosseum.dag)
 
     def seal(self) -> None:
-        for claim, key, _wanted, obligation, inner in self.claims:
-            self.claim_map[claim.id] = claim
-            self.claim_keys[key] = claim
-            self.claim_bases[claim.id] = (obligation, inner)
-        for section, key, base in self.sections:
-            self.section_map[section.id] = section
-            self.section_keys[key] = section
-            self.section_bases[section.id] = base
+        pending_refs = set()
+        for pending in self.pendings:
+            pending_refs.update(map(id, pending.refs))
+            if pending.named is None:
+                if pending.fallback is not None:
+                    self.by_target.setdefault(pending.fallback, []).append(pending)
+            else:
+                self.named.append(pending)
+        # each place is read once in a unit: no object comes twice
+        for label in self.labels:
+            found = self.labels_by_name.get(label.name)
+            if found is None:
+                self.labels_by_name[label.name] = [label]
+            else:
+                found.append(label)
+        for ref in self.refs:
+            found = self.refs_by_label.get(ref.label)
+            if found is None:
+                self.refs_by_label[ref.label] = [ref]
+            else:
+                found.append(ref)
+            if pending_refs and id(ref) in pending_refs:
+                continue
+            found = self.refs_by_owner.get(ref.owner)
+            if found is None:
+                self.refs_by_owner[ref.owner] = [ref]
+            else:
+                found.append(ref)
+        nodes = self.nodes
+        nodes.update(self.claim_map)
+        nodes.update(self.section_map)
+        nodes.update(owner for owner in self.refs_by_owner if owner is not None)
+        nodes.update(self.by_target)
+        nodes.update(self.marked_sections)
+        self.semantic = (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
+                         self.fallbacks)
+
+
+class _Places:
+    """The objects already made for places of one file in this build (another root read it, or
+    the same root twice): a second reading of a place reuses them."""
+
+    def __init__(self):
+        self.claims: dict[int, Claim] = {}
+        self.sections: dict[int, Section] = {}
+        self.labels: dict[tuple[int, str], Label] = {}
+        self.refs: dict[tuple[int, str, str], Reference] = {}
+        self.pendings: dict[int, PendingProof] = {}
+
+    def add(self, unit: Unit) -> None:
+        for claim, _wanted in unit.claims:
+            self.claims.setdefault(claim.spans[0], claim)
+        for section in unit.sections:
+            self.sections.setdefault(section.order & ((1 << ORDER_SHIFT) - 1), section)
+        for label in unit.labels:
+            self.labels.setdefault((label._start, label.name), label)
+        for ref in unit.refs:
+            self.refs.setdefault((ref._start, ref.label, ref.command), ref)
+        for pending in unit.pendings:
+            self.pendings.setdefault(pending.proof.spans[0], pending)
 
 
 class Linker:
-    def __init__(self, root_dir: Path, theorem_styles: dict[str, tuple[str, str]],
-                 memo: dict | None = None):
+    def __init__(self, root_dir: Path, theorem_styles: dict[str, tuple[str, str]], memo: dict | None = None,
+                 file_rank: dict[Path, int] | None = None):
         self.root_dir = root_dir
         self.styles = theorem_styles  # env -> (title, style)
         self.claims: dict[str, Claim] = {}
         self.sections: dict[str, Section] = {}
-        self._claim_keys: dict[tuple[Path, int], Claim] = {}
-        self._section_keys: dict[tuple[Path, int], Section] = {}
-        self._claim_base: dict[str, tuple[bool, tuple[str, ...]]] = {}
-        self._section_base: dict[str, bool] = {}
-        self._marked_sections: set[str] = set()
-        self._ref_keys: dict[tuple, Reference] = {}
-        self._label_keys: dict[tuple, Label] = {}
-        self._pending: dict[tuple, _PendingProof] = {}
         self.roots: list[RootResult] = []
-        self.label_owner: dict[str, str | None] = {}
-        self._order = 0
+        self.root_units: list[list[Unit]] = []
+        self.units: list[Unit] = []  # every unit of this build once, in reading order
+        self._in_build: set[int] = set()
+        self.file_rank = file_rank or {}
         self._old_memo = memo if memo is not None else {}
-        self.memo: dict = {}  # the recordings used in this run: the next run's memo
-        self._recording: _Recording | None = None
-
-    def _next_order(self) -> int:
-        self._order += 1
-        return self._order
+        self.memo: dict = {}  # the units used in this build: the next build's memo
+        self._units_of: dict[Path, list[Unit]] = {}  # units of each file read so far in this build
+        self._places: dict[Path, _Places] = {}
 
     # ---- public ------------------------------------------------------------------------------
     def link_root(self, root: Path, visit: Visit) -> RootResult:
         result = RootResult(root)
+        units: list[Unit] = []
         state = _State()
-        self._visit(visit, state, result)
+        self._visit(visit, state, result, units)
+        problems = [p for unit in units for p in unit.problems]
         for env, path, start, end in state.envs:
-            result.problems.append(EnvProblem(path, start, end, "unterminated-environment",
-                                              f"\\begin{{{env}}} is never closed"))
+            problems.append(EnvProblem(path, start, end, "unterminated-environment",
+                                       f"\\begin{{{env}}} is never closed"))
+        result.problems = problems
+        result.label_list = [label for unit in units for label in unit.labels]
+        result.references = [ref for unit in units for ref in unit.refs]
         self.roots.append(result)
+        self.root_units.append(units)
         return result
 
-    def finish(self) -> None:
-        """Attach proofs to claims once every label of every root is known. Idempotent on the
-        (reused) claim objects: everything it sets is first reset to what the files say."""
-        # the new values are computed first and assigned once, so that a reader of the last
-        # snapshot (which may share these objects) never sees a half-reset claim
-        obligation = {cid: base[0] for cid, base in self._claim_base.items()}
-        inner_labels = {cid: list(base[1]) for cid, base in self._claim_base.items()}
-        proofs: dict[str, Proof] = {}
-        for sid, section in self.sections.items():
-            marked = self._section_base[sid] or sid in self._marked_sections
-            if section.obligation != marked:
-                section.obligation = marked
-        label_owner: dict[str, str | None] = {}
-        for label in self._label_keys.values():
-            label_owner.setdefault(label.name, label.owner)
-        for pending in self._pending.values():
-            target = pending.fallback
-            if pending.named is not None:
-                owner = label_owner.get(pending.named)
-                if owner in self.claims:
-                    target = owner
-            for ref in pending.refs:
-                ref.owner = target
-            for label in pending.labels:
-                label.owner = target
-            if target in self.claims:
-                current = proofs.get(target)
-                if current is None or (not current.has_content and pending.proof.has_content):
-                    proofs[target] = pending.proof
-                if pending.proof.obligation:
-                    obligation[target] = True
-                inner_labels[target].extend(label.name for label in pending.labels)
-        # again, now that the labels inside proofs have their owners
-        label_owner = {}
-        for label in self._label_keys.values():
-            label_owner.setdefault(label.name, label.owner)
-        self.label_owner = label_owner
-        by_owner: dict[str, list[Reference]] = {}
-        for ref in self._ref_keys.values():
-            if ref.owner is not None:
-                by_owner.setdefault(ref.owner, []).append(ref)
-        for cid, claim in self.claims.items():
-            claim.proof = proofs.get(cid)
-            claim.obligation = obligation[cid]
-            claim.inner_labels = inner_labels[cid]
-            claim.references = by_owner.get(cid, [])
-        for sid, section in self.sections.items():
-            section.references = by_owner.get(sid, [])
-
-    def labels(self) -> dict[str, list[Label]]:
-        out: dict[str, list[Label]] = {}
-        for label in self._label_keys.values():
-            out.setdefault(label.name, []).append(label)
-        return out
-
-    def references(self) -> list[Reference]:
-        return list(self._ref_keys.values())
-
     # ---- the walk ----------------------------------------------------------------------------
-    def _visit(self, visit: Visit, state: _State, result: RootResult) -> None:
-        fa = visit.analysis
-        result.files.append(visit.path)
-        leaf = not visit.children
-        if leaf:
-            key = (visit.path, state.signature())  # roots reading a file in the same state share it
-            recording = self.memo.get(key) or self._old_memo.get(key)
-            if recording is not None and recording.analysis is fa and self._replay(recording, state, result):
-                self.memo[key] = recording
-                return
-            self._recording = _Recording(fa)
-        self._execute(visit, state, result)
-        if leaf:
-            self._recording.exit = state.copy()
-            self._recording.seal()
-            self.memo[key] = self._recording
-            self._recording = None
+    def _add_unit(self, unit: Unit, units: list[Unit]) -> None:
+        units.append(unit)
+        if id(unit) not in self._in_build:
+            self._in_build.add(id(unit))
+            self.units.append(unit)
+        self._units_of.setdefault(unit.path, []).append(unit)
 
-    def _replay(self, rec: _Recording, state: _State, result: RootResult) -> bool:
-        for mine, taken in ((rec.claim_map, self.claims), (rec.section_map, self.sections)):
-            for node in mine.keys() & taken.keys():
-                if taken[node] is not mine[node]:
-                    return False  # another file took one of these node ids meanwhile: link afresh
-        if any(wanted != claim.id and wanted not in self.claims for claim, _k, wanted, _o, _i in rec.claims):
+    def _seal(self, unit: Unit, state: _State) -> None:
+        unit.exit = state.copy()
+        unit.seal()
+        places = self._places.get(unit.path)
+        if places is not None:
+            places.add(unit)
+
+    def _visit(self, visit: Visit, state: _State, result: RootResult, units: list[Unit]) -> None:
+        result.files.append(visit.path)
+        path = visit.path
+        # read before in this build (another root, or twice): its places may exist already
+        again = path in self._units_of
+        for chunk in visit.chunks:
+            fa = chunk.analysis
+            if not fa.includes:
+                key = (path, chunk.start, chunk.line, state.signature())
+                unit = self.memo.get(key) or self._old_memo.get(key)
+                if unit is not None and unit.analysis is fa and self._replay(unit, state):
+                    self.memo[key] = unit
+                    self._add_unit(unit, units)
+                    places = self._places.get(path)
+                    if places is not None:
+                        places.add(unit)
+                    continue
+                unit = Unit(path, chunk.start, chunk.end, fa, key[3])
+                self._execute(visit, chunk, state, result, unit, units, again)
+                self.memo[key] = unit
+            else:
+                unit = Unit(path, chunk.start, chunk.end, fa, state.signature(), leaf=False)
+                self._execute(visit, chunk, state, result, unit, units, again)
+
+    def _replay(self, unit: Unit, state: _State) -> bool:
+        for mine, taken in ((unit.claim_map, self.claims), (unit.section_map, self.sections),
+                            (unit.claim_map, self.sections), (unit.section_map, self.claims)):
+            if mine and not mine.keys().isdisjoint(taken.keys()):
+                for node in mine.keys() & taken.keys():
+                    if taken[node] is not mine[node]:
+                        return False  # another chunk took one of these node ids meanwhile: link afresh
+        if unit.fallbacks and any(wanted not in self.claims and wanted not in self.sections
+                                  for wanted in unit.fallbacks):
             return False  # an id that had to fall back could now be the label itself
-        # bulk updates: replaying an unchanged file costs a few C-level dict operations
-        self.claims.update(rec.claim_map)
-        self._claim_keys.update(rec.claim_keys)
-        self._claim_base.update(rec.claim_bases)
-        self.sections.update(rec.section_map)
-        self._section_keys.update(rec.section_keys)
-        self._section_base.update(rec.section_bases)
-        self._label_keys.update(rec.label_map)
-        self._ref_keys.update(rec.ref_map)
-        self._pending.update(rec.pending_map)
-        result.label_list.extend(rec.label_map.values())
-        result.references.extend(rec.ref_map.values())
-        result.problems.extend(rec.problems)
-        self._marked_sections.update(rec.marked_sections)
-        exit_state = rec.exit
+        self.claims.update(unit.claim_map)
+        self.sections.update(unit.section_map)
+        exit_state = unit.exit
         state.section, state.section_stack = exit_state.section, list(exit_state.section_stack)
         state.last_claim, state.envs, state.ended = exit_state.last_claim, list(exit_state.envs), exit_state.ended
         return True
 
-    def _execute(self, visit: Visit, state: _State, result: RootResult) -> None:
-        fa = visit.analysis
-        rec = self._recording
+    def _places_of(self, path: Path) -> _Places:
+        places = self._places.get(path)
+        if places is None:
+            places = self._places[path] = _Places()
+            for unit in self._units_of.get(path, ()):
+                places.add(unit)
+        return places
+
+    def _execute(self, visit: Visit, chunk: Chunk, state: _State, result: RootResult, unit: Unit,
+                 units: list[Unit], again: bool) -> None:
+        fa = chunk.analysis
+        base, base_line = chunk.start, chunk.line
+        path, rel = visit.path, visit.rel
+        lines = fa.lines if not base and not base_line else ChunkLines(fa.lines, base, base_line)
+        rank = self.file_rank.get(path, 0) << ORDER_SHIFT
+        places = self._places_of(path) if again else None
+        if places is not None:
+            unit.shared = True
         entry_section = state.section
         claim_ids: dict[int, str] = {}
         section_ids: dict[int, str] = {}
-        lines = fa.lines
-        path = visit.path
-        locations = fa.locations
-
-        def loc(start: int, end: int) -> Location:
-            found = locations.get((start, end))
-            if found is None:
-                found = locations[(start, end)] = Location(path, lines.range(start, end))
-            return found
+        self._add_unit(unit, units)
 
         def node_id(label: LabelRec | None, offset: int) -> str:
             if label is not None:
                 return label.name
-            return f"{visit.rel}:{lines.line_of(offset) + 1}"
+            return f"{rel}:{lines.line_of(offset + base) + 1}"
 
-        def add_label(lrec: LabelRec, owner: str | None) -> Label:
-            key = (path, lrec.start, lrec.name)
-            label = self._label_keys.get(key)
-            if label is None:
-                label = Label(lrec.name, None, owner, lrec.command, path, lines, lrec.start, lrec.end)
-                self._label_keys[key] = label
-            result.label_list.append(label)
-            if rec is not None:
-                rec.label_map[key] = label
+        def add_label(lrec: LabelRec, owner: str | None, in_proof: bool = False) -> Label:
+            start = lrec.start + base
+            if places is not None:
+                label = places.labels.get((start, lrec.name))
+                if label is not None:
+                    unit.labels.append(label)
+                    return label
+            label = Label(lrec.name, None, owner, lrec.command, path, lines, start, lrec.end + base, in_proof)
+            unit.labels.append(label)
             return label
 
         def add_ref(rrec: RefRec, owner: str | None) -> Reference:
-            key = (path, rrec.start, rrec.label, rrec.command)
-            ref = self._ref_keys.get(key)
-            if ref is None:
-                ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, path, lines, rrec.start, rrec.end)
-                self._ref_keys[key] = ref
-            result.references.append(ref)
-            if rec is not None:
-                rec.ref_map[key] = ref
+            start = rrec.start + base
+            if places is not None:
+                ref = places.refs.get((start, rrec.label, rrec.command))
+                if ref is not None:
+                    unit.refs.append(ref)
+                    return ref
+            ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, path, lines, start, rrec.end + base)
+            unit.refs.append(ref)
             return ref
-
-        def problem(p: EnvProblem) -> None:
-            result.problems.append(p)
-            if rec is not None:
-                rec.problems.append(p)
 
         for label in fa.incoming_labels:
             add_label(label, entry_section)
         for ref in fa.incoming_refs:
             add_ref(ref, entry_section)
         if fa.incoming_obligation and entry_section is not None:
-            self._marked_sections.add(entry_section)
-            if rec is not None:
-                rec.marked_sections.append(entry_section)
+            unit.marked_sections.append(entry_section)
 
         for offset, kind, index in _timeline(fa):
             if state.ended:
@@ -327,7 +350,7 @@ class Linker:
                 break
             if kind == "section":
                 srec = fa.sections[index]
-                sid = self._section(visit, srec, node_id(srec.label, srec.begin[0]), loc, state)
+                sid = self._section(visit, srec, node_id(srec.label, srec.begin[0]), state, unit, lines, rank, places)
                 section_ids[index] = sid
                 if srec.label is not None:
                     add_label(srec.label, sid)
@@ -340,7 +363,8 @@ class Linker:
                 section_id = section_ids.get(crec.section) if crec.section != INCOMING else entry_section
                 if crec.section != INCOMING and section_id is None:
                     section_id = state.section
-                cid = self._claim(visit, crec, node_id(crec.label, crec.begin[0]), loc, section_id)
+                cid = self._claim(visit, crec, node_id(crec.label, crec.begin[0]), section_id, unit, lines, rank,
+                                  places)
                 claim_ids[index] = cid
                 if crec.label is not None:
                     add_label(crec.label, cid)
@@ -348,105 +372,130 @@ class Linker:
                     add_label(label, cid)
                 for ref in crec.refs:
                     add_ref(ref, cid)
-                if not crec.leannode:
-                    state.last_claim = cid
             elif kind == "proof":
                 prec = fa.proofs[index]
-                key = (path, prec.begin[0])
-                fallback = state.last_claim if prec.attach == INCOMING else claim_ids.get(prec.attach)
-                if prec.attach is None:  # named: fall back on position if the name is unknown
-                    fallback = state.last_claim
-                pending = self._pending.get(key)
-                refs = [add_ref(r, None) for r in prec.refs]
-                labels = [add_label(lab, None) for lab in prec.labels]
+                start = prec.begin[0] + base
+                # named or not, the claim it follows is what it proves when no name settles it
+                fallback = state.last_claim if prec.follows == INCOMING else claim_ids.get(prec.follows)
+                # an unnamed proof proves what it follows; a named one is settled by link_state
+                owner = fallback if prec.named is None else None
+                refs = [add_ref(r, owner) for r in prec.refs]
+                labels = [add_label(lab, owner, True) for lab in prec.labels]
+                pending = places.pendings.get(start) if places is not None else None
                 if pending is None:
                     proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation,
-                                  prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin), lines)
-                    pending = self._pending[key] = _PendingProof(proof, prec.named, fallback, refs, labels)
+                                  (start, prec.begin[1] + base)
+                                  + ((prec.end[0] + base, prec.end[1] + base) if prec.end[0] >= 0 else
+                                     (start, prec.begin[1] + base)), lines)
+                    pending = PendingProof(proof, prec.named, fallback, refs, labels, rank | start,
+                                           owner if prec.named is None else None)
                 else:  # another root reads the same proof, perhaps with other macros
                     pending.refs.extend(r for r in refs if not any(r is p for p in pending.refs))
                     pending.labels.extend(lab for lab in labels if not any(lab is p for p in pending.labels))
-                if rec is not None:
-                    rec.pending_map[key] = pending
+                unit.pendings.append(pending)
             elif kind == "include":
-                child = visit.children.get(index)
+                number = chunk.includes + index
+                child = visit.children.get(number)
                 if child is not None:
-                    self._visit(child, state, result)
+                    closed = fa.include_last_closed[index]
+                    if closed != INCOMING and closed is not None and claim_ids.get(closed) is not None:
+                        state.last_claim = claim_ids[closed]
+                    # the chunk's own items after the include come after the child's: a new unit
+                    self._seal(unit, state)
+                    self._visit(child, state, result, units)
                     if fa.includes[index].name == "subfile":
                         state.ended = False  # a subfile's own \end{document} ends only the subfile
+                    unit = Unit(path, chunk.start, chunk.end, fa, state.signature(), leaf=False)
+                    self._add_unit(unit, units)
             elif kind == "end":
                 ev = fa.dangling_ends[index]
                 if state.envs and state.envs[-1][0] == ev.name:
                     state.envs.pop()
                 else:
-                    problem(EnvProblem(path, ev.start, ev.end, "unmatched-end",
-                                       f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}"))
+                    unit.problems.append(EnvProblem(path, ev.start + base, ev.end + base, "unmatched-end",
+                                                    f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}"))
         for ev in fa.dangling_begins:
             role, idx = ev.extra
             if role == "claim":
-                state.envs.append((ev.name, path, fa.claims[idx].begin[0], fa.claims[idx].begin[1]))
+                state.envs.append((ev.name, path, fa.claims[idx].begin[0] + base, fa.claims[idx].begin[1] + base))
             elif role == "proof":
-                state.envs.append((ev.name, path, fa.proofs[idx].begin[0], fa.proofs[idx].begin[1]))
+                state.envs.append((ev.name, path, fa.proofs[idx].begin[0] + base, fa.proofs[idx].begin[1] + base))
             else:
                 state.envs.append((ev.name, path, 0, 0))
         for err in fa.errors:
             if err.name == "unterminated-environment" and "not closed before" in err.value:
-                problem(EnvProblem(path, err.start, err.end, err.name, err.value))
+                unit.problems.append(EnvProblem(path, err.start + base, err.end + base, err.name, err.value))
+        closed = fa.last_closed
+        if closed != INCOMING and closed is not None and claim_ids.get(closed) is not None:
+            state.last_claim = claim_ids[closed]
         if fa.document_end >= 0:
             state.ended = True
+        self._seal(unit, state)
 
-    def _unique_id(self, wanted: str, key: tuple[Path, int], rel: str, line: int, table: dict) -> str:
-        if wanted not in table:
+    def _unique_id(self, wanted: str, offset: int, rel: str, line: int) -> str:
+        if wanted not in self.claims and wanted not in self.sections:
             return wanted
         fallback = f"{rel}:{line}"
-        return fallback if fallback not in table else f"{fallback}#{key[1]}"
+        if fallback not in self.claims and fallback not in self.sections:
+            return fallback
+        return f"{fallback}#{offset}"
 
-    def _section(self, visit: Visit, srec, wanted: str, loc, state: _State) -> str:
-        key = (visit.path, srec.begin[0])
-        rank = SECTION_RANK.get(srec.level, 2)
-        while state.section_stack and state.section_stack[-1][0] >= rank:
+    def _section(self, visit: Visit, srec, wanted: str, state: _State, unit: Unit, lines, rank: int,
+                 places: _Places | None) -> str:
+        start = srec.begin[0] + unit.start
+        level = SECTION_RANK.get(srec.level, 2)
+        while state.section_stack and state.section_stack[-1][0] >= level:
             state.section_stack.pop()
         parent = state.section_stack[-1][1] if state.section_stack else None
-        existing = self._section_keys.get(key)
+        existing = places.sections.get(start) if places is not None else None
         if existing is None:
-            sid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(srec.begin[0]) + 1, self.sections)
+            sid = self._unique_id(wanted, start, visit.rel, lines.line_of(start) + 1)
+            if sid != wanted:
+                unit.fallbacks += (wanted,)
             existing = Section(sid, srec.level, srec.title, srec.label.name if srec.label else None,
-                               loc(*srec.begin), visit.path, srec.obligation, parent, srec.has_content,
-                               order=self._next_order())
-            self._section_keys[key] = existing
-            self.sections[sid] = existing
-            self._section_base[sid] = srec.obligation
-        if self._recording is not None:  # also when another visit made it: a replay needs it
-            self._recording.sections.append((existing, key, self._section_base[existing.id]))
-        state.section_stack.append((rank, existing.id))
+                               Location(visit.path, lines.range(start, srec.begin[1] + unit.start)), visit.path,
+                               srec.obligation, parent, srec.has_content, order=rank | start)
+            unit.section_bases[sid] = srec.obligation
+        else:
+            unit.section_bases[existing.id] = srec.obligation
+        self.sections[existing.id] = existing
+        unit.sections.append(existing)
+        unit.section_map[existing.id] = existing
+        state.section_stack.append((level, existing.id))
         state.section = existing.id
         return existing.id
 
-    def _claim(self, visit: Visit, crec, wanted: str, loc, section_id: str | None) -> str:
-        key = (visit.path, crec.begin[0])
-        existing = self._claim_keys.get(key)
+    def _claim(self, visit: Visit, crec, wanted: str, section_id: str | None, unit: Unit, lines, rank: int,
+               places: _Places | None) -> str:
+        base = unit.start
+        start = crec.begin[0] + base
+        existing = places.claims.get(start) if places is not None else None
         if existing is not None:
-            if self._recording is not None:  # a replay of this visit must bring the claim too
-                self._recording.claims.append((existing, key, wanted, *self._claim_base[existing.id]))
+            self.claims[existing.id] = existing
+            unit.claims.append((existing, wanted))
+            unit.claim_map[existing.id] = existing
+            unit.claim_bases[existing.id] = (crec.obligation, tuple(lab.name for lab in crec.inner_labels))
             return existing.id
-        cid = self._unique_id(wanted, key, visit.rel, visit.analysis.lines.line_of(crec.begin[0]) + 1, self.claims)
+        cid = self._unique_id(wanted, start, visit.rel, lines.line_of(start) + 1)
+        if cid != wanted:
+            unit.fallbacks += (wanted,)
         title, style = self.styles.get(crec.env, ("", "plain"))
         role = "definition" if crec.leannode else claim_role(crec.env, title, style)
+        end = crec.end if crec.end[0] >= 0 else crec.begin
+        inner = [lab.name for lab in crec.inner_labels]
         claim = Claim(
             id=cid, kind=crec.env, title=crec.title, label=crec.label.name if crec.label else None,
-            spans=crec.begin + (crec.end if crec.end[0] >= 0 else crec.begin), lines=visit.analysis.lines,
+            spans=(start, crec.begin[1] + base, end[0] + base, end[1] + base), lines=lines,
             file=visit.path, statement_text=crec.statement_text, obligation=crec.obligation,
             lean_decls=list(crec.lean_decls), leanok=crec.leanok, mathlibok=crec.mathlibok,
-            notready=crec.notready, needs_proof=role == "assertion", role=role, order=self._next_order(),
+            notready=crec.notready, needs_proof=role == "assertion", role=role, order=rank | start,
             cited=bool(crec.title and ("\\cite" in crec.title or "\\textcite" in crec.title)),
-            section=section_id, inner_labels=[lab.name for lab in crec.inner_labels],
+            section=section_id, inner_labels=inner,
         )
-        self._claim_keys[key] = claim
         self.claims[cid] = claim
-        base = (crec.obligation, tuple(claim.inner_labels))
-        self._claim_base[cid] = base
-        if self._recording is not None:
-            self._recording.claims.append((claim, key, wanted, *base))
+        unit.claims.append((claim, wanted))
+        unit.claim_map[cid] = claim
+        unit.claim_bases[cid] = (crec.obligation, tuple(inner))
         return cid
 
 

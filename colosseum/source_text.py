@@ -8,35 +8,52 @@ from colosseum.structure import Position, Range
 
 
 class LineIndex:
-    """Maps string offsets to positions. Built once per text; lookups are O(log lines)."""
+    """Maps string offsets to positions. Built when first asked (an edited file's new text may
+    never be asked for a position); lookups are O(log lines)."""
 
-    __slots__ = ("text", "line_starts", "ascii")
+    __slots__ = ("text", "_starts", "_ascii")
 
     def __init__(self, text: str):
         self.text = text
-        # line starts from the lengths of the lines (split and len run in C)
-        lengths = map(len, text.split("\n"))
-        starts = [0]
-        total = 0
-        for length in lengths:
-            total += length + 1
-            starts.append(total)
-        starts.pop()
-        self.line_starts = starts
+        self._starts: list[int] | None = None
+        self._ascii: bool | None = None
+
+    @property
+    def line_starts(self) -> list[int]:
+        starts = self._starts
+        if starts is None:
+            # line starts from the lengths of the lines (split and len run in C)
+            starts = [0]
+            total = 0
+            for length in map(len, self.text.split("\n")):
+                total += length + 1
+                starts.append(total)
+            starts.pop()
+            self._starts = starts
+        return starts
+
+    @property
+    def ascii(self) -> bool:
         # a whole-ASCII file (most papers) needs no per-line check at all
-        self.ascii = text.isascii()
+        if self._ascii is None:
+            self._ascii = self.text.isascii()
+        return self._ascii
 
     def line_of(self, offset: int) -> int:
-        return bisect_right(self.line_starts, offset) - 1
+        starts = self._starts
+        return bisect_right(starts if starts is not None else self.line_starts, offset) - 1
 
     def position(self, offset: int) -> Position:
         if offset > len(self.text):
             offset = len(self.text)
         elif offset < 0:
             offset = 0
-        line = bisect_right(self.line_starts, offset) - 1
-        start = self.line_starts[line]
-        if self.ascii:
+        starts = self._starts
+        if starts is None:
+            starts = self.line_starts
+        line = bisect_right(starts, offset) - 1
+        start = starts[line]
+        if self._ascii or (self._ascii is None and self.ascii):
             return Position(line, offset - start)
         prefix = self.text[start:offset]
         if prefix.isascii():
@@ -66,3 +83,24 @@ class LineIndex:
         start = self.line_starts[line]
         end = self.line_starts[line + 1] - 1 if line + 1 < len(self.line_starts) else len(self.text)
         return self.text[start:end]
+
+
+class ChunkLines:
+    """Positions in a file of the items of one chunk of it (colosseum.chunks): offsets are the
+    file's, the lines are counted by the chunk's own index, moved to where the chunk starts. An
+    edit before the chunk moves it without building anything for the chunk itself."""
+
+    __slots__ = ("lines", "offset", "line")
+
+    def __init__(self, lines: LineIndex, offset: int, line: int):
+        self.lines, self.offset, self.line = lines, offset, line
+
+    def line_of(self, offset: int) -> int:
+        return self.lines.line_of(offset - self.offset) + self.line
+
+    def position(self, offset: int) -> Position:
+        pos = self.lines.position(offset - self.offset)
+        return Position(pos.line + self.line, pos.character)
+
+    def range(self, start: int, end: int) -> Range:
+        return Range(self.position(start), self.position(end))

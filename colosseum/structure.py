@@ -50,12 +50,13 @@ class _Located:
 
 
 class Label(_Located):
-    __slots__ = ("name", "owner", "command", "_location", "_file", "_lines", "_start", "_end")
+    __slots__ = ("name", "owner", "command", "_location", "_file", "_lines", "_start", "_end", "in_proof")
 
     def __init__(self, name: str, location: Location | None, owner: str | None = None, command: str = "label",
-                 file: Path | None = None, lines=None, start: int = 0, end: int = 0):
+                 file: Path | None = None, lines=None, start: int = 0, end: int = 0, in_proof: bool = False):
         self.name, self.owner, self.command = name, owner, command
         self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
+        self.in_proof = in_proof  # defined inside a proof: it belongs to the claim the proof proves
 
     def __repr__(self) -> str:
         return f"Label(name={self.name!r}, owner={self.owner!r}, command={self.command!r})"

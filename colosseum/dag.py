@@ -5,6 +5,9 @@ reachability) are small linear-time algorithms over plain adjacency dicts: impor
 alone costs 0.3 s, more than indexing a whole blueprint. ``DependencyGraph.nx`` builds the
 networkx mirror on first use, for everything else (drawing, ad-hoc analysis), and the tests
 check every query here against networkx's own.
+
+A graph is never changed once built: an edit makes a new one from the last
+(colosseum.dag_update), sharing with it what did not change.
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ STATUSES = ("proved", "open", "obligation", "conditional", "formal")
 class DependencyGraph:
     def __init__(self):
         self.node_kind: dict[str, str] = {}  # id -> environment name or "section"
-        self._edges: list[Edge] | None = []  # materialized from _edge_keys when first read
-        self._edge_keys: dict[tuple[str, str, str], None] = {}
-        self._contains: list[tuple[str, str]] = []
+        self._edges: list[Edge] | None = []  # materialized from the edge tables when first read
+        self._dependencies: dict[tuple[str, str, str], Edge] = {}  # (source, target, kind) -> edge
+        self._counts: dict[tuple[str, str, str], int] = {}  # how many references make each
+        self._contains: dict[tuple[str, str], Edge] = {}
         self.succ: dict[str, set[str]] = defaultdict(set)  # dependency edges only
         self._pred: dict[str, set[str]] | None = defaultdict(set)
         self.proof_succ: dict[str, set[str]] = defaultdict(set)  # proof-uses only: what carries conditionality
@@ -37,90 +41,33 @@ class DependencyGraph:
         self.status: dict[str, str] = {}
         self.conditional_on: dict[str, list[str]] = {}  # id -> path from an open obligation
         self._nx = None
-        self._previous: DependencyGraph | None = None
         self._cycles: list[list[str]] | None = None
-        self._truth_key: frozenset | None = None
+        # what the next graph needs to be made from this one (colosseum.dag_update)
+        self._base: dict[str, str] = {}  # status before conditionality
+        self._claim_info: dict[str, tuple] = {}  # claim -> (section, role, order) as last seen
+        self._section_parent: dict[str, str | None] = {}
+        self._section_order: dict[str, int] = {}
+        self._contained: dict[str, int] = {}  # section -> how many claims and sections it holds
+        self._reached: set[str] = set()  # every node the conditional search went through
+        self._circular: dict[str, int] = {}  # node -> its circular group, when cycles() ran
+        self._formal: frozenset[str] = frozenset()
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
-    def build(cls, index: "ProjectIndex", previous: "DependencyGraph | None" = None) -> "DependencyGraph":
-        """The graph of the index's current claims and references. ``previous`` lets queries
-        whose input did not change (the circular groups) be reused instead of recomputed."""
-        graph = cls()
-        graph._previous = previous
-        kinds = dict.fromkeys(index.sections, "section")
-        kinds.update((cid, claim.kind) for cid, claim in index.claims.items())
-        graph.node_kind = kinds
-        # adjacency holds only nodes with edges (most nodes have none in some of the four)
-        label_owner = index.label_owner
-        section_parent = {sid: s.parent for sid, s in index.sections.items()}
-        file_rank: dict = {}
-        for result in index.root_results:
-            for path in result.files:
-                file_rank.setdefault(path, len(file_rank))
+    def build(cls, index: "ProjectIndex", previous: "DependencyGraph | None" = None,
+              change=None) -> "DependencyGraph":
+        """The graph of the index's current claims and references: made from ``previous`` by
+        what the last build changed (``change``, a colosseum.link_state.LinkChange) when it can,
+        else from nothing."""
+        from colosseum.dag_update import update
 
-        def order(node: str) -> tuple:
-            item = index.claims.get(node) or index.sections.get(node)
-            if item is None:
-                return (0, 0, 0)
-            return (file_rank.get(item.file, 0),) + tuple(item.location.range.start)
-        claim_section = {cid: c.section for cid, c in index.claims.items()}
-
-        chains: dict[str | None, set[str]] = {}
-
-        def section_chain(node: str | None) -> set[str]:
-            cached = chains.get(node)
-            if cached is not None:
-                return cached
-            chain = chains[node] = set()
-            sec = claim_section.get(node) if node in claim_section else node
-            while sec is not None and sec not in chain and len(chain) < 64:
-                chain.add(sec)
-                sec = section_parent.get(sec)
-            return chain
-
-        seen: dict[tuple[str, str, str], None] = {}
-        succ, proof_succ, truth_succ = graph.succ, graph.proof_succ, graph.truth_succ
-        claims = index.claims
-        for ref in index.references:
-            user = ref.owner
-            part = ref.part
-            if user is None or part == "proof-title" or ref.command == "proves":
-                continue
-            used = label_owner.get(ref.label)
-            if used is None or used == user:
-                continue
-            if used in section_parent and used in section_chain(user):
-                continue  # a claim citing the section it sits in, or a section citing its parent
-            if user in section_parent and (used in claim_section or used in section_parent):
-                if user in section_chain(used) or order(used) > order(user):
-                    continue  # a section's road map: into its own content, or ahead ("see Section 5")
-            kind = "statement-uses" if part == "statement" else "proof-uses"
-            key = (used, user, kind)
-            if key in seen:
-                continue
-            seen[key] = None
-            succ[used].add(user)
-            if kind == "proof-uses":
-                proof_succ[used].add(user)
-                truth_succ[used].add(user)
-            else:
-                claim = claims.get(used)
-                if claim is not None and claim.role == "definition":
-                    truth_succ[used].add(user)
-        sections = index.sections
-        graph._contains = [(c.section, cid) for cid, c in index.claims.items() if c.section in sections]
-        graph._contains += [(s.parent, sid) for sid, s in sections.items() if s.parent in sections]
-        graph._edge_keys, graph._edges, graph._pred = seen, None, None
-        graph._compute_status(index)
-        return graph
+        return update(cls, index, previous, change)
 
     @property
     def edges(self) -> list[Edge]:
         """Every edge, dependencies first then ``contains``; built when first read."""
         if self._edges is None:
-            self._edges = [Edge(*key) for key in self._edge_keys]
-            self._edges += [Edge(parent, child, "contains") for parent, child in self._contains]
+            self._edges = list(self._dependencies.values()) + list(self._contains.values())
         return self._edges
 
     @property
@@ -136,48 +83,6 @@ class DependencyGraph:
 
     def _add_node(self, node: str, kind: str) -> None:
         self.node_kind[node] = kind
-
-    def _compute_status(self, index: "ProjectIndex") -> None:
-        contained: dict[str, bool] = {}
-        for claim in index.claims.values():
-            if claim.section:
-                contained[claim.section] = True
-        for section in index.sections.values():
-            if section.parent:
-                contained[section.parent] = True
-        formal = getattr(index, "formal_labels", ())
-        for cid, claim in index.claims.items():
-            proved = (claim.proof is not None and claim.proof.has_content) or claim.mathlibok or claim.cited
-            if cid in formal:
-                self.status[cid] = "formal"  # checked by Lean: never conditional on the paper's gaps
-            elif proved:
-                self.status[cid] = "proved"
-            elif claim.obligation:
-                self.status[cid] = "obligation"
-            elif claim.needs_proof:
-                self.status[cid] = "open"
-            else:
-                self.status[cid] = "proved"  # definitions and remarks: nothing to prove
-        for sid, section in index.sections.items():
-            empty = not section.has_content and not contained.get(sid)
-            self.status[sid] = "obligation" if section.obligation and empty else "proved"
-        # conditional: proved, but a proof-uses path leads back to an open obligation
-        for origin in sorted(n for n, s in self.status.items() if s == "obligation"):
-            parent = {origin: None}
-            queue = deque([origin])
-            while queue:
-                node = queue.popleft()
-                for nxt in self.proof_succ.get(node, ()):
-                    if nxt in parent:
-                        continue
-                    parent[nxt] = node
-                    queue.append(nxt)
-                    if self.status.get(nxt) in ("proved", "conditional") and nxt not in self.conditional_on:
-                        path = [nxt]
-                        while parent[path[-1]] is not None:
-                            path.append(parent[path[-1]])
-                        self.conditional_on[nxt] = list(reversed(path))
-                        self.status[nxt] = "conditional"
 
     # ---- queries ---------------------------------------------------------------------------------
     def dependency_edges(self) -> list[Edge]:
@@ -260,17 +165,15 @@ class DependencyGraph:
         cross-references, not a circle."""
         if self._cycles is not None:
             return self._cycles
-        self._truth_key = frozenset((u, v) for u, targets in self.truth_succ.items() for v in targets)
-        previous, self._previous = self._previous, None
-        if previous is not None and previous._cycles is not None and previous._truth_key == self._truth_key:
-            self._cycles = previous._cycles  # the same truth edges: the same circles
-            return self._cycles
         out = []
+        circular: dict[str, int] = {}
         succ = self.truth_succ
         for component in self.strongly_connected_components(succ):
             if len(component) < 2:
                 continue
             members = set(component)
+            for member in component:
+                circular[member] = len(out)
             start = component[0]
             parent = {start: None}
             queue = deque([start])
@@ -293,7 +196,7 @@ class DependencyGraph:
                 node = parent[node]
             path = [start] + list(reversed(path[1:])) + [start]
             out.append(path)
-        self._cycles = out
+        self._cycles, self._circular = out, circular
         return out
 
     def generations(self) -> list[list[str]]:

@@ -179,6 +179,7 @@ class FileAnalysis:
     magic_root: Event | None = None
     document_end: int = -1  # offset of \end{document}: LaTeX reads nothing after it
     timeline: list | None = None  # claims, proofs, sections, includes in offset order (linker)
+    segments: list | None = None  # the timeline cut after each include (linker)
     # the last claim closed before each include, and at the end (claim index or INCOMING): what
     # a proof read next, with no claim of its own before it, belongs to
     include_last_closed: list[int] = field(default_factory=list)

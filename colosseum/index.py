@@ -282,7 +282,7 @@ class ProjectIndex:
             self._link_state = LinkState()
         linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank)
         snap.root_results = [linker.link_root(root, visit) for root, visit in walks]
-        self._link_memo, self._link_memo_key, self._file_rank = linker.memo, env_key, rank
+        self._link_memo, self._link_memo_key, self._file_rank = {"units": linker.memo, "files": linker.files}, env_key, rank
         snap.claims = linker.claims
         snap.sections = linker.sections
         self.last_change = self._link_state.update(linker, linker.claims, linker.sections, rank)
@@ -296,7 +296,7 @@ class ProjectIndex:
                     roots.append(result.root)
         from colosseum.dag import DependencyGraph
 
-        snap.graph = DependencyGraph.build(self, self.snapshot.graph)
+        snap.graph = DependencyGraph.build(self, self.snapshot.graph, self.last_change)
 
     def _drop_included_roots(self, walks: list[tuple[Path, Visit]]) -> list[tuple[Path, Visit]]:
         """A file with \\documentclass that another root \\inputs (a chapter compiled alone

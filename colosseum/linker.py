@@ -108,7 +108,6 @@ class Unit:
     end: int
     analysis: FileAnalysis
     entry: tuple  # the state signature it was read in
-    leaf: bool = True  # no include inside: it can be replayed
     claims: list[tuple[Claim, str]] = field(default_factory=list)  # with the id each wanted
     claim_map: dict[str, Claim] = field(default_factory=dict)
     claim_bases: dict[str, tuple[bool, tuple[str, ...]]] = field(default_factory=dict)
@@ -132,6 +131,10 @@ class Unit:
     nodes: set[str] = field(default_factory=set)  # ids whose derived data this unit feeds
     semantic: tuple = ()  # equal for two readings that differ only in where the chunk sits
     edge_counts: dict | None = None  # its share of the dependency graph (colosseum.dag)
+    claim_ids: dict[int, str] = field(default_factory=dict)  # claim index in the chunk -> id
+    section_ids: dict[int, str] = field(default_factory=dict)
+    child: int | None = None  # the include it ends with, to be read next
+    child_is_subfile: bool = False
 
     def seal(self) -> None:
         pending_refs = set()
@@ -172,6 +175,18 @@ class Unit:
                          self.fallbacks)
 
 
+@dataclass(slots=True, eq=False)
+class _FileRecord:
+    """The units of a file that includes nothing, read in one state: replayed in one step."""
+
+    chunks: list[Chunk]
+    units: list[Unit]
+    claim_map: dict[str, Claim] = field(default_factory=dict)
+    section_map: dict[str, Section] = field(default_factory=dict)
+    fallbacks: tuple[str, ...] = ()
+    exit: _State | None = None
+
+
 class _Places:
     """The objects already made for places of one file in this build (another root read it, or
     the same root twice): a second reading of a place reuses them."""
@@ -208,8 +223,10 @@ class Linker:
         self.units: list[Unit] = []  # every unit of this build once, in reading order
         self._in_build: set[int] = set()
         self.file_rank = file_rank or {}
-        self._old_memo = memo if memo is not None else {}
+        self._old_memo = memo.get("units", {}) if memo is not None else {}
+        self._old_files = memo.get("files", {}) if memo is not None else {}
         self.memo: dict = {}  # the units used in this build: the next build's memo
+        self.files: dict = {}  # the same for whole files that include nothing
         self._units_of: dict[Path, list[Unit]] = {}  # units of each file read so far in this build
         self._places: dict[Path, _Places] = {}
 
@@ -236,7 +253,15 @@ class Linker:
         if id(unit) not in self._in_build:
             self._in_build.add(id(unit))
             self.units.append(unit)
-        self._units_of.setdefault(unit.path, []).append(unit)
+        found = self._units_of.get(unit.path)
+        if found is None:
+            self._units_of[unit.path] = [unit]
+        else:
+            found.append(unit)
+        if unit.exit is not None:  # a replayed unit: a later reading of its places reuses them
+            places = self._places.get(unit.path)
+            if places is not None:
+                places.add(unit)
 
     def _seal(self, unit: Unit, state: _State) -> None:
         unit.exit = state.copy()
@@ -250,26 +275,52 @@ class Linker:
         path = visit.path
         # read before in this build (another root, or twice): its places may exist already
         again = path in self._units_of
+        record_key = None
+        if not visit.children:  # a file that includes nothing: replayed in one step if it can
+            record_key = (path, state.signature())
+            record = self.files.get(record_key) or self._old_files.get(record_key)
+            if record is not None and record.chunks is visit.chunks and self._replay(record, state):
+                self.files[record_key] = record
+                for unit in record.units:
+                    self._add_unit(unit, units)
+                return
+            first_unit = len(units)
         for chunk in visit.chunks:
             fa = chunk.analysis
-            if not fa.includes:
-                key = (path, chunk.start, chunk.line, state.signature())
+            claim_ids: dict[int, str] = {}
+            section_ids: dict[int, str] = {}
+            segments = _segments(fa)
+            for number, (lo, hi) in enumerate(segments):
+                key = (path, chunk.start, chunk.line, number, state.signature(),
+                       tuple(claim_ids.items()) if number else (), tuple(section_ids.items()) if number else ())
                 unit = self.memo.get(key) or self._old_memo.get(key)
                 if unit is not None and unit.analysis is fa and self._replay(unit, state):
                     self.memo[key] = unit
                     self._add_unit(unit, units)
-                    places = self._places.get(path)
-                    if places is not None:
-                        places.add(unit)
-                    continue
-                unit = Unit(path, chunk.start, chunk.end, fa, key[3])
-                self._execute(visit, chunk, state, result, unit, units, again)
-                self.memo[key] = unit
-            else:
-                unit = Unit(path, chunk.start, chunk.end, fa, state.signature(), leaf=False)
-                self._execute(visit, chunk, state, result, unit, units, again)
+                else:
+                    unit = Unit(path, chunk.start, chunk.end, fa, key[4:])
+                    self._execute(visit, chunk, lo, hi, number == len(segments) - 1, state, unit, units, claim_ids,
+                                  section_ids, again)
+                    self.memo[key] = unit
+                claim_ids.update(unit.claim_ids)
+                section_ids.update(unit.section_ids)
+                if unit.child is not None:
+                    child = visit.children.get(unit.child)
+                    if child is not None:
+                        self._visit(child, state, result, units)
+                        if unit.child_is_subfile:
+                            state.ended = False  # a subfile's own \end{document} ends only the subfile
+        if record_key is not None:
+            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.copy())
+            for unit in record.units:
+                record.claim_map.update(unit.claim_map)
+                record.section_map.update(unit.section_map)
+                record.fallbacks += unit.fallbacks
+            self.files[record_key] = record
 
-    def _replay(self, unit: Unit, state: _State) -> bool:
+    def _replay(self, unit, state: _State) -> bool:
+        """Replay a unit (or a whole file's units) read in the same state, unless the node ids
+        it took are now someone else's, or an id it could not have is free now."""
         for mine, taken in ((unit.claim_map, self.claims), (unit.section_map, self.sections),
                             (unit.claim_map, self.sections), (unit.section_map, self.claims)):
             if mine and not mine.keys().isdisjoint(taken.keys()):
@@ -277,6 +328,7 @@ class Linker:
                     if taken[node] is not mine[node]:
                         return False  # another chunk took one of these node ids meanwhile: link afresh
         if unit.fallbacks and any(wanted not in self.claims and wanted not in self.sections
+                                  and wanted not in unit.claim_map and wanted not in unit.section_map
                                   for wanted in unit.fallbacks):
             return False  # an id that had to fall back could now be the label itself
         self.claims.update(unit.claim_map)
@@ -294,9 +346,13 @@ class Linker:
                 places.add(unit)
         return places
 
-    def _execute(self, visit: Visit, chunk: Chunk, state: _State, result: RootResult, unit: Unit,
-                 units: list[Unit], again: bool) -> None:
+    def _execute(self, visit: Visit, chunk: Chunk, lo: int, hi: int, last: bool, state: _State, unit: Unit,
+                 units: list[Unit], claim_ids: dict[int, str], section_ids: dict[int, str], again: bool) -> None:
+        """Read the timeline items [lo, hi) of a chunk (a segment: up to an include, or the last
+        one, to the chunk's end) into ``unit``."""
         fa = chunk.analysis
+        timeline = _timeline(fa)
+        first = lo == 0
         base, base_line = chunk.start, chunk.line
         path, rel = visit.path, visit.rel
         lines = fa.lines if not base and not base_line else ChunkLines(fa.lines, base, base_line)
@@ -305,9 +361,9 @@ class Linker:
         if places is not None:
             unit.shared = True
         entry_section = state.section
-        claim_ids: dict[int, str] = {}
-        section_ids: dict[int, str] = {}
         self._add_unit(unit, units)
+        known_claims = dict(claim_ids)  # claims of earlier segments of this chunk, then this one's
+        known_sections = dict(section_ids)
 
         def node_id(label: LabelRec | None, offset: int) -> str:
             if label is not None:
@@ -336,14 +392,15 @@ class Linker:
             unit.refs.append(ref)
             return ref
 
-        for label in fa.incoming_labels:
-            add_label(label, entry_section)
-        for ref in fa.incoming_refs:
-            add_ref(ref, entry_section)
-        if fa.incoming_obligation and entry_section is not None:
-            unit.marked_sections.append(entry_section)
+        if first:
+            for label in fa.incoming_labels:
+                add_label(label, entry_section)
+            for ref in fa.incoming_refs:
+                add_ref(ref, entry_section)
+            if fa.incoming_obligation and entry_section is not None:
+                unit.marked_sections.append(entry_section)
 
-        for offset, kind, index in _timeline(fa):
+        for offset, kind, index in timeline[lo:hi]:
             if state.ended:
                 break
             if fa.document_end >= 0 and offset > fa.document_end:
@@ -351,7 +408,7 @@ class Linker:
             if kind == "section":
                 srec = fa.sections[index]
                 sid = self._section(visit, srec, node_id(srec.label, srec.begin[0]), state, unit, lines, rank, places)
-                section_ids[index] = sid
+                unit.section_ids[index] = known_sections[index] = sid
                 if srec.label is not None:
                     add_label(srec.label, sid)
                 for label in srec.labels:
@@ -360,12 +417,12 @@ class Linker:
                     add_ref(ref, sid)
             elif kind == "claim":
                 crec = fa.claims[index]
-                section_id = section_ids.get(crec.section) if crec.section != INCOMING else entry_section
+                section_id = known_sections.get(crec.section) if crec.section != INCOMING else entry_section
                 if crec.section != INCOMING and section_id is None:
                     section_id = state.section
                 cid = self._claim(visit, crec, node_id(crec.label, crec.begin[0]), section_id, unit, lines, rank,
                                   places)
-                claim_ids[index] = cid
+                unit.claim_ids[index] = known_claims[index] = cid
                 if crec.label is not None:
                     add_label(crec.label, cid)
                 for label in crec.inner_labels:
@@ -376,7 +433,7 @@ class Linker:
                 prec = fa.proofs[index]
                 start = prec.begin[0] + base
                 # named or not, the claim it follows is what it proves when no name settles it
-                fallback = state.last_claim if prec.follows == INCOMING else claim_ids.get(prec.follows)
+                fallback = state.last_claim if prec.follows == INCOMING else known_claims.get(prec.follows)
                 # an unnamed proof proves what it follows; a named one is settled by link_state
                 owner = fallback if prec.named is None else None
                 refs = [add_ref(r, owner) for r in prec.refs]
@@ -394,19 +451,11 @@ class Linker:
                     pending.labels.extend(lab for lab in labels if not any(lab is p for p in pending.labels))
                 unit.pendings.append(pending)
             elif kind == "include":
-                number = chunk.includes + index
-                child = visit.children.get(number)
-                if child is not None:
-                    closed = fa.include_last_closed[index]
-                    if closed != INCOMING and closed is not None and claim_ids.get(closed) is not None:
-                        state.last_claim = claim_ids[closed]
-                    # the chunk's own items after the include come after the child's: a new unit
-                    self._seal(unit, state)
-                    self._visit(child, state, result, units)
-                    if fa.includes[index].name == "subfile":
-                        state.ended = False  # a subfile's own \end{document} ends only the subfile
-                    unit = Unit(path, chunk.start, chunk.end, fa, state.signature(), leaf=False)
-                    self._add_unit(unit, units)
+                closed = fa.include_last_closed[index]
+                if closed != INCOMING and known_claims.get(closed) is not None:
+                    state.last_claim = known_claims[closed]
+                unit.child = chunk.includes + index  # visited once this segment is sealed
+                unit.child_is_subfile = fa.includes[index].name == "subfile"
             elif kind == "end":
                 ev = fa.dangling_ends[index]
                 if state.envs and state.envs[-1][0] == ev.name:
@@ -414,22 +463,26 @@ class Linker:
                 else:
                     unit.problems.append(EnvProblem(path, ev.start + base, ev.end + base, "unmatched-end",
                                                     f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}"))
-        for ev in fa.dangling_begins:
-            role, idx = ev.extra
-            if role == "claim":
-                state.envs.append((ev.name, path, fa.claims[idx].begin[0] + base, fa.claims[idx].begin[1] + base))
-            elif role == "proof":
-                state.envs.append((ev.name, path, fa.proofs[idx].begin[0] + base, fa.proofs[idx].begin[1] + base))
-            else:
-                state.envs.append((ev.name, path, 0, 0))
-        for err in fa.errors:
-            if err.name == "unterminated-environment" and "not closed before" in err.value:
-                unit.problems.append(EnvProblem(path, err.start + base, err.end + base, err.name, err.value))
-        closed = fa.last_closed
-        if closed != INCOMING and closed is not None and claim_ids.get(closed) is not None:
-            state.last_claim = claim_ids[closed]
-        if fa.document_end >= 0:
-            state.ended = True
+        if last:
+            for ev in fa.dangling_begins:
+                role, idx = ev.extra
+                if role == "claim":
+                    state.envs.append((ev.name, path, fa.claims[idx].begin[0] + base, fa.claims[idx].begin[1] + base))
+                elif role == "proof":
+                    state.envs.append((ev.name, path, fa.proofs[idx].begin[0] + base, fa.proofs[idx].begin[1] + base))
+                else:
+                    state.envs.append((ev.name, path, 0, 0))
+            for err in fa.errors:
+                if err.name == "unterminated-environment" and "not closed before" in err.value:
+                    unit.problems.append(EnvProblem(path, err.start + base, err.end + base, err.name, err.value))
+            # the last claim closed, unless it was closed before an include (then the included
+            # file's last claim is the one a proof read next follows)
+            closed = fa.last_closed
+            if closed != INCOMING and (not fa.include_last_closed or closed != fa.include_last_closed[-1]) \
+                    and known_claims.get(closed) is not None:
+                state.last_claim = known_claims[closed]
+            if fa.document_end >= 0:
+                state.ended = True
         self._seal(unit, state)
 
     def _unique_id(self, wanted: str, offset: int, rel: str, line: int) -> str:
@@ -497,6 +550,21 @@ class Linker:
         unit.claim_map[cid] = claim
         unit.claim_bases[cid] = (crec.obligation, tuple(inner))
         return cid
+
+
+def _segments(fa: FileAnalysis) -> list[tuple[int, int]]:
+    """The timeline of a chunk cut after each include: (first item, one past the last)."""
+    found = fa.segments
+    if found is None:
+        timeline = _timeline(fa)
+        found, lo = [], 0
+        for i, (_offset, kind, _index) in enumerate(timeline):
+            if kind == "include":
+                found.append((lo, i + 1))
+                lo = i + 1
+        found.append((lo, len(timeline)))
+        fa.segments = found
+    return found
 
 
 def _timeline(fa: FileAnalysis) -> list[tuple[int, str, int]]:

@@ -1,0 +1,410 @@
+"""Making the dependency graph of a build from the last build's graph and what changed.
+
+Each reference makes at most one dependency edge; each unit of the linker (colosseum.linker)
+keeps how many of each edge its references make (``Unit.edge_counts``), and the graph counts how
+many references make each edge. An edit then costs what it changed: the units that are new or
+gone add or take away their counts, the units that refer to a label whose owner changed count
+again, and an edge appears or disappears when its count leaves or reaches zero. A unit that only
+moved (an edit earlier in its file) keeps its counts. Statuses are computed again for the nodes
+whose data changed; the search for what is conditional on an open obligation runs again only
+when an obligation, or an edge or status on its paths, changed; the circular groups are found
+again only when an edge inside one, or an edge that can close one, changed.
+
+Whatever this cannot follow (sections added, removed or nested differently, a first build) is
+built from nothing, with the same code.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from typing import TYPE_CHECKING
+
+from colosseum.structure import Edge
+
+if TYPE_CHECKING:
+    from colosseum.dag import DependencyGraph
+    from colosseum.index import ProjectIndex
+    from colosseum.link_state import LinkChange
+
+_ADJACENCY = ("succ", "_pred", "proof_succ", "truth_succ")
+
+
+class _Edges:
+    """What one reference makes, against the build's labels, claims and sections."""
+
+    def __init__(self, index: "ProjectIndex"):
+        self.claims, self.sections, self.owner = index.claims, index.sections, index.label_owner
+        self.chains: dict[str | None, set[str]] = {}
+
+    def chain(self, node: str | None) -> set[str]:
+        """The sections around a node (its own, and theirs)."""
+        found = self.chains.get(node)
+        if found is not None:
+            return found
+        chain = self.chains[node] = set()
+        claim = self.claims.get(node)
+        sec = claim.section if claim is not None else node
+        sections = self.sections
+        while sec is not None and sec not in chain and len(chain) < 64:
+            chain.add(sec)
+            parent = sections.get(sec)
+            sec = parent.parent if parent is not None else None
+        return chain
+
+    def order(self, node: str) -> int:
+        item = self.claims.get(node) or self.sections.get(node)
+        return item.order if item is not None else 0
+
+    def key(self, ref) -> tuple[str, str, str] | None:
+        user = ref.owner
+        part = ref.part
+        if user is None or part == "proof-title" or ref.command == "proves":
+            return None
+        used = self.owner.get(ref.label)
+        if used is None or used == user:
+            return None
+        sections = self.sections
+        if used in sections and used in self.chain(user):
+            return None  # a claim citing the section it sits in, or a section citing its parent
+        if user in sections and (used in self.claims or used in sections):
+            if user in self.chain(used) or self.order(used) > self.order(user):
+                return None  # a section's road map: into its own content, or ahead ("see Section 5")
+        return (used, user, "statement-uses" if part == "statement" else "proof-uses")
+
+    def of_unit(self, unit) -> dict[tuple[str, str, str], int]:
+        counts: dict[tuple[str, str, str], int] = {}
+        key = self.key
+        for ref in unit.refs:
+            found = key(ref)
+            if found is not None:
+                counts[found] = counts.get(found, 0) + 1
+        return counts
+
+
+def update(cls, index: "ProjectIndex", previous: "DependencyGraph | None", change: "LinkChange | None"):
+    state = index._link_state
+    parents = {sid: s.parent for sid, s in index.sections.items()}
+    if previous is None or change is None or change.full or previous._section_parent != parents:
+        return _full(cls, index, state, parents)
+    return _Update(cls, index, previous, change, state, parents).run()
+
+
+# ---- from nothing ----------------------------------------------------------------------------------
+def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph":
+    graph = cls()
+    edges = _Edges(index)
+    counts: dict[tuple[str, str, str], int] = {}
+    for unit in state.units:
+        unit.edge_counts = mine = edges.of_unit(unit)
+        for key, n in mine.items():
+            counts[key] = counts.get(key, 0) + n
+    graph._counts = counts
+    graph._dependencies = {key: Edge(*key) for key in counts}
+    claims, sections = index.claims, index.sections
+    succ, pred, proof_succ, truth_succ = graph.succ, graph._pred, graph.proof_succ, graph.truth_succ
+    for used, user, kind in counts:
+        succ[used].add(user)
+        pred[user].add(used)
+        if kind == "proof-uses":
+            proof_succ[used].add(user)
+            truth_succ[used].add(user)
+        else:
+            claim = claims.get(used)
+            if claim is not None and claim.role == "definition":
+                truth_succ[used].add(user)
+    kinds = dict.fromkeys(sections, "section")
+    kinds.update((cid, claim.kind) for cid, claim in claims.items())
+    graph.node_kind = kinds
+    graph._section_parent = parents
+    contained: dict[str, int] = {}
+    for cid, claim in claims.items():
+        graph._claim_info[cid] = (claim.section, claim.role)
+        if claim.section is not None:
+            contained[claim.section] = contained.get(claim.section, 0) + 1
+            if claim.section in sections:
+                graph._contains[(claim.section, cid)] = Edge(claim.section, cid, "contains")
+    for sid, parent in parents.items():
+        if parent is not None:
+            contained[parent] = contained.get(parent, 0) + 1
+            if parent in sections:
+                graph._contains[(parent, sid)] = Edge(parent, sid, "contains")
+    graph._contained = contained
+    graph._formal = frozenset(index.formal_labels)
+    base = graph._base
+    for cid, claim in claims.items():
+        base[cid] = _claim_status(claim, cid in graph._formal)
+    for sid, section in sections.items():
+        base[sid] = _section_status(section, contained.get(sid, 0))
+    _conditional(graph)
+    graph._edges = None
+    return graph
+
+
+def _claim_status(claim, formal: bool) -> str:
+    if formal:
+        return "formal"  # checked by Lean: never conditional on the paper's gaps
+    if (claim.proof is not None and claim.proof.has_content) or claim.mathlibok or claim.cited:
+        return "proved"
+    if claim.obligation:
+        return "obligation"
+    if claim.needs_proof:
+        return "open"
+    return "proved"  # definitions and remarks: nothing to prove
+
+
+def _section_status(section, contained: int) -> str:
+    empty = not section.has_content and not contained
+    return "obligation" if section.obligation and empty else "proved"
+
+
+def _conditional(graph: "DependencyGraph") -> None:
+    """Statuses from the base ones: proved, but a proof-uses path leads back to an open
+    obligation, is conditional (the path is kept, from the first obligation in name order)."""
+    base = graph._base
+    status = dict(base)
+    conditional: dict[str, list[str]] = {}
+    reached: set[str] = set()
+    proof_succ = graph.proof_succ
+    for origin in sorted(n for n, s in base.items() if s == "obligation"):
+        parent = {origin: None}
+        queue = deque([origin])
+        while queue:
+            node = queue.popleft()
+            for nxt in proof_succ.get(node, ()):
+                if nxt in parent:
+                    continue
+                parent[nxt] = node
+                queue.append(nxt)
+                if status.get(nxt) in ("proved", "conditional") and nxt not in conditional:
+                    path = [nxt]
+                    while parent[path[-1]] is not None:
+                        path.append(parent[path[-1]])
+                    conditional[nxt] = list(reversed(path))
+                    status[nxt] = "conditional"
+        reached.update(parent)
+    graph.status, graph.conditional_on, graph._reached = status, conditional, reached
+
+
+# ---- from the last graph ---------------------------------------------------------------------------
+class _Update:
+    def __init__(self, cls, index: "ProjectIndex", previous: "DependencyGraph", change: "LinkChange", state,
+                 parents: dict):
+        self.index, self.previous, self.change, self.state = index, previous, change, state
+        graph = self.graph = cls()
+        graph.node_kind = dict(previous.node_kind)
+        graph._dependencies = dict(previous._dependencies)
+        graph._counts = dict(previous._counts)
+        graph._contains = dict(previous._contains)
+        for name in _ADJACENCY:
+            old = getattr(previous, name) if name != "_pred" else previous.pred
+            setattr(graph, name, defaultdict(set, old))
+        graph._base = dict(previous._base)
+        graph._claim_info = dict(previous._claim_info)
+        graph._section_parent = parents
+        graph._contained = dict(previous._contained)
+        self.owned: dict[str, set[str]] = {name: set() for name in _ADJACENCY}  # sets copied for this graph
+        self.edges = _Edges(index)
+        self.proof_sources: set[str] = set()  # nodes whose proof-uses edges changed
+        self.truth_added: list[tuple[str, str]] = []
+        self.truth_removed: list[tuple[str, str]] = []
+        self.base_changed: set[str] = set()
+        self.removed_nodes: set[str] = set()
+
+    def run(self) -> "DependencyGraph":
+        graph, index, change = self.graph, self.index, self.change
+        claims, sections = index.claims, index.sections
+        recount = set(change.pending_units)
+        for name in change.owners:
+            recount.update(self.state.by_ref.get(name, ()))
+        roles_changed = []
+        for node in change.nodes:
+            claim = claims.get(node)
+            if claim is not None:
+                old = graph._claim_info.get(node)
+                info = (claim.section, claim.role)
+                graph.node_kind[node] = claim.kind
+                if old != info:
+                    graph._claim_info[node] = info
+                    self._move_claim(node, old[0] if old else None, claim.section)
+                    if old is not None and old[0] != claim.section:
+                        for name in [claim.label, *claim.inner_labels]:
+                            recount.update(self.state.by_ref.get(name, ()))
+                    if old is not None and old[1] != claim.role:
+                        roles_changed.append(node)
+            elif node in sections:
+                graph.node_kind[node] = "section"
+            elif node in graph.node_kind:
+                self.removed_nodes.add(node)
+                del graph.node_kind[node]
+                old = graph._claim_info.pop(node, None)
+                if old is not None:
+                    self._move_claim(node, old[0], None)
+        # units: what is new counts in, what is gone counts out, what only moved keeps its counts
+        gone: dict[tuple, list] = {}
+        for unit in change.removed:
+            gone.setdefault(unit.semantic, []).append(unit)
+        for unit in change.added:
+            twins = gone.get(unit.semantic)
+            if twins:
+                unit.edge_counts = twins.pop().edge_counts
+            else:
+                unit.edge_counts = self.edges.of_unit(unit)
+                self._apply(unit.edge_counts, +1)
+        for twins in gone.values():
+            for unit in twins:
+                self._apply(unit.edge_counts or {}, -1)
+        current = self.state.unit_set
+        for unit in recount:
+            if unit in current:
+                counts = self.edges.of_unit(unit)
+                if counts != unit.edge_counts:
+                    self._apply(unit.edge_counts or {}, -1)
+                    self._apply(counts, +1)
+                    unit.edge_counts = counts
+        for node in roles_changed:
+            for user in list(graph.succ.get(node, ())):
+                self._pair(node, user)
+        self._statuses()
+        self._cycles()
+        graph._edges = None
+        return graph
+
+    # ---- edges
+    def _set(self, name: str, node: str) -> set[str]:
+        """The graph's own copy of one adjacency set (the last graph's stays as it was)."""
+        table = getattr(self.graph, name)
+        owned = self.owned[name]
+        if node not in owned:
+            owned.add(node)
+            found = table.get(node)
+            table[node] = set(found) if found else set()
+        return table[node]
+
+    def _member(self, name: str, node: str, other: str, present: bool) -> bool:
+        table = getattr(self.graph, name)
+        current = other in table.get(node, ())
+        if current == present:
+            return False
+        found = self._set(name, node)
+        if present:
+            found.add(other)
+        else:
+            found.discard(other)
+            if not found:
+                del table[node]
+                self.owned[name].discard(node)
+        return True
+
+    def _apply(self, counts: dict, sign: int) -> None:
+        table = self.graph._counts
+        for key, n in counts.items():
+            old = table.get(key, 0)
+            new = old + sign * n
+            if new > 0:
+                table[key] = new
+            else:
+                table.pop(key, None)
+            if (old > 0) != (new > 0):
+                if new > 0:
+                    self.graph._dependencies[key] = Edge(*key)
+                else:
+                    self.graph._dependencies.pop(key, None)
+                self._pair(key[0], key[1])
+
+    def _pair(self, used: str, user: str) -> None:
+        """Set the adjacency of one pair of nodes from the edges between them."""
+        counts = self.graph._counts
+        proof = (used, user, "proof-uses") in counts
+        statement = (used, user, "statement-uses") in counts
+        self._member("succ", used, user, proof or statement)
+        self._member("_pred", user, used, proof or statement)
+        if self._member("proof_succ", used, user, proof):
+            self.proof_sources.add(used)
+        claim = self.index.claims.get(used)
+        truth = proof or (statement and claim is not None and claim.role == "definition")
+        if self._member("truth_succ", used, user, truth):
+            (self.truth_added if truth else self.truth_removed).append((used, user))
+
+    def _move_claim(self, cid: str, old: str | None, new: str | None) -> None:
+        graph, sections = self.graph, self.index.sections
+        if old == new:
+            return
+        if old is not None:
+            graph._contains.pop((old, cid), None)
+            left = graph._contained.get(old, 0) - 1
+            if left > 0:
+                graph._contained[old] = left
+            else:
+                graph._contained.pop(old, None)
+            self.base_changed.add(old)  # a section's status depends on what it holds
+        if new is not None:
+            graph._contained[new] = graph._contained.get(new, 0) + 1
+            if new in sections:
+                graph._contains[(new, cid)] = Edge(new, cid, "contains")
+            self.base_changed.add(new)
+
+    # ---- statuses
+    def _statuses(self) -> None:
+        graph, previous, index = self.graph, self.previous, self.index
+        claims, sections = index.claims, index.sections
+        formal = frozenset(index.formal_labels)
+        graph._formal = formal
+        todo = set(self.change.nodes) | self.base_changed | (formal ^ previous._formal)
+        base = graph._base
+        changed: list[tuple[str, str | None, str | None]] = []
+        for node in todo:
+            claim = claims.get(node)
+            if claim is not None:
+                new = _claim_status(claim, node in formal)
+            else:
+                section = sections.get(node)
+                new = _section_status(section, graph._contained.get(node, 0)) if section is not None else None
+            old = base.get(node)
+            if new != old:
+                if new is None:
+                    del base[node]
+                else:
+                    base[node] = new
+                changed.append((node, old, new))
+        reached = previous._reached
+        again = any(old == "obligation" or new == "obligation" or node in reached for node, old, new in changed)
+        again = again or any(node in reached or base.get(node) == "obligation" for node in self.proof_sources)
+        again = again or not reached.isdisjoint(self.removed_nodes)
+        if again:
+            _conditional(graph)
+            return
+        status = dict(previous.status)
+        for node, _old, new in changed:
+            if new is None:
+                status.pop(node, None)
+            else:
+                status[node] = new
+        graph.status, graph.conditional_on, graph._reached = status, previous.conditional_on, reached
+
+    # ---- circular groups
+    def _cycles(self) -> None:
+        graph, previous = self.graph, self.previous
+        if previous._cycles is None:
+            return  # found when first asked
+        circular = previous._circular
+        touched = self.truth_added + self.truth_removed
+        if any(u in circular and circular.get(u) == circular.get(v) for u, v in touched):
+            return  # an edge inside a circular group changed: its shortest cycle may differ
+        for used, user in self.truth_added:
+            if _reaches(graph.truth_succ, user, used):
+                return  # the new edge closes a circle
+        graph._cycles, graph._circular = previous._cycles, circular
+
+
+def _reaches(adjacency: dict[str, set[str]], start: str, goal: str) -> bool:
+    seen = {start}
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        if node == goal:
+            return True
+        for nxt in adjacency.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False

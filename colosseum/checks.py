@@ -100,118 +100,95 @@ def _one_edit(a: str, b: str) -> bool:
 
 
 def compute_diagnostics(index: "ProjectIndex") -> list[Diagnostic]:
-    found: dict[tuple, tuple[Diagnostic, set[Path]]] = {}
-    multi_root = len(index.roots) > 1
+    """Every finding of the index, computed from nothing (the index keeps them up to date by
+    difference: colosseum.diagnostic_state)."""
+    from colosseum.diagnostic_state import DiagnosticState
 
-    def add(diag: Diagnostic, root: Path | None = None) -> None:
-        key = (diag.file, diag.range, diag.code, diag.message)
-        entry = found.get(key)
-        if entry is None:
-            found[key] = (diag, {root} if root else set())
-        elif root:
-            entry[1].add(root)
+    return DiagnosticState().update(index, None)
 
-    # reading the files
-    for path in index.files():
+
+# ---- the findings, one kind at a time ------------------------------------------------------------
+def structural_findings(index: "ProjectIndex") -> list[tuple[Diagnostic, Path | None]]:
+    """Reading the files and the configuration, includes, environments, scanner errors: few, so
+    they are found again on every build. With the root that found them (None: every root)."""
+    out: list[tuple[Diagnostic, Path | None]] = []
+    for path in index.file_roots:
         ft = index.text_of(path)
         if ft is not None and ft.problem is not None:
             severity, name, message = ft.problem
-            add(Diagnostic(path, Range(Position(0, 0), Position(0, 0)), severity, code(name), message))
+            out.append((Diagnostic(path, Range(Position(0, 0), Position(0, 0)), severity, code(name), message), None))
     for problem in index.config.problems:
         assert index.config.path is not None
         pos = Position(problem.line, 0)
-        add(Diagnostic(index.config.path, Range(pos, pos), "error", code("config-error"), problem.message))
+        out.append((Diagnostic(index.config.path, Range(pos, pos), "error", code("config-error"), problem.message), None))
     for message in index.root_problems:
         target = index.config.path or index.root_dir
-        add(Diagnostic(target, Range(Position(0, 0), Position(0, 0)), "error", code("config-error"), message))
+        out.append((Diagnostic(target, Range(Position(0, 0), Position(0, 0)), "error", code("config-error"), message),
+                    None))
     for problem in index.include_problems:
-        add(Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end), problem.severity,
-                       code(problem.code), problem.message), problem.root)
-
-    # scanner errors (unbalanced braces, unterminated verbatim) and environment structure
+        out.append((Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end),
+                               problem.severity, code(problem.code), problem.message), problem.root))
     for result in index.root_results:
         for problem in result.problems:
-            add(Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end), "error",
-                           code(problem.code), problem.message), result.root)
+            out.append((Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end), "error",
+                                   code(problem.code), problem.message), result.root))
     for path, chunks in index._file_chunks.items():
         for chunk in chunks:
             for err in chunk.analysis.errors:
                 if err.name == "unterminated-environment" and "not closed before" in err.value:
                     continue  # reported per root by the linker
                 lines = ChunkLines(chunk.analysis.lines, chunk.start, chunk.line)
-                add(Diagnostic(path, lines.range(err.start + chunk.start, err.end + chunk.start), "error",
-                               code(err.name), err.value))
-
-    # labels and references, per root
-    all_labels = index.labels
-    for result in index.root_results:
-        defined = result.labels
-        for name, labels in defined.items():
-            if len(labels) == 1:
-                continue  # the common case, decided without building anything
-            distinct = list({id(x): x for x in labels}.values())
-            if len(distinct) == 1 and len(labels) > 1:  # one file read twice by this build
-                label = distinct[0]
-                add(Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
-                               f"label `{name}` is defined {len(labels)} times: "
-                               f"{index.relative(label.location.file)} is read {len(labels)} times by this build"),
-                    result.root)
-            elif len(distinct) > 1:
-                for i, label in enumerate(distinct):
-                    # name a few of the other places: a label pasted a thousand times must not
-                    # make a million-entry message
-                    others = [x for j, x in enumerate(distinct[:MAX_PLACES + 1]) if j != i][:MAX_PLACES]
-                    where = ", ".join(f"{index.relative(o.location.file)}:{o.location.range.start.line + 1}" for o in others)
-                    more = len(distinct) - 1 - len(others)
-                    if more > 0:
-                        where += f" and {more} more"
-                    add(Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
-                                   f"label `{name}` is defined {len(distinct)} times (also at {where})",
-                                   tuple(RelatedInfo(o.location, f"`{name}` is also defined here") for o in others)),
-                        result.root)
-        near_misses = None
-        undefined = [ref for ref in result.references if ref.label not in defined]
-        # few undefined references: compare directly; many (a paper citing another one's labels):
-        # the deletion index, kept from one rebuild to the next
-        direct = len(undefined) * len(defined) < 200_000
-        for ref in undefined:
-            if ref.label in all_labels:
-                elsewhere = all_labels[ref.label][0].location
-                message = (f"undefined reference `{ref.label}` in this build: its \\label is in "
-                           f"{index.relative(elsewhere.file)}, which this root does not include")
-            else:
-                message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
-                if direct:
-                    near = index.suggestions(result.root, ref.label, result.labels)
-                else:
-                    if near_misses is None:
-                        near_misses = index.near_misses(result.root).update_to(result.labels)
-                    near = near_misses.lookup(ref.label)
-                if near:
-                    message += "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
-            add(Diagnostic(ref.location.file, ref.location.range, "error", code("undefined-reference"), message),
-                result.root)
-        for name in [n for n in defined if "," in n]:
-            labels = defined[name]
-            if labels:
-                add(Diagnostic(labels[0].location.file, labels[0].location.range, "warning", code("label-with-comma"),
-                               f"label `{name}` contains a comma: \\cref and \\uses read it as "
-                               + " and ".join(f"`{p.strip()}`" for p in name.split(","))), result.root)
-
-    _graph_diagnostics(index, add)
-    _claim_diagnostics(index, add)
-
-    out = []
-    for (diag, roots) in found.values():
-        if multi_root and roots:
-            reading = index.file_roots.get(diag.file, [])
-            if len(reading) > 1 and len(roots) < len(reading):
-                names = ", ".join(sorted(index.relative(r) for r in roots))
-                diag = Diagnostic(diag.file, diag.range, diag.severity, diag.code,
-                                  f"{diag.message} (when built from {names})", diag.related)
-        out.append(diag)
-    out.sort(key=Diagnostic.sort_key)
+                out.append((Diagnostic(path, lines.range(err.start + chunk.start, err.end + chunk.start), "error",
+                                       code(err.name), err.value), None))
     return out
+
+
+def duplicate_findings(index: "ProjectIndex", name: str, labels: list) -> list[Diagnostic]:
+    """A label defined more than once in one build: reported at every place."""
+    if len(labels) < 2:
+        return []
+    distinct = list({id(x): x for x in labels}.values())
+    if len(distinct) == 1:  # one file read twice by this build
+        label = distinct[0]
+        return [Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
+                           f"label `{name}` is defined {len(labels)} times: "
+                           f"{index.relative(label.location.file)} is read {len(labels)} times by this build")]
+    out = []
+    for i, label in enumerate(distinct):
+        # name a few of the other places: a label pasted a thousand times must not make a
+        # million-entry message
+        others = [x for j, x in enumerate(distinct[:MAX_PLACES + 1]) if j != i][:MAX_PLACES]
+        where = ", ".join(f"{index.relative(o.location.file)}:{o.location.range.start.line + 1}" for o in others)
+        more = len(distinct) - 1 - len(others)
+        if more > 0:
+            where += f" and {more} more"
+        out.append(Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
+                              f"label `{name}` is defined {len(distinct)} times (also at {where})",
+                              tuple(RelatedInfo(o.location, f"`{name}` is also defined here") for o in others)))
+    return out
+
+
+def comma_finding(name: str, labels: list) -> Diagnostic | None:
+    if "," not in name or not labels:
+        return None
+    return Diagnostic(labels[0].location.file, labels[0].location.range, "warning", code("label-with-comma"),
+                      f"label `{name}` contains a comma: \\cref and \\uses read it as "
+                      + " and ".join(f"`{p.strip()}`" for p in name.split(",")))
+
+
+def undefined_finding(index: "ProjectIndex", ref, near: "NearMisses") -> Diagnostic:
+    """A reference to a label this build does not define; ``near`` holds the build's labels."""
+    all_labels = index.labels
+    if ref.label in all_labels:
+        elsewhere = all_labels[ref.label][0].location
+        message = (f"undefined reference `{ref.label}` in this build: its \\label is in "
+                   f"{index.relative(elsewhere.file)}, which this root does not include")
+    else:
+        message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
+        found = near.lookup(ref.label)
+        if found:
+            message += "; did you mean " + " or ".join(f"`{n}`" for n in found) + "?"
+    return Diagnostic(ref.location.file, ref.location.range, "error", code("undefined-reference"), message)
 
 
 def _node_location(index: "ProjectIndex", node: str) -> Location | None:
@@ -222,16 +199,17 @@ def _node_location(index: "ProjectIndex", node: str) -> Location | None:
     return None
 
 
-def _graph_diagnostics(index: "ProjectIndex", add) -> None:
-    graph = index.graph
+def cycle_findings(index: "ProjectIndex", cycles: list[list[str]]) -> list[Diagnostic]:
     label_owner = index.label_owner
-    for cycle in graph.cycles():
+    out = []
+    for cycle in cycles:
         path = " -> ".join(cycle)
         # why each step is a use: the reference that makes it, e.g. an \eqref to an equation inside
         steps = []
         for used, user in zip(cycle, cycle[1:]):
-            refs = [r for r in index.references if r.owner == user and label_owner.get(r.label) == used
-                    and r.part != "proof-title"]
+            item = index.claims.get(user) or index.sections.get(user)
+            refs = [r for r in (item.references if item is not None else ())
+                    if r.owner == user and label_owner.get(r.label) == used and r.part != "proof-title"]
             if refs:
                 ref = refs[0]
                 inner = "" if ref.label == used else f" (a label inside `{used}`)"
@@ -240,41 +218,25 @@ def _graph_diagnostics(index: "ProjectIndex", add) -> None:
             loc = _node_location(index, node)
             if loc is None:
                 continue
-            add(Diagnostic(loc.file, loc.range, "error", code("dependency-cycle"),
-                           f"circular argument: {path} (each is used by the next)", tuple(steps)))
-    for node, path in graph.conditional_on.items():
-        if node not in index.claims:
-            continue  # a section's prose citing a result is not a proof: its status says enough
-        loc = _node_location(index, node)
-        origin = _node_location(index, path[0])
-        if loc is None:
-            continue
-        via = f" (via {' -> '.join(path[1:-1])})" if len(path) > 2 else ""
-        related = (RelatedInfo(origin, f"open obligation `{path[0]}`"),) if origin else ()
-        add(Diagnostic(loc.file, loc.range, "warning", code("depends-on-open-obligation"),
-                       f"`{node}` is conditional: its proof relies on the open obligation `{path[0]}`{via}", related))
+            out.append(Diagnostic(loc.file, loc.range, "error", code("dependency-cycle"),
+                                  f"circular argument: {path} (each is used by the next)", tuple(steps)))
+    return out
 
 
-def _claim_diagnostics(index: "ProjectIndex", add) -> None:
-    referenced = {ref.label for ref in index.references if ref.part != "proof-title" or ref.command == "proves"}
-    labels = index.labels
-    previous, current = index.claim_findings, {}
-    for claim in index.claims.values():
-        if claim.kind == "leannode":
-            continue
-        is_referenced = not claim.label or claim.label in referenced
-        cached = previous.get(id(claim))
-        if cached is not None and cached[0] is claim and cached[1] == is_referenced:
-            findings = cached[2]  # an unchanged claim: the same findings, not built again
-        else:
-            findings = _findings_of(claim, is_referenced, labels)
-        current[id(claim)] = (claim, is_referenced, findings)
-        for diag in findings:
-            add(diag)
-    index.claim_findings = current
+def conditional_finding(index: "ProjectIndex", node: str, path: list[str]) -> Diagnostic | None:
+    if node not in index.claims:
+        return None  # a section's prose citing a result is not a proof: its status says enough
+    loc = _node_location(index, node)
+    origin = _node_location(index, path[0])
+    if loc is None:
+        return None
+    via = f" (via {' -> '.join(path[1:-1])})" if len(path) > 2 else ""
+    related = (RelatedInfo(origin, f"open obligation `{path[0]}`"),) if origin else ()
+    return Diagnostic(loc.file, loc.range, "warning", code("depends-on-open-obligation"),
+                      f"`{node}` is conditional: its proof relies on the open obligation `{path[0]}`{via}", related)
 
 
-def _findings_of(claim, is_referenced: bool, labels) -> list[Diagnostic]:
+def claim_findings(claim, is_referenced: bool, labels) -> list[Diagnostic]:
     out = []
     if not is_referenced:
         label = labels[claim.label][0]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colosseum.config import ProjectConfig, load_config
+from colosseum.diagnostic_state import DiagnosticState
 from colosseum.chunks import Chunk, split
 from colosseum.file_analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
 from colosseum.incremental_scan import rescan
@@ -63,6 +64,8 @@ class IndexSnapshot:
     file_roots: dict[Path, list[Path]] = field(default_factory=dict)
     graph: object = None  # DependencyGraph
     diagnostics: list[Diagnostic] | None = None
+    diagnostics_by_file: dict[Path, list[Diagnostic]] = field(default_factory=dict)  # a file's list is
+    # the same object from one snapshot to the next while its findings stay the same
     label_owner: dict[str, str | None] = field(default_factory=dict)  # label -> node of its first definition
 
 
@@ -89,6 +92,7 @@ class ProjectIndex:
         self._link_memo: dict = {}
         self._link_memo_key = ""
         self._link_state = LinkState()
+        self._diagnostic_state = DiagnosticState()
         self.last_change: LinkChange | None = None  # what the last build changed
         self._file_rank: dict[Path, int] = {}
         self._file_chunks: dict[Path, list[Chunk]] = {}  # the chunks of each file's first reading
@@ -102,7 +106,6 @@ class ProjectIndex:
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
         self._near_misses: dict[Path, object] = {}
         self._suggestions: dict[tuple[Path, str], tuple[frozenset, list[str]]] = {}
-        self.claim_findings: dict[int, tuple] = {}  # id(claim) -> (claim, referenced, findings)
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -206,14 +209,18 @@ class ProjectIndex:
         self.rebuild(discover=rediscover)
         return True
 
+    def _forget_build_state(self) -> None:
+        self._link_memo = {}
+        self._link_state = LinkState()
+        self._diagnostic_state = DiagnosticState()
+
     def reload(self, config: ProjectConfig | None = None) -> None:
         """Forget every cached reading of the files the editor does not hold, and index again."""
         if config is not None:
             self.config = config
         self._texts = {p: t for p, t in self._texts.items() if p in self._overlays}
         self._scans.clear()
-        self._link_memo = {}
-        self._link_state = LinkState()
+        self._forget_build_state()
         self.rebuild(discover=True)
 
     def close_document(self, path: Path) -> None:
@@ -242,9 +249,11 @@ class ProjectIndex:
         gc.disable()
         try:
             self._build(base, snap)
-            from colosseum.checks import compute_diagnostics
-
-            snap.diagnostics = compute_diagnostics(self)
+            snap.diagnostics = self._diagnostic_state.update(self, self.last_change)
+            snap.diagnostics_by_file = self._diagnostic_state.by_file
+        except BaseException:
+            self._forget_build_state()  # half updated: the next build starts from nothing
+            raise
         finally:
             self._building = None
             self._previous_scans.clear()

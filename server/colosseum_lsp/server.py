@@ -250,8 +250,4 @@ def build_server() -> LanguageServer:
     registry.load_feature_modules()
     for name, handler in registry.COMMANDS.items():
         command(name, handler)
-    for name in commands.NOT_AVAILABLE:
-        if name in registry.COMMANDS:
-            continue
-        command(name, lambda _ctx, _args, _name=name: commands.not_available(_name))
     return server

@@ -1,4 +1,5 @@
-"""workspace/executeCommand: re-index, the dependency graph page, and the model-backed commands."""
+"""workspace/executeCommand: re-index and the dependency graph page (the model-backed commands
+live in their own feature modules)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,6 @@ from pathlib import Path
 
 from colosseum.graph_html import dag_html
 from colosseum_lsp.convert import uri_to_path
-
-NOT_AVAILABLE = {
-    "colosseum.globalReview": "Global review is not available yet in this version of Colosseum.",
-}
-
 
 from colosseum_lsp.features.registry import CommandFailed
 
@@ -59,9 +55,6 @@ async def show_dependency_graph(ctx, args) -> dict:
     tmp.replace(path)
     return {"path": str(path)}
 
-
-async def not_available(name: str) -> None:
-    raise CommandError(NOT_AVAILABLE[name])
 
 
 def project_path(args) -> Path | None:

@@ -52,6 +52,7 @@ export interface ServerSettings {
   budget?: { max_calls?: number; max_usd?: number };
   labelDefinitionCommands?: string[];
   labelReferenceCommands?: string[];
+  reviewOnSave?: boolean;
 }
 
 let client: LanguageClient | undefined;
@@ -147,6 +148,9 @@ export function serverSettings(): ServerSettings {
   const refs = config.get<string[]>("labelReferenceCommands") ?? [];
   if (refs.length > 0) {
     settings.labelReferenceCommands = refs;
+  }
+  if (config.get<boolean>("reviewOnSave")) {
+    settings.reviewOnSave = true;
   }
   return settings;
 }

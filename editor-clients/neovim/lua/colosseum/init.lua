@@ -31,7 +31,7 @@ local defaults = {
   cmd_env = nil,
   -- Sent as initializationOptions, and as {colosseum = settings} in
   -- workspace/didChangeConfiguration. Keys: model, budget = {max_calls, max_usd},
-  -- labelDefinitionCommands, labelReferenceCommands.
+  -- labelDefinitionCommands, labelReferenceCommands, reviewOnSave (true: local review on save).
   settings = {},
   filetypes = { "tex", "latex", "plaintex" },
   -- Files or directories that mark the project root, in order of preference. When none is

@@ -96,15 +96,12 @@ def run_research_command(args) -> int:
         return 2
     from colosseum.config import valid_table
     from colosseum.review import review_config
-    from colosseum.solve_cli import _config as inner_config_of
-
-    class _InnerArgs:
-        max_calls = None
+    from colosseum.solve_cli import inner_loop_config
 
     from dataclasses import replace
 
     # the research run's own budget bounds every call, the inner loop's included
-    inner_config = replace(inner_config_of(index.config, _InnerArgs)[0], max_calls=None)
+    inner_config = replace(inner_loop_config(index.config)[0], max_calls=None)
     models = valid_table(index.config, "models")
     review, _ = review_config(index.config)
     if args.dry_run:

@@ -20,7 +20,9 @@ def add_arguments(sub) -> None:
     solve.set_defaults(run=run_solve)
 
 
-def _config(project_config, args) -> tuple[InnerLoopConfig, dict]:
+def inner_loop_config(project_config, max_calls: int | None = None) -> tuple[InnerLoopConfig, dict]:
+    """The inner loop's settings from ``[solve]`` and ``[budget]`` (``max_calls`` overrides the
+    budget), and the ``[models]`` table: shared by every command that runs the inner loop."""
     from colosseum.config import valid_table
 
     solve, models, budget = (valid_table(project_config, t) for t in ("solve", "models", "budget"))
@@ -30,7 +32,7 @@ def _config(project_config, args) -> tuple[InnerLoopConfig, dict]:
         widths = (leaves, 8, 5, 1)
     config = InnerLoopConfig(leaves=leaves, refuters_per_candidate=int(solve.get("refuters", 1)), widths=widths,
                              k=int(solve.get("k", 5)), cover_strategies=bool(solve.get("cover_strategies", False)),
-                             max_calls=args.max_calls if args.max_calls is not None else budget.get("max_calls"))
+                             max_calls=max_calls if max_calls is not None else budget.get("max_calls"))
     return config, models
 
 
@@ -50,7 +52,7 @@ def run_solve(args) -> int:
     except ProjectError as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
         return 2
-    config, models = _config(index.config, args)
+    config, models = inner_loop_config(index.config, args.max_calls)
     for problem in index.config.problems:
         print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)
     catalog = load_catalog(catalog_directory(Path(args.path).resolve()))

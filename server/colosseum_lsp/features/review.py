@@ -263,7 +263,7 @@ async def retry_claim_command(ctx, args) -> dict:
     from colosseum.catalog import load_catalog
     from colosseum.inner_loop.run_record import RunRecorder, run_directory
     from colosseum.knowledge_cli import catalog_directory
-    from colosseum.solve_cli import _config as inner_config
+    from colosseum.solve_cli import inner_loop_config
 
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ReviewError("usage: colosseum.retryClaim [document uri, claim label]")
@@ -276,11 +276,8 @@ async def retry_claim_command(ctx, args) -> dict:
         raise ReviewError(f"a retry works on a claim; `{label}` is not one")
     provider, model, _config = _provider_and_config(ctx, project)
 
-    class Budget:
-        max_calls = (ctx.options.get("budget") or {}).get("max_calls") if isinstance(ctx.options.get("budget"), dict) \
-            else None
-
-    config = inner_config(index.config, Budget)[0]
+    budget = ctx.options.get("budget")
+    config = inner_loop_config(index.config, budget.get("max_calls") if isinstance(budget, dict) else None)[0]
     catalog = await asyncio.to_thread(load_catalog, catalog_directory(project.root_dir))
     recorder = RunRecorder(run_directory(project.root_dir, f"retry-{label}"), label, config, model, None,
                            lambda: getattr(provider, "hits", 0))

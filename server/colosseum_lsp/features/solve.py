@@ -36,12 +36,10 @@ def _provider(ctx, project):
 
 
 def _config(ctx, project):
-    from colosseum.solve_cli import _config
+    from colosseum.solve_cli import inner_loop_config
 
-    class Args:
-        max_calls = (ctx.options.get("budget") or {}).get("max_calls")
-
-    return _config(project.index.config, Args)[0]
+    budget = ctx.options.get("budget")
+    return inner_loop_config(project.index.config, budget.get("max_calls") if isinstance(budget, dict) else None)[0]
 
 
 async def solve_obligation(ctx, args) -> dict:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from colosseum.source_text import ChunkLines
 from colosseum.structure import Diagnostic, Location, Position, Range, RelatedInfo
 
 if TYPE_CHECKING:
@@ -130,15 +129,15 @@ def structural_findings(index: "ProjectIndex") -> list[tuple[Diagnostic, Path | 
                                problem.severity, code(problem.code), problem.message), problem.root))
     for result in index.root_results:
         for problem in result.problems:
-            out.append((Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end), "error",
-                                   code(problem.code), problem.message), result.root))
+            where = (problem.anchor.range(problem.start, problem.end) if problem.anchor is not None
+                     else _range_at(index, problem.file, problem.start, problem.end))
+            out.append((Diagnostic(problem.file, where, "error", code(problem.code), problem.message), result.root))
     for path, chunks in index._file_chunks.items():
         for chunk in chunks:
             for err in chunk.analysis.errors:
                 if err.name == "unterminated-environment" and "not closed before" in err.value:
                     continue  # reported per root by the linker
-                lines = ChunkLines(chunk.analysis.lines, chunk.start, chunk.line)
-                out.append((Diagnostic(path, lines.range(err.start + chunk.start, err.end + chunk.start), "error",
+                out.append((Diagnostic(path, chunk.anchor.range(err.start, err.end), "error",
                                        code(err.name), err.value), None))
     return out
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from colosseum.file_analysis import FileAnalysis, analyse, has_content
 from colosseum.latex_scanner import Event, ScanResult
-from colosseum.source_text import LineIndex
+from colosseum.source_text import Anchor, LineIndex
 
 SPREAD = 7  # about one top-level theorem-like environment in SPREAD starts a chunk
 _TOP = ((), ("document",))  # the environments that may be open at a cut
@@ -40,58 +40,74 @@ class Chunk:
     includes: int  # include commands before it in the file
     text: str
     analysis: FileAnalysis | None = None
+    anchor: Anchor | None = None  # where it is now: what its items' positions are relative to
 
-    @property
-    def has_includes(self) -> bool:
-        return bool(self.analysis.includes)
+    def place(self, start: int, end: int, line: int, first: int, last: int, includes: int) -> None:
+        """Move it (an edit before it moved its text): its items move with its anchor."""
+        self.start, self.end, self.line, self.first, self.last, self.includes = start, end, line, first, last, includes
+        self.anchor.move(start, line)
 
 
 def split(text: str, scan: ScanResult, envs: frozenset[str], previous: list[Chunk] | None = None,
-          previous_text: str | None = None) -> list[Chunk]:
-    """The chunks of ``text`` (scanned as ``scan``), each with its analysis. ``previous`` are the
-    chunks of ``previous_text``, which ``scan`` was rescanned from (``scan.edit``): their analyses
-    are kept where the text is the same."""
+          previous_text: str | None = None) -> tuple[list[Chunk], list[Chunk]]:
+    """The chunks of ``text`` (scanned as ``scan``), each with its analysis, and those of them
+    that are chunks of the previous text moved. ``previous`` are the chunks of
+    ``previous_text``, which ``scan`` was rescanned from (``scan.edit``): a chunk whose text did
+    not change is the same object, moved, with its analysis and the items read from it."""
     events = scan.events
     if not scan.ordered:
-        return _analysed([_whole(text, events)], text, events, envs, {})
+        return _analysed([_whole(text, events)], text, events, envs), []
     if previous is None or scan.edit is None or previous_text is None:
-        return _analysed(_cut(text, scan, envs, _Start(0, 0, 0, (), 0, 0, 0)), text, events, envs, {})
+        return _analysed(_cut(text, scan, envs, _Start(0, 0, 0, (), 0, 0, 0)), text, events, envs), []
     first, old_last, count, sync_old, delta, restart = scan.edit
     shift = first + count - old_last  # events after the edit moved by this many places
     # start over from the chunk before the one the edit is in: the cut at its start may depend
     # on the edited events
     k = max(0, bisect_right([c.start for c in previous], restart) - 2)
     start = previous[k]
-    known = {(c.text, c.defs): c.analysis for c in previous[k:]}
     resume = _Start(start.start, start.line, start.first, start.stack, start.defs, start.includes, start.start)
     later = {c.start + delta: c for c in previous[k + 1:] if c.start >= sync_old}
     fresh = _cut(text, scan, envs, resume, later, delta, shift)
+    resync = fresh[-1].analysis if fresh and isinstance(fresh[-1].analysis, Chunk) else None
+    upto = previous.index(resync) if resync is not None else len(previous)
+    # the old chunks of the stretch cut again, by text: a fresh chunk with the same text is one of them
+    same: dict[tuple, list[Chunk]] = {}
+    for chunk in previous[k:upto]:
+        same.setdefault((chunk.text, chunk.defs, chunk.stack), []).append(chunk)
     out = previous[:k]
+    moved: list[Chunk] = []
     for chunk in fresh:
-        old = chunk.analysis
-        if isinstance(old, Chunk):  # in step with the old cuts again: the rest only moves
-            lines, includes = chunk.line - old.line, chunk.includes - old.includes
-            out.extend(_moved(c, delta, shift, lines, includes) for c in previous[previous.index(old):])
+        if resync is not None and chunk.analysis is resync:  # in step with the old cuts again: the rest only moves
+            lines, includes = chunk.line - resync.line, chunk.includes - resync.includes
+            for old in previous[upto:]:
+                if delta or lines or includes or shift:
+                    old.place(old.start + delta, old.end + delta, old.line + lines, old.first + shift, old.last + shift,
+                              old.includes + includes)
+                    if delta or lines:
+                        moved.append(old)
+                out.append(old)
             break
-        out.append(chunk)
-    return _analysed(out, text, events, envs, known)
-
-
-def _moved(chunk: Chunk, delta: int, shift: int, lines: int, includes: int) -> Chunk:
-    return Chunk(chunk.start + delta, chunk.end + delta, chunk.line + lines, chunk.first + shift, chunk.last + shift,
-                 chunk.stack, chunk.defs, chunk.includes + includes, chunk.text, chunk.analysis)
+        twins = same.get((chunk.text, chunk.defs, chunk.stack))
+        if twins:
+            old = twins.pop(0)
+            if (old.start, old.line) != (chunk.start, chunk.line):
+                moved.append(old)
+            old.place(chunk.start, chunk.end, chunk.line, chunk.first, chunk.last, chunk.includes)
+            out.append(old)
+        else:
+            out.append(chunk)
+    return _analysed(out, text, events, envs), moved
 
 
 def _whole(text: str, events: list[Event]) -> Chunk:
     return Chunk(0, len(text), 0, 0, len(events), (), 0, 0, text)
 
 
-def _analysed(chunks: list[Chunk], text: str, events: list[Event], envs: frozenset[str], known: dict) -> list[Chunk]:
+def _analysed(chunks: list[Chunk], text: str, events: list[Event], envs: frozenset[str]) -> list[Chunk]:
     for chunk in chunks:
         if chunk.analysis is None:
-            chunk.analysis = known.get((chunk.text, chunk.defs))
-        if chunk.analysis is None:
             chunk.analysis = analyse(chunk.text, events, LineIndex(chunk.text), envs, chunk.start, chunk.first, chunk.last)
+            chunk.anchor = Anchor(chunk.analysis.lines, chunk.start, chunk.line)
     return chunks
 
 

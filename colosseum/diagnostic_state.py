@@ -90,6 +90,10 @@ class DiagnosticState:
             self.__init__()
         findings = self.findings
         state = index._link_state
+        # units kept as they were whose chunk moved: what is found about them is found again,
+        # at its new place
+        self.moved = [] if full else change.moved
+        self.moved_nodes = {node for unit in self.moved for node in chain(unit.claim_map, unit.section_map)}
         self._structural(index)
         self._labels(index, change, state, full)
         self._graph(index, change, full)
@@ -156,8 +160,12 @@ class DiagnosticState:
                         findings.set(("undefined", root, ref), [])
             for unit in added:
                 check.extend(unit.refs)
+            in_root = set(units_of_root[root]) if flipped or self.moved else ()
+            for unit in self.moved:
+                if unit in in_root:
+                    check.extend(ref for ref in unit.refs if ref in undefined)
+                    names = names | unit.labels_by_name.keys()
             if flipped:
-                in_root = set(units_of_root[root])
                 for name in flipped:
                     for unit in state.by_ref.get(name, ()):
                         if unit in in_root:
@@ -194,7 +202,7 @@ class DiagnosticState:
     # ---- the graph
     def _graph(self, index: "ProjectIndex", change, full: bool) -> None:
         findings, graph = self.findings, index.graph
-        dirty = set() if full else change.nodes
+        dirty = set() if full else change.nodes | self.moved_nodes
         cycles = graph.cycles()
         if cycles is not self.cycles or any(node in dirty for cycle in cycles for node in cycle):
             found = cycle_findings(index, cycles)
@@ -233,7 +241,7 @@ class DiagnosticState:
                             referenced.pop(name, None)
                         if (count > 0) != (count - sign > 0):
                             flipped.add(name)
-        todo = set(claims) if full else {n for n in change.nodes}
+        todo = set(claims) if full else change.nodes | self.moved_nodes
         for name in flipped | (set() if full else change.names):
             for label in labels.get(name, ()):
                 if label.owner in claims:

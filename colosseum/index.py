@@ -97,6 +97,7 @@ class ProjectIndex:
         self._file_rank: dict[Path, int] = {}
         self._file_chunks: dict[Path, list[Chunk]] = {}  # the chunks of each file's first reading
         self._rescanned: dict[int, tuple[str, ScanResult]] = {}  # id(scan) -> (old text, old scan)
+        self._moved_chunks: set[Chunk] = set()  # chunks an edit moved in this build
         self.config_loader = load_config  # the server adds the editor's settings
         # labels whose Lean proof was checked (the Lean bridge sets it; it outlives rebuilds):
         # their DAG status is "formal", trusted whatever the paper's own proof says
@@ -258,6 +259,7 @@ class ProjectIndex:
             self._building = None
             self._previous_scans.clear()
             self._rescanned.clear()
+            self._moved_chunks = set()
             if collecting:
                 gc.enable()
         self.snapshot = snap
@@ -294,7 +296,7 @@ class ProjectIndex:
         self._link_memo, self._link_memo_key, self._file_rank = {"units": linker.memo, "files": linker.files}, env_key, rank
         snap.claims = linker.claims
         snap.sections = linker.sections
-        self.last_change = self._link_state.update(linker, linker.claims, linker.sections, rank)
+        self.last_change = self._link_state.update(linker, linker.claims, linker.sections, rank, self._moved_chunks)
         snap.labels = self._link_state.labels
         snap.references = self._link_state.references
         snap.label_owner = self._link_state.label_owner
@@ -303,6 +305,8 @@ class ProjectIndex:
                 roots = snap.file_roots.setdefault(f, [])
                 if result.root not in roots:
                     roots.append(result.root)
+        if snap.file_roots == self.snapshot.file_roots:
+            snap.file_roots = self.snapshot.file_roots  # the same: keep the last one
         from colosseum.dag import DependencyGraph
 
         snap.graph = DependencyGraph.build(self, self.snapshot.graph, self.last_change)
@@ -374,9 +378,10 @@ class ProjectIndex:
             if origin is not None:
                 old = self._previous_scans.get(visit.path)
                 previous = old[1].chunks.get((id(origin[1]), env_key)) if old is not None else None
-            chunks = split(visit.text.text, visit.scan, self.theorem_environments, previous,
-                           origin[0] if origin is not None else None)
+            chunks, moved = split(visit.text.text, visit.scan, self.theorem_environments, previous,
+                                  origin[0] if origin is not None else None)
             entry.chunks[key] = chunks
+            self._moved_chunks.update(moved)
         visit.chunks = chunks
         file_chunks.setdefault(visit.path, chunks)
         for child in visit.children.values():

@@ -35,6 +35,7 @@ class LinkChange:
     nodes: set[str] = field(default_factory=set)  # claims and sections whose data was set again
     retargeted: list[PendingProof] = field(default_factory=list)  # named proofs that now prove another claim
     pending_units: set[Unit] = field(default_factory=set)  # the units holding those proofs
+    moved: list[Unit] = field(default_factory=list)  # units kept as they were, whose chunk an edit moved
 
 
 class LinkState:
@@ -54,13 +55,15 @@ class LinkState:
 
     # ---- the update ---------------------------------------------------------------------------
     def update(self, linker: Linker, claims: dict[str, Claim], sections: dict[str, Section],
-               rank: dict[Path, int]) -> LinkChange:
+               rank: dict[Path, int], moved_chunks=frozenset()) -> LinkChange:
         units = linker.units
         new_set = set(units)
         full = not self.units
         change = LinkChange(full)
         change.added = [u for u in units if u not in self.unit_set]
         change.removed = [u for u in self.units if u not in new_set]
+        if moved_chunks and not full:
+            change.moved = [u for u in units if u.chunk in moved_chunks and u in self.unit_set]
         pos = {u: i for i, u in enumerate(units)}
         for unit in change.removed:
             self._index(unit, -1)

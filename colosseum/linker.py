@@ -18,12 +18,10 @@ from pathlib import Path
 from colosseum.chunks import Chunk
 from colosseum.file_analysis import INCOMING, FileAnalysis, LabelRec, RefRec, claim_role
 from colosseum.project_files import FileText
-from colosseum.source_text import ChunkLines
-from colosseum.structure import Claim, Label, Location, Proof, Reference, Section
+from colosseum.structure import ORDER_SHIFT, Claim, Label, Proof, Reference, Section
 
 SECTION_RANK = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4,
                 "paragraph": 5, "subparagraph": 6}
-ORDER_SHIFT = 40  # Claim.order and Section.order: file rank above, offset in the file below
 
 
 @dataclass(slots=True, eq=False)
@@ -41,10 +39,11 @@ class Visit:
 @dataclass(slots=True)
 class EnvProblem:
     file: Path
-    start: int
+    start: int  # relative to the anchor when there is one (where the chunk is now)
     end: int
     code: str
     message: str
+    anchor: object = None
 
 
 @dataclass
@@ -95,8 +94,12 @@ class PendingProof:
     fallback: str | None  # the claim it follows (what it proves when the name is unknown)
     refs: list[Reference]
     labels: list[Label]
-    order: int
+    rank: int
     target: str | None = None  # the claim it proves, as last settled
+
+    @property
+    def order(self) -> int:
+        return (self.rank << ORDER_SHIFT) | self.proof.spans[0]
 
 
 @dataclass(slots=True, eq=False)
@@ -104,10 +107,13 @@ class Unit:
     """What one chunk contributed, read in one state."""
 
     path: Path
-    start: int
-    end: int
+    chunk: Chunk
     analysis: FileAnalysis
     entry: tuple  # the state signature it was read in
+    key: tuple = ()  # its key in the linker's memo
+    # node ids made of a line number (or an offset) hold only while the chunk stays there
+    pinned_line: int | None = None
+    pinned_offset: int | None = None
     claims: list[tuple[Claim, str]] = field(default_factory=list)  # with the id each wanted
     claim_map: dict[str, Claim] = field(default_factory=dict)
     claim_bases: dict[str, tuple[bool, tuple[str, ...]]] = field(default_factory=dict)
@@ -185,6 +191,7 @@ class _FileRecord:
     section_map: dict[str, Section] = field(default_factory=dict)
     fallbacks: tuple[str, ...] = ()
     exit: _State | None = None
+    key: tuple = ()
 
 
 class _Places:
@@ -204,9 +211,9 @@ class _Places:
         for section in unit.sections:
             self.sections.setdefault(section.order & ((1 << ORDER_SHIFT) - 1), section)
         for label in unit.labels:
-            self.labels.setdefault((label._start, label.name), label)
+            self.labels.setdefault((label.offset, label.name), label)
         for ref in unit.refs:
-            self.refs.setdefault((ref._start, ref.label, ref.command), ref)
+            self.refs.setdefault((ref.offset, ref.label, ref.command), ref)
         for pending in unit.pendings:
             self.pendings.setdefault(pending.proof.spans[0], pending)
 
@@ -237,9 +244,9 @@ class Linker:
         state = _State()
         self._visit(visit, state, result, units)
         problems = [p for unit in units for p in unit.problems]
-        for env, path, start, end in state.envs:
+        for env, path, anchor, start, end in state.envs:
             problems.append(EnvProblem(path, start, end, "unterminated-environment",
-                                       f"\\begin{{{env}}} is never closed"))
+                                       f"\\begin{{{env}}} is never closed", anchor))
         result.problems = problems
         result.label_list = [label for unit in units for label in unit.labels]
         result.references = [ref for unit in units for ref in unit.refs]
@@ -280,7 +287,7 @@ class Linker:
             record_key = (path, state.signature())
             record = self.files.get(record_key) or self._old_files.get(record_key)
             if record is not None and record.chunks is visit.chunks and self._replay(record, state):
-                self.files[record_key] = record
+                self.files[record.key] = record  # its own key: a replay allocates nothing that lives on
                 for unit in record.units:
                     self._add_unit(unit, units)
                 return
@@ -291,14 +298,17 @@ class Linker:
             section_ids: dict[int, str] = {}
             segments = _segments(fa)
             for number, (lo, hi) in enumerate(segments):
-                key = (path, chunk.start, chunk.line, number, state.signature(),
+                key = (path, chunk, number, state.signature(),
                        tuple(claim_ids.items()) if number else (), tuple(section_ids.items()) if number else ())
                 unit = self.memo.get(key) or self._old_memo.get(key)
-                if unit is not None and unit.analysis is fa and self._replay(unit, state):
-                    self.memo[key] = unit
+                if unit is not None and unit.analysis is fa and unit.chunk is chunk \
+                        and (unit.pinned_line is None or unit.pinned_line == chunk.line) \
+                        and (unit.pinned_offset is None or unit.pinned_offset == chunk.start) \
+                        and self._replay(unit, state):
+                    self.memo[unit.key] = unit
                     self._add_unit(unit, units)
                 else:
-                    unit = Unit(path, chunk.start, chunk.end, fa, key[4:])
+                    unit = Unit(path, chunk, fa, key[3:], key=key)
                     self._execute(visit, chunk, lo, hi, number == len(segments) - 1, state, unit, units, claim_ids,
                                   section_ids, again)
                     self.memo[key] = unit
@@ -311,7 +321,7 @@ class Linker:
                         if unit.child_is_subfile:
                             state.ended = False  # a subfile's own \end{document} ends only the subfile
         if record_key is not None:
-            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.copy())
+            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.copy(), key=record_key)
             for unit in record.units:
                 record.claim_map.update(unit.claim_map)
                 record.section_map.update(unit.section_map)
@@ -349,14 +359,13 @@ class Linker:
     def _execute(self, visit: Visit, chunk: Chunk, lo: int, hi: int, last: bool, state: _State, unit: Unit,
                  units: list[Unit], claim_ids: dict[int, str], section_ids: dict[int, str], again: bool) -> None:
         """Read the timeline items [lo, hi) of a chunk (a segment: up to an include, or the last
-        one, to the chunk's end) into ``unit``."""
+        one, to the chunk's end) into ``unit``. Offsets stay relative to the chunk's anchor."""
         fa = chunk.analysis
         timeline = _timeline(fa)
         first = lo == 0
-        base, base_line = chunk.start, chunk.line
+        anchor = chunk.anchor
         path, rel = visit.path, visit.rel
-        lines = fa.lines if not base and not base_line else ChunkLines(fa.lines, base, base_line)
-        rank = self.file_rank.get(path, 0) << ORDER_SHIFT
+        rank = self.file_rank.get(path, 0)
         places = self._places_of(path) if again else None
         if places is not None:
             unit.shared = True
@@ -368,27 +377,26 @@ class Linker:
         def node_id(label: LabelRec | None, offset: int) -> str:
             if label is not None:
                 return label.name
-            return f"{rel}:{lines.line_of(offset + base) + 1}"
+            unit.pinned_line = chunk.line
+            return f"{rel}:{anchor.line_of(offset) + 1}"
 
         def add_label(lrec: LabelRec, owner: str | None, in_proof: bool = False) -> Label:
-            start = lrec.start + base
             if places is not None:
-                label = places.labels.get((start, lrec.name))
+                label = places.labels.get((lrec.start + chunk.start, lrec.name))
                 if label is not None:
                     unit.labels.append(label)
                     return label
-            label = Label(lrec.name, None, owner, lrec.command, path, lines, start, lrec.end + base, in_proof)
+            label = Label(lrec.name, None, owner, lrec.command, path, anchor, lrec.start, lrec.end, in_proof)
             unit.labels.append(label)
             return label
 
         def add_ref(rrec: RefRec, owner: str | None) -> Reference:
-            start = rrec.start + base
             if places is not None:
-                ref = places.refs.get((start, rrec.label, rrec.command))
+                ref = places.refs.get((rrec.start + chunk.start, rrec.label, rrec.command))
                 if ref is not None:
                     unit.refs.append(ref)
                     return ref
-            ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, path, lines, start, rrec.end + base)
+            ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, path, anchor, rrec.start, rrec.end)
             unit.refs.append(ref)
             return ref
 
@@ -407,7 +415,7 @@ class Linker:
                 break
             if kind == "section":
                 srec = fa.sections[index]
-                sid = self._section(visit, srec, node_id(srec.label, srec.begin[0]), state, unit, lines, rank, places)
+                sid = self._section(visit, srec, node_id(srec.label, srec.begin[0]), state, unit, rank, places)
                 unit.section_ids[index] = known_sections[index] = sid
                 if srec.label is not None:
                     add_label(srec.label, sid)
@@ -420,8 +428,7 @@ class Linker:
                 section_id = known_sections.get(crec.section) if crec.section != INCOMING else entry_section
                 if crec.section != INCOMING and section_id is None:
                     section_id = state.section
-                cid = self._claim(visit, crec, node_id(crec.label, crec.begin[0]), section_id, unit, lines, rank,
-                                  places)
+                cid = self._claim(visit, crec, node_id(crec.label, crec.begin[0]), section_id, unit, rank, places)
                 unit.claim_ids[index] = known_claims[index] = cid
                 if crec.label is not None:
                     add_label(crec.label, cid)
@@ -431,20 +438,17 @@ class Linker:
                     add_ref(ref, cid)
             elif kind == "proof":
                 prec = fa.proofs[index]
-                start = prec.begin[0] + base
                 # named or not, the claim it follows is what it proves when no name settles it
                 fallback = state.last_claim if prec.follows == INCOMING else known_claims.get(prec.follows)
                 # an unnamed proof proves what it follows; a named one is settled by link_state
                 owner = fallback if prec.named is None else None
                 refs = [add_ref(r, owner) for r in prec.refs]
                 labels = [add_label(lab, owner, True) for lab in prec.labels]
-                pending = places.pendings.get(start) if places is not None else None
+                pending = places.pendings.get(prec.begin[0] + chunk.start) if places is not None else None
                 if pending is None:
-                    proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation,
-                                  (start, prec.begin[1] + base)
-                                  + ((prec.end[0] + base, prec.end[1] + base) if prec.end[0] >= 0 else
-                                     (start, prec.begin[1] + base)), lines)
-                    pending = PendingProof(proof, prec.named, fallback, refs, labels, rank | start,
+                    spans = prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin)
+                    proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation, spans, anchor)
+                    pending = PendingProof(proof, prec.named, fallback, refs, labels, rank,
                                            owner if prec.named is None else None)
                 else:  # another root reads the same proof, perhaps with other macros
                     pending.refs.extend(r for r in refs if not any(r is p for p in pending.refs))
@@ -461,20 +465,21 @@ class Linker:
                 if state.envs and state.envs[-1][0] == ev.name:
                     state.envs.pop()
                 else:
-                    unit.problems.append(EnvProblem(path, ev.start + base, ev.end + base, "unmatched-end",
-                                                    f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}"))
+                    unit.problems.append(EnvProblem(path, ev.start, ev.end, "unmatched-end",
+                                                    f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}",
+                                                    anchor))
         if last:
             for ev in fa.dangling_begins:
                 role, idx = ev.extra
                 if role == "claim":
-                    state.envs.append((ev.name, path, fa.claims[idx].begin[0] + base, fa.claims[idx].begin[1] + base))
+                    state.envs.append((ev.name, path, anchor, fa.claims[idx].begin[0], fa.claims[idx].begin[1]))
                 elif role == "proof":
-                    state.envs.append((ev.name, path, fa.proofs[idx].begin[0] + base, fa.proofs[idx].begin[1] + base))
+                    state.envs.append((ev.name, path, anchor, fa.proofs[idx].begin[0], fa.proofs[idx].begin[1]))
                 else:
-                    state.envs.append((ev.name, path, 0, 0))
+                    state.envs.append((ev.name, path, None, 0, 0))
             for err in fa.errors:
                 if err.name == "unterminated-environment" and "not closed before" in err.value:
-                    unit.problems.append(EnvProblem(path, err.start + base, err.end + base, err.name, err.value))
+                    unit.problems.append(EnvProblem(path, err.start, err.end, err.name, err.value, anchor))
             # the last claim closed, unless it was closed before an include (then the included
             # file's last claim is the one a proof read next follows)
             closed = fa.last_closed
@@ -485,32 +490,32 @@ class Linker:
                 state.ended = True
         self._seal(unit, state)
 
-    def _unique_id(self, wanted: str, offset: int, rel: str, line: int) -> str:
+    def _unique_id(self, wanted: str, unit: Unit, rel: str, offset: int) -> str:
         if wanted not in self.claims and wanted not in self.sections:
             return wanted
-        fallback = f"{rel}:{line}"
+        anchor = unit.chunk.anchor
+        unit.pinned_line = unit.chunk.line
+        fallback = f"{rel}:{anchor.line_of(offset) + 1}"
         if fallback not in self.claims and fallback not in self.sections:
             return fallback
-        return f"{fallback}#{offset}"
+        unit.pinned_offset = unit.chunk.start
+        return f"{fallback}#{offset + unit.chunk.start}"
 
-    def _section(self, visit: Visit, srec, wanted: str, state: _State, unit: Unit, lines, rank: int,
+    def _section(self, visit: Visit, srec, wanted: str, state: _State, unit: Unit, rank: int,
                  places: _Places | None) -> str:
-        start = srec.begin[0] + unit.start
         level = SECTION_RANK.get(srec.level, 2)
         while state.section_stack and state.section_stack[-1][0] >= level:
             state.section_stack.pop()
         parent = state.section_stack[-1][1] if state.section_stack else None
-        existing = places.sections.get(start) if places is not None else None
+        existing = places.sections.get(srec.begin[0] + unit.chunk.start) if places is not None else None
         if existing is None:
-            sid = self._unique_id(wanted, start, visit.rel, lines.line_of(start) + 1)
+            sid = self._unique_id(wanted, unit, visit.rel, srec.begin[0])
             if sid != wanted:
                 unit.fallbacks += (wanted,)
-            existing = Section(sid, srec.level, srec.title, srec.label.name if srec.label else None,
-                               Location(visit.path, lines.range(start, srec.begin[1] + unit.start)), visit.path,
-                               srec.obligation, parent, srec.has_content, order=rank | start)
-            unit.section_bases[sid] = srec.obligation
-        else:
-            unit.section_bases[existing.id] = srec.obligation
+            existing = Section(sid, srec.level, srec.title, srec.label.name if srec.label else None, visit.path,
+                               srec.obligation, parent, srec.has_content, rel_span=srec.begin, anchor=unit.chunk.anchor,
+                               rank=rank)
+        unit.section_bases[existing.id] = srec.obligation
         self.sections[existing.id] = existing
         unit.sections.append(existing)
         unit.section_map[existing.id] = existing
@@ -518,18 +523,16 @@ class Linker:
         state.section = existing.id
         return existing.id
 
-    def _claim(self, visit: Visit, crec, wanted: str, section_id: str | None, unit: Unit, lines, rank: int,
+    def _claim(self, visit: Visit, crec, wanted: str, section_id: str | None, unit: Unit, rank: int,
                places: _Places | None) -> str:
-        base = unit.start
-        start = crec.begin[0] + base
-        existing = places.claims.get(start) if places is not None else None
+        existing = places.claims.get(crec.begin[0] + unit.chunk.start) if places is not None else None
         if existing is not None:
             self.claims[existing.id] = existing
             unit.claims.append((existing, wanted))
             unit.claim_map[existing.id] = existing
             unit.claim_bases[existing.id] = (crec.obligation, tuple(lab.name for lab in crec.inner_labels))
             return existing.id
-        cid = self._unique_id(wanted, start, visit.rel, lines.line_of(start) + 1)
+        cid = self._unique_id(wanted, unit, visit.rel, crec.begin[0])
         if cid != wanted:
             unit.fallbacks += (wanted,)
         title, style = self.styles.get(crec.env, ("", "plain"))
@@ -538,10 +541,10 @@ class Linker:
         inner = [lab.name for lab in crec.inner_labels]
         claim = Claim(
             id=cid, kind=crec.env, title=crec.title, label=crec.label.name if crec.label else None,
-            spans=(start, crec.begin[1] + base, end[0] + base, end[1] + base), lines=lines,
+            rel_spans=crec.begin + end, anchor=unit.chunk.anchor, rank=rank,
             file=visit.path, statement_text=crec.statement_text, obligation=crec.obligation,
             lean_decls=list(crec.lean_decls), leanok=crec.leanok, mathlibok=crec.mathlibok,
-            notready=crec.notready, needs_proof=role == "assertion", role=role, order=rank | start,
+            notready=crec.notready, needs_proof=role == "assertion", role=role,
             cited=bool(crec.title and ("\\cite" in crec.title or "\\textcite" in crec.title)),
             section=section_id, inner_labels=inner,
         )

@@ -85,22 +85,30 @@ class LineIndex:
         return self.text[start:end]
 
 
-class ChunkLines:
-    """Positions in a file of the items of one chunk of it (colosseum.chunks): offsets are the
-    file's, the lines are counted by the chunk's own index, moved to where the chunk starts. An
-    edit before the chunk moves it without building anything for the chunk itself."""
+class Anchor:
+    """Where a chunk of a file (colosseum.chunks) sits in the file's current text. The items read
+    from the chunk keep offsets relative to it and their lines are counted by the chunk's own
+    index; an edit before the chunk moves the anchor, and with it every item, without touching
+    them. ``version`` counts the moves: a position computed before a move is stale."""
 
-    __slots__ = ("lines", "offset", "line")
+    __slots__ = ("lines", "offset", "line", "version")
 
     def __init__(self, lines: LineIndex, offset: int, line: int):
         self.lines, self.offset, self.line = lines, offset, line
+        self.version = 0
 
-    def line_of(self, offset: int) -> int:
-        return self.lines.line_of(offset - self.offset) + self.line
+    def move(self, offset: int, line: int) -> None:
+        if offset != self.offset or line != self.line:
+            self.offset, self.line = offset, line
+            self.version += 1
 
-    def position(self, offset: int) -> Position:
-        pos = self.lines.position(offset - self.offset)
-        return Position(pos.line + self.line, pos.character)
+    def line_of(self, rel: int) -> int:
+        """The file's line of an offset relative to the chunk."""
+        return self.lines.line_of(rel) + self.line
+
+    def position(self, rel: int) -> Position:
+        pos = self.lines.position(rel)
+        return Position(pos.line + self.line, pos.character) if self.line else pos
 
     def range(self, start: int, end: int) -> Range:
         return Range(self.position(start), self.position(end))

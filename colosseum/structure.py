@@ -27,35 +27,49 @@ class Location(NamedTuple):
     range: Range
 
 
+ORDER_SHIFT = 40  # Claim.order and Section.order: the file's rank above, the offset in it below
+
+
 class _Located:
     """Where an item is, computed when first asked: an index holds tens of thousands of labels
-    and references, and an edit needs the positions of only the few that are reported."""
+    and references, and an edit needs the positions of only the few that are reported. Offsets
+    are relative to the item's anchor (colosseum.source_text.Anchor): where its chunk of the file
+    is now."""
 
     __slots__ = ()
 
     @property
     def location(self) -> Location:
         loc = self._location
-        if loc is None:
-            loc = self._location = Location(self._file, self._lines.range(self._start, self._end))
+        anchor = self._lines
+        if anchor is not None and (loc is None or self._at != anchor.version):
+            loc = self._location = Location(self._file, anchor.range(self._start, self._end))
+            self._at = anchor.version
         return loc
 
     @location.setter
     def location(self, value: Location) -> None:
         self._location = value
+        self._lines = None
 
     @property
     def file(self) -> Path:
         return self._file if self._file is not None else self.location.file
 
+    @property
+    def offset(self) -> int:
+        """Where it starts in its file's current text."""
+        return self._start + (self._lines.offset if self._lines is not None else 0)
+
 
 class Label(_Located):
-    __slots__ = ("name", "owner", "command", "_location", "_file", "_lines", "_start", "_end", "in_proof")
+    __slots__ = ("name", "owner", "command", "_location", "_file", "_lines", "_start", "_end", "_at", "in_proof")
 
     def __init__(self, name: str, location: Location | None, owner: str | None = None, command: str = "label",
                  file: Path | None = None, lines=None, start: int = 0, end: int = 0, in_proof: bool = False):
         self.name, self.owner, self.command = name, owner, command
         self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
+        self._at = -1
         self.in_proof = in_proof  # defined inside a proof: it belongs to the claim the proof proves
 
     def __repr__(self) -> str:
@@ -66,15 +80,23 @@ class Reference(_Located):
     """A reference to ``label``; ``command`` is the macro name without backslash (ref, cref,
     uses, proves, or a wrapper); ``part`` is statement | proof | prose | proof-title."""
 
-    __slots__ = ("label", "command", "owner", "part", "_location", "_file", "_lines", "_start", "_end")
+    __slots__ = ("label", "command", "owner", "part", "_location", "_file", "_lines", "_start", "_end", "_at")
 
     def __init__(self, label: str, command: str, location: Location | None, owner: str | None = None,
                  part: str = "prose", file: Path | None = None, lines=None, start: int = 0, end: int = 0):
         self.label, self.command, self.owner, self.part = label, command, owner, part
         self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
+        self._at = -1
 
     def __repr__(self) -> str:
         return f"Reference(label={self.label!r}, command={self.command!r}, owner={self.owner!r}, part={self.part!r})"
+
+
+def _moved_with(anchor, rel: tuple[int, ...]) -> tuple[int, ...]:
+    if anchor is None:
+        return rel
+    offset = anchor.offset
+    return tuple(x + offset for x in rel)
 
 
 @dataclass(slots=True)
@@ -84,17 +106,22 @@ class Proof:
     leanok: bool = False
     has_content: bool = True  # an empty proof environment is not a proof
     obligation: bool = False
-    spans: tuple[int, int, int, int] = (0, 0, 0, 0)  # \begin{proof} and \end{proof} offsets
-    lines: object = field(default=None, repr=False, compare=False)
+    rel_spans: tuple[int, int, int, int] = (0, 0, 0, 0)  # \begin{proof}, \end{proof}: relative to the anchor
+    anchor: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def spans(self) -> tuple[int, int, int, int]:
+        """Offsets of \\begin{proof} and \\end{proof} in the file's current text."""
+        return _moved_with(self.anchor, self.rel_spans)
 
     @property
     def location(self) -> Location:
         """The \\begin{proof} command (computed when asked, like a claim's)."""
-        return Location(self.file, self.lines.range(self.spans[0], self.spans[1]))
+        return Location(self.file, self.anchor.range(self.rel_spans[0], self.rel_spans[1]))
 
     @property
     def end(self) -> Location:
-        return Location(self.file, self.lines.range(self.spans[2], self.spans[3]))
+        return Location(self.file, self.anchor.range(self.rel_spans[2], self.rel_spans[3]))
 
 
 @dataclass(slots=True)
@@ -114,28 +141,47 @@ class Claim:
     needs_proof: bool = True  # False for definitions, remarks, examples ...
     role: str = "assertion"  # assertion | definition | other
     cited: bool = False  # a result quoted from the literature: [\cite{...}] in its title
-    order: int = 0  # position in reading order
     section: str | None = None  # innermost section node id
     references: list[Reference] = field(default_factory=list)
     inner_labels: list[str] = field(default_factory=list)
-    # where it is: offsets of \begin{kind} and \end{kind}, turned into positions when first asked
-    spans: tuple[int, int, int, int] = (0, 0, 0, 0)
-    lines: object = field(default=None, repr=False, compare=False)
+    # where it is: offsets of \begin{kind} and \end{kind} relative to its anchor (where its
+    # chunk of the file is now), turned into positions when first asked
+    rel_spans: tuple[int, int, int, int] = (0, 0, 0, 0)
+    anchor: object = field(default=None, repr=False, compare=False)
+    rank: int = 0  # the file's place in reading order
     _location: Location | None = field(default=None, repr=False, compare=False)
     _end: Location | None = field(default=None, repr=False, compare=False)
+    _at: int = field(default=-1, repr=False, compare=False)
+
+    @property
+    def spans(self) -> tuple[int, int, int, int]:
+        """Offsets of \\begin{kind} and \\end{kind} in the file's current text."""
+        return _moved_with(self.anchor, self.rel_spans)
+
+    @property
+    def order(self) -> int:
+        """Its position in reading order (comparable with a section's)."""
+        return (self.rank << ORDER_SHIFT) | (self.rel_spans[0] + (self.anchor.offset if self.anchor is not None else 0))
+
+    def _fresh(self) -> None:
+        if self._at != self.anchor.version:
+            self._location = self._end = None
+            self._at = self.anchor.version
 
     @property
     def location(self) -> Location:
         """The \\begin{kind} command."""
+        self._fresh()
         if self._location is None:
-            self._location = Location(self.file, self.lines.range(self.spans[0], self.spans[1]))
+            self._location = Location(self.file, self.anchor.range(self.rel_spans[0], self.rel_spans[1]))
         return self._location
 
     @property
     def end(self) -> Location:
         """The \\end{kind} command."""
+        self._fresh()
         if self._end is None:
-            self._end = Location(self.file, self.lines.range(self.spans[2], self.spans[3]))
+            self._end = Location(self.file, self.anchor.range(self.rel_spans[2], self.rel_spans[3]))
         return self._end
 
 
@@ -145,13 +191,28 @@ class Section:
     level: str  # part, chapter, section, ... subparagraph
     title: str
     label: str | None
-    location: Location
     file: Path
     obligation: bool = False
     parent: str | None = None
     has_content: bool = False
     references: list[Reference] = field(default_factory=list)
-    order: int = 0  # position in reading order
+    rel_span: tuple[int, int] = (0, 0)  # the command, relative to the anchor
+    anchor: object = field(default=None, repr=False, compare=False)
+    rank: int = 0
+    _location: Location | None = field(default=None, repr=False, compare=False)
+    _at: int = field(default=-1, repr=False, compare=False)
+
+    @property
+    def location(self) -> Location:
+        if self._location is None or self._at != self.anchor.version:
+            self._location = Location(self.file, self.anchor.range(*self.rel_span))
+            self._at = self.anchor.version
+        return self._location
+
+    @property
+    def order(self) -> int:
+        """Its position in reading order (comparable with a claim's)."""
+        return (self.rank << ORDER_SHIFT) | (self.rel_span[0] + self.anchor.offset)
 
 
 class Edge(NamedTuple):

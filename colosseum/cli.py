@@ -53,7 +53,7 @@ def _open(path: str):
         return None
 
 
-def _formal_from_cache(index) -> None:
+def formal_from_cache(index) -> None:
     """Claims whose Lean check passed before (cached by `colosseum lean`) show as formal; Lean is
     not run here, and a Lean setup that cannot be read changes nothing."""
     try:
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     index = _open(args.path)
     if index is None:
         return 2
-    _formal_from_cache(index)
+    formal_from_cache(index)
     from colosseum import export
 
     if args.command == "check":

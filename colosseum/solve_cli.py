@@ -52,6 +52,9 @@ def run_solve(args) -> int:
     except ProjectError as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
         return 2
+    from colosseum.cli import formal_from_cache
+
+    formal_from_cache(index)  # Lean-checked results are trusted in the prompts (from the cache; Lean is not run)
     config, models = inner_loop_config(index.config, args.max_calls)
     for problem in index.config.problems:
         print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)

@@ -46,11 +46,16 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     await lsp_client.shutdown_session()
 
 
-async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: LanguageClient):
-    path = client.project / "sections" / "main-result.tex"
+def open_document(client: LanguageClient, path: Path) -> str:
     uri = path.as_uri()
     client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
         uri=uri, language_id="latex", version=1, text=path.read_text())))
+    return uri
+
+
+async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: LanguageClient):
+    path = client.project / "sections" / "main-result.tex"
+    uri = open_document(client, path)
     before = len(API.requests)
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="colosseum.solveObligation", arguments=[uri, "lem:resampling"]))
@@ -108,9 +113,7 @@ async def test_add_to_catalog_and_record_a_failed_route_from_the_editor(client: 
     from colosseum.catalog import read_entry
 
     path = client.project / "sections" / "main-result.tex"
-    uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="latex", version=1, text=path.read_text())))
+    uri = open_document(client, path)
     added = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="colosseum.addToCatalog", arguments=[uri, "thm:main"]))
     entry, problems = read_entry(Path(added["path"]))
@@ -126,9 +129,7 @@ async def test_retract_from_the_editor_asks_for_a_reason_and_makes_dependents_su
     from colosseum.catalog import read_entry
 
     path = client.project / "sections" / "main-result.tex"
-    uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="latex", version=1, text=path.read_text())))
+    uri = open_document(client, path)
     added = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="colosseum.addToCatalog", arguments=[uri, "thm:main"]))
     entry_id = Path(added["path"]).stem

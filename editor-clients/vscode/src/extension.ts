@@ -291,19 +291,7 @@ async function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): P
 // Commands
 
 async function solveObligation(): Promise<void> {
-  const editor = activeLatexEditor();
-  if (!editor) {
-    return;
-  }
-  const label = await labelForEditor(editor);
-  if (!label) {
-    return;
-  }
-  await runServerCommand(
-    SERVER_COMMANDS.solveObligation,
-    [editor.document.uri.toString(), label],
-    `Colosseum: solving ${label}…`,
-  );
+  await runLabelCommand(SERVER_COMMANDS.solveObligation, (label) => `Colosseum: solving ${label}…`);
 }
 
 /** A server command about the label under the cursor (or asked for): [uri, label, ...extra]. */

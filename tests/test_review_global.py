@@ -71,7 +71,7 @@ async def test_critiques_that_say_the_same_thing_are_merged_and_different_ones_k
             critique(EDGE_BOUND, message="the count ignores e itself"),
             critique(LLL_CONDITION, kind="hypothesis-not-met", message="p must bound every event")]},
         2: {"verdict": "revise", "reasons": [], "critiques": [
-            critique("at most $k(\\Delta-1)$ other", "fatal", message="the bound on other edges is unproved")]},
+            critique("meets at most $k(\\Delta-1)$ other edges", "fatal", message="the bound on other edges is unproved")]},
         3: {"verdict": "revise", "reasons": [], "critiques": [
             critique(EDGE_BOUND, kind="notation-drift", message="Delta is used for two things")]},
     }
@@ -141,7 +141,15 @@ async def test_the_budget_is_checked_before_any_call_and_cancellation_stops_the_
         await review_document(index, provider, ReviewConfig(reviewers=3), cancel_when_reviewing)
     assert stopped.group_contains(SolveCancelled) if isinstance(stopped.value, BaseExceptionGroup) else \
         isinstance(stopped.value, SolveCancelled)
-    assert len(provider.calls) <= 3
+    assert len(provider.calls) == 3  # the three reviewers were already asked together; nothing after
+
+    def cancel_while_counting(stage, done, total):
+        if stage == "counting tokens" and done == 1:
+            raise SolveCancelled()
+
+    with pytest.raises(SolveCancelled):
+        await review_document(index, provider, ReviewConfig(reviewers=3), cancel_while_counting)
+    assert len(provider.calls) == 3  # cancelled before the reviewers: not one more call
 
 
 async def test_a_document_longer_than_the_window_is_read_in_parts_along_the_dag_then_synthesized(project):
@@ -225,3 +233,69 @@ def test_review_settings_are_checked_key_by_key_with_the_defaults_kept(make_proj
     assert problems == [] and sorted(p.key for p in loaded.problems) == ["review.colour", "review.reviewers"]
     config, _ = review_config(load_config(root), max_calls=7, reviewers=2, model="m")
     assert (config.max_calls, config.reviewers, config.model) == (7, 2, "m")
+
+
+DOUBLE_COUNT = "Summing over the $k$ vertices of $e$"  # local-structure.tex, line 24
+
+
+async def test_a_dismissed_minor_remark_never_hides_a_fatal_flaw_about_the_same_words(project):
+    index = ProjectIndex.open(project)
+    remark = critique(DOUBLE_COUNT, "minor", message="wording")
+    first = await review_document(index, ScriptedProvider(reviewers({1: {
+        "verdict": "revise", "reasons": [], "critiques": [remark]}})), ReviewConfig(reviewers=1))
+    store = DismissalStore(project)
+    store.dismiss(first.critiques[0])
+    # another reviewer now finds a fatal flaw in nearly the same words (merged with the remark),
+    # and a third says the very same words are fatal: neither is covered by the minor dismissal
+    nearly = critique(DOUBLE_COUNT + " counts every edge", "fatal", message="the sum misses edges")
+    same = critique(DOUBLE_COUNT, "fatal", message="the same words, fatal")
+    shown = {}
+    for fatal in (nearly, same):
+        provider = ScriptedProvider(reviewers({1: {"verdict": "revise", "reasons": [], "critiques": [remark]},
+                                               2: {"verdict": "rejected", "reasons": [], "critiques": [fatal]}}))
+        report = await review_document(index, provider, ReviewConfig(reviewers=2))
+        (merged,) = report.critiques
+        assert merged.severity == "fatal" and not merged.dismissed and merged.message == fatal["message"]
+        assert report.verdict == "rejected" and report.vetoes == [merged.id]
+        assert [c["message"] for c in report.to_json(project)["critiques"]] == [fatal["message"]]
+        shown[fatal["message"]] = merged
+    # dismissing the merged critique records every member's key, so the whole group stays dismissed
+    merged = shown[nearly["message"]]
+    store = DismissalStore(project)
+    store.dismiss(merged)
+    assert set(merged.all_keys) <= set(store.entries()) and len(merged.all_keys) == 2
+    provider = ScriptedProvider(reviewers({1: {"verdict": "revise", "reasons": [], "critiques": [remark]},
+                                           2: {"verdict": "rejected", "reasons": [], "critiques": [nearly]}}))
+    again = await review_document(index, provider, ReviewConfig(reviewers=2))
+    assert again.verdict == "accepted" and all(c.dismissed for c in again.critiques)
+
+
+async def test_different_critiques_under_one_long_quote_keep_their_own_ranges(project):
+    index = ProjectIndex.open(project)
+    whole_proof = critique("Let $e$ be an edge. ... \\end{proof}", message="the proof is sketchy overall")
+    degree = critique("$\\deg_H(v) - 1 \\le \\Delta - 1$", "fatal", message="wrong when v has degree 0")
+    conclusion = critique("so at most $k(\\Delta-1)$ edges other than $e$ meet $e$", message="double counts")
+    provider = ScriptedProvider(reviewers({1: {"verdict": "revise", "reasons": [], "critiques": [whole_proof]},
+                                           2: {"verdict": "rejected", "reasons": [], "critiques": [degree]},
+                                           3: {"verdict": "revise", "reasons": [], "critiques": [conclusion]}}))
+    report = await review_document(index, provider, ReviewConfig(reviewers=3))
+    assert len(report.critiques) == 3 and all(c.also == () and len(c.reviewers) == 1 for c in report.critiques)
+    lines = (project / "sections" / "local-structure.tex").read_text().splitlines()
+    by_message = {c.message: c for c in report.critiques}
+    for item in (degree, conclusion):  # each on the exact span it quotes
+        c = by_message[item["message"]]
+        quote = item["quote"].replace("\\\\", "\\")
+        line = next(i for i, text in enumerate(lines) if quote in text)
+        assert (c.range.start.line, c.range.start.character) == (line, lines[line].index(quote))
+        assert (c.range.end.line, c.range.end.character) == (line, lines[line].index(quote) + len(quote))
+    sketchy = by_message["the proof is sketchy overall"]
+    assert (sketchy.range.start.line, sketchy.range.end.line) == (21, 26)
+    # overlaps are not chained: A and B nearly coincide, B and C too, but A and C do not
+    a = critique("\\le \\Delta - 1$. Summing over the", message="A")
+    b = critique("\\Delta - 1$. Summing over the $k$ vertices", message="B")
+    c = critique("Summing over the $k$ vertices of $e$", message="C")
+    provider = ScriptedProvider(reviewers({n + 1: {"verdict": "revise", "reasons": [], "critiques": [x]}
+                                           for n, x in enumerate((a, b, c))}))
+    chained = await review_document(index, provider, ReviewConfig(reviewers=3))
+    groups = sorted(sorted((x.message, *x.also)) for x in chained.critiques)
+    assert groups == [["A", "B"], ["C"]]

@@ -13,7 +13,7 @@ Public API (stable; everything else in this package is internal)::
         # longer than ``config.part_budget()`` tokens (counted with ``provider.count_tokens``) is
         # cut into parts along the DAG, each with the statements it relies on, and each reviewer
         # ends with a synthesis pass over its parts' findings (``report.split`` says how).
-        # Critiques that say the same thing (same kind, overlapping quoted spans) are merged;
+        # Critiques that say the same thing (same kind, nearly the same quoted span) are merged;
         # the others are all kept. Verdict: "rejected" if one anchored, undismissed fatal
         # critique exists (a veto, never a vote); else "revise" if a major (or unanchored
         # fatal) critique remains or a reviewer asked for revision; else "accepted".

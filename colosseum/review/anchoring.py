@@ -141,6 +141,11 @@ class DocumentText:
     def render_all(self) -> str:
         return "\n\n".join(self.render_block(path) for path in self.files)
 
+    def extent(self, path: Path, where: Range) -> tuple[int, int]:
+        """A range of a file as (start, end) offsets in its text."""
+        lines = self.file_text(path).lines
+        return lines.offset(where.start), lines.offset(where.end)
+
     def line_count(self, path: Path) -> int:
         ft = self.file_text(path)
         return 0 if ft is None else ft.text.count("\n") + 1

@@ -1,6 +1,10 @@
 """Dismissed critiques, remembered in ``.colosseum/reviews/dismissed.json`` by the hash of the
 quoted text and the kind (``records.critique_key``): a dismissal holds while that text is
-unchanged and lapses by itself when the text changes (a new quote has a new key)."""
+unchanged and lapses by itself when the text changes (a new quote has a new key).
+
+A dismissal also remembers the severity the author saw: it covers that severity and milder ones,
+never a more severe critique of the same words (dismissing a minor remark must not silence a
+later fatal flaw). Dismissing a merged critique records every member's key."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import json
 import time
 from pathlib import Path
 
-from colosseum.review.records import ReviewCritique
+from colosseum.review.records import RANK, ReviewCritique
 from colosseum.review.storage import reviews_directory, write_atomically
 
 STORE_NAME = "dismissed.json"
@@ -29,18 +33,27 @@ class DismissalStore:
         return self._entries
 
     def is_dismissed(self, critique: ReviewCritique) -> bool:
-        return critique.key in self.entries()
+        entry = self.entries().get(critique.key)
+        if entry is None:
+            return False
+        # an entry without a severity (written before severities were kept) covers every severity
+        covered = RANK.get(entry.get("severity"), RANK["fatal"])
+        return RANK.get(critique.severity, RANK["major"]) >= covered
 
     def dismiss(self, critique: ReviewCritique, note: str = "") -> str:
+        """Every key of the critique (a merged one has its members'), at the severity shown."""
         entries = dict(self.entries())
-        entries[critique.key] = {"kind": critique.kind, "quote": critique.quote, "message": critique.message,
-                                 "dismissed_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "note": note}
+        when = time.strftime("%Y-%m-%dT%H:%M:%S")
+        for key in critique.all_keys:
+            entries[key] = {"kind": critique.kind, "quote": critique.quote, "message": critique.message,
+                            "severity": critique.severity, "dismissed_at": when, "note": note}
         self._save(entries)
         return critique.key
 
-    def dismiss_key(self, key: str, kind: str = "", quote: str = "", message: str = "") -> None:
+    def dismiss_key(self, key: str, kind: str = "", quote: str = "", message: str = "",
+                    severity: str = "fatal") -> None:
         entries = dict(self.entries())
-        entries[key] = {"kind": kind, "quote": quote, "message": message,
+        entries[key] = {"kind": kind, "quote": quote, "message": message, "severity": severity,
                         "dismissed_at": time.strftime("%Y-%m-%dT%H:%M:%S"), "note": ""}
         self._save(entries)
 

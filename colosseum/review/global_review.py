@@ -188,7 +188,8 @@ async def review_document(index, provider, config: ReviewConfig = ReviewConfig()
 
     # 4. dismissals, duplicates, verdict
     DismissalStore(index.root_dir).apply(critiques)
-    merged = sort_critiques(merge_duplicates(critiques), {p: i for i, p in enumerate(doc.files)})
+    merged = sort_critiques(merge_duplicates(critiques, lambda c: doc.extent(c.file, c.range)),
+                            {p: i for i, p in enumerate(doc.files)})
     outcome, reasons, vetoes = verdict(merged, verdicts, doc.relative)
     if plan is not None:
         reasons.append(plan.describe())

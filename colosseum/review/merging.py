@@ -1,58 +1,80 @@
 """Merging the reviewers' critiques, and the verdict.
 
-Two critiques say the same thing when they are of the same kind and attack overlapping text (the
-same file, intersecting quoted ranges), or, when neither quote was found, the same quoted text.
-This is decided without a model on purpose: it is reproducible, costs nothing, and can only merge
-complaints about the same words of the paper; a merged critique keeps every reviewer's wording
-(``also``), so nothing is averaged away. Different critiques are all kept.
+Two critiques say the same thing when they are of the same kind and attack nearly the same text:
+the same file, and quoted spans whose intersection is at least half of their union (or, when
+neither quote was found, the same quoted text). A critique joins a group only if it is a
+duplicate of every member, so nothing is chained through one long quote: two complaints about
+different sentences of one proof stay two critiques, each on its own exact range. This is decided
+without a model on purpose: it is reproducible, costs nothing, and can only merge complaints about
+the same words of the paper; a merged critique keeps every reviewer's wording (``also``) and every
+member's dismissal key (``keys``), so nothing is averaged away. Different critiques are all kept.
+
+A merged critique is dismissed only when all of its most severe members are: dismissing a minor
+remark never hides another reviewer's fatal flaw about the same words.
 
 The verdict is a veto, never a vote: one concrete fatal flaw (an anchored, undismissed fatal
 critique) rejects, however many reviewers accepted."""
 
 from __future__ import annotations
 
-from colosseum.review.records import ReviewCritique, ReviewerVerdict, normalize
+from collections.abc import Callable
 
-RANK = {"fatal": 0, "major": 1, "minor": 2}
+from colosseum.review.records import RANK, ReviewCritique, normalize
+
+SAME_TEXT = 0.5  # duplicates: the quoted spans' intersection is at least this share of their union
+
+Extent = Callable[[ReviewCritique], "tuple[int, int]"]
 
 
-def _overlap(a: ReviewCritique, b: ReviewCritique) -> bool:
+def _position_extent(c: ReviewCritique) -> tuple[int, int]:
+    # without the text: lines weigh more than any column (only used when no extent is given)
+    return (c.range.start.line << 20) + c.range.start.character, (c.range.end.line << 20) + c.range.end.character
+
+
+def same_text(a: ReviewCritique, b: ReviewCritique, extent: Extent = _position_extent) -> bool:
+    """Whether two critiques attack nearly the same text (see the module docstring)."""
     if a.anchored and b.anchored:
-        return a.file == b.file and a.range.start < b.range.end and b.range.start < a.range.end
+        if a.file != b.file or a.range is None or b.range is None:
+            return False
+        (a0, a1), (b0, b1) = extent(a), extent(b)
+        inter = min(a1, b1) - max(a0, b0)
+        union = max(a1, b1) - min(a0, b0)
+        return inter > 0 and inter >= SAME_TEXT * union
     if not a.anchored and not b.anchored:
         return normalize(a.quote) == normalize(b.quote) and bool(normalize(a.quote))
     return False
 
 
-def merge_duplicates(critiques: list[ReviewCritique]) -> list[ReviewCritique]:
-    """One critique per group of duplicates (same kind, overlapping quotes), the most severe
-    one's wording first and the others' kept in ``also``; reviewers united."""
-    parent = list(range(len(critiques)))
+def merge_duplicates(critiques: list[ReviewCritique], extent: Extent | None = None) -> list[ReviewCritique]:
+    """One critique per group of duplicates (same kind, nearly the same quoted span), the most
+    severe undismissed member's wording first and the others' kept in ``also``; reviewers and
+    dismissal keys united. ``extent`` gives a critique's (start, end) offsets in its file."""
+    measure = extent or _position_extent
+    groups: list[list[ReviewCritique]] = []
+    for c in critiques:
+        home = next((g for g in groups if all(m.kind == c.kind and same_text(m, c, measure) for m in g)), None)
+        if home is None:
+            groups.append([c])
+        else:
+            home.append(c)
+    return [_merged(members) for members in groups]
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
 
-    for i in range(len(critiques)):
-        for j in range(i + 1, len(critiques)):
-            if critiques[i].kind == critiques[j].kind and _overlap(critiques[i], critiques[j]):
-                parent[find(j)] = find(i)
-    groups: dict[int, list[ReviewCritique]] = {}
-    for i, c in enumerate(critiques):
-        groups.setdefault(find(i), []).append(c)
-    merged = []
-    for members in groups.values():
-        members.sort(key=lambda c: RANK.get(c.severity, 1))  # stable: the first reviewer's among equals
-        head = members[0]
-        reviewers = tuple(dict.fromkeys(r for c in members for r in c.reviewers))
-        also = tuple(dict.fromkeys(m for c in members for m in (c.message, *c.also)
-                                   if normalize(m) != normalize(head.message)))
-        merged.append(ReviewCritique(head.id, head.severity, head.kind, head.message, head.quote, head.anchored,
-                                     head.file, head.range, head.repair, reviewers, also, head.part, head.label,
-                                     any(c.dismissed for c in members)))  # dismissed as any of its members
-    return merged
+def _merged(members: list[ReviewCritique]) -> ReviewCritique:
+    if len(members) == 1:
+        return members[0]
+    top = min(RANK.get(c.severity, 1) for c in members)
+    most_severe = [c for c in members if RANK.get(c.severity, 1) == top]
+    dismissed = all(c.dismissed for c in most_severe)
+    # stable: the first reviewer's among equals, an undismissed one first
+    ordered = sorted(members, key=lambda c: (RANK.get(c.severity, 1), c.dismissed and not dismissed))
+    head = ordered[0]
+    reviewers = tuple(dict.fromkeys(r for c in ordered for r in c.reviewers))
+    also = tuple(dict.fromkeys(m for c in ordered for m in (c.message, *c.also)
+                               if normalize(m) != normalize(head.message)))
+    keys = tuple(dict.fromkeys(k for c in ordered for k in c.all_keys))
+    return ReviewCritique(head.id, head.severity, head.kind, head.message, head.quote, head.anchored, head.file,
+                          head.range, head.repair, reviewers, also, head.part, head.label, dismissed, keys)
 
 
 def sort_critiques(critiques: list[ReviewCritique], file_order: dict) -> list[ReviewCritique]:

@@ -13,6 +13,7 @@ from colosseum.structure import Range
 VERDICTS = ("accepted", "revise", "rejected")
 LOCAL_VERDICTS = ("passed", "failed")
 SEVERITIES = ("fatal", "major", "minor")
+RANK = {"fatal": 0, "major": 1, "minor": 2}  # lower is more severe
 GLOBAL_KINDS = ("assumption-carried", "notation-drift", "missing-case", "wrong-dependency", "hypothesis-not-met",
                 "statement-mismatch", "gap", "circularity", "other")
 LOCAL_KINDS = ("wrong-target", "hypothesis-not-met", "gap", "circularity", "missing-case", "other")
@@ -75,10 +76,16 @@ class ReviewCritique:
     part: str | None = None  # the part of a split review it came from (None: whole document)
     label: str | None = None  # the claim it is about, when known (a local review)
     dismissed: bool = False  # the author dismissed it for this unchanged text
+    keys: tuple[str, ...] = ()  # a merged critique: every member's key (a dismissal records them all)
 
     @property
     def key(self) -> str:
         return critique_key(self.kind, self.quote)
+
+    @property
+    def all_keys(self) -> tuple[str, ...]:
+        """What dismissing this critique records: its own key and, once merged, its members'."""
+        return self.keys or (self.key,)
 
     @property
     def line(self) -> int | None:

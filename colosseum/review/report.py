@@ -99,7 +99,8 @@ def write_report(report: ReviewReport, index, name: str = "global", prices: dict
               "split": None if report.split is None else {
                   "document_tokens": report.split.document_tokens, "budget": report.split.budget,
                   "exact_counts": report.split.exact, "parts": [vars(p) for p in report.split.parts]},
-              "all_critiques": [{**critique_json(c, root_dir), "id": c.id, "key": c.key, "reviewers": list(c.reviewers),
+              "all_critiques": [{**critique_json(c, root_dir), "id": c.id, "key": c.key, "keys": list(c.all_keys),
+                                 "reviewers": list(c.reviewers),
                                  "also": list(c.also), "repair": c.repair, "part": c.part, "dismissed": c.dismissed,
                                  "range": None if c.range is None else [list(c.range.start), list(c.range.end)]}
                                 for c in report.critiques]}

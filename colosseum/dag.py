@@ -32,7 +32,8 @@ class DependencyGraph:
         self._edges: list[Edge] | None = []  # materialized from the edge tables when first read
         self._dependencies: dict[tuple[str, str, str], Edge] = {}  # (source, target, kind) -> edge
         self._counts: dict[tuple[str, str, str], int] = {}  # how many references make each
-        self._contains: dict[tuple[str, str], Edge] = {}
+        self._contains: dict[tuple[str, str], Edge] = {}  # section -> claim
+        self._section_contains: dict[tuple[str, str], Edge] = {}  # section -> subsection
         self.succ: dict[str, set[str]] = defaultdict(set)  # dependency edges only
         self._pred: dict[str, set[str]] | None = defaultdict(set)
         self.proof_succ: dict[str, set[str]] = defaultdict(set)  # proof-uses only: what carries conditionality
@@ -67,7 +68,8 @@ class DependencyGraph:
     def edges(self) -> list[Edge]:
         """Every edge, dependencies first then ``contains``; built when first read."""
         if self._edges is None:
-            self._edges = list(self._dependencies.values()) + list(self._contains.values())
+            self._edges = (list(self._dependencies.values()) + list(self._contains.values())
+                           + list(self._section_contains.values()))
         return self._edges
 
     @property

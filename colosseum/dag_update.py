@@ -84,7 +84,7 @@ class _Edges:
 def update(cls, index: "ProjectIndex", previous: "DependencyGraph | None", change: "LinkChange | None"):
     state = index._link_state
     parents = {sid: s.parent for sid, s in index.sections.items()}
-    if previous is None or change is None or change.full or previous._section_parent != parents:
+    if previous is None or change is None or change.full:
         return _full(cls, index, state, parents)
     return _Update(cls, index, previous, change, state, parents).run()
 
@@ -127,7 +127,7 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
         if parent is not None:
             contained[parent] = contained.get(parent, 0) + 1
             if parent in sections:
-                graph._contains[(parent, sid)] = Edge(parent, sid, "contains")
+                graph._section_contains[(parent, sid)] = Edge(parent, sid, "contains")
     graph._contained = contained
     graph._formal = frozenset(index.formal_labels)
     base = graph._base
@@ -195,6 +195,7 @@ class _Update:
         graph._dependencies = dict(previous._dependencies)
         graph._counts = dict(previous._counts)
         graph._contains = dict(previous._contains)
+        graph._section_contains = dict(previous._section_contains)
         for name in _ADJACENCY:
             old = getattr(previous, name) if name != "_pred" else previous.pred
             setattr(graph, name, defaultdict(set, old))
@@ -231,14 +232,17 @@ class _Update:
                             recount.update(self.state.by_ref.get(name, ()))
                     if old is not None and old[1] != claim.role:
                         roles_changed.append(node)
-            elif node in sections:
-                graph.node_kind[node] = "section"
-            elif node in graph.node_kind:
-                self.removed_nodes.add(node)
-                del graph.node_kind[node]
-                old = graph._claim_info.pop(node, None)
+            else:
+                old = graph._claim_info.pop(node, None)  # no longer a claim (a section now, or gone)
                 if old is not None:
                     self._move_claim(node, old[0], None)
+                if node in sections:
+                    graph.node_kind[node] = "section"
+                elif node in graph.node_kind:
+                    self.removed_nodes.add(node)
+                    del graph.node_kind[node]
+        if self.previous._section_parent != graph._section_parent:
+            self._sections(recount)
         # units: what is new counts in, what is gone counts out, what only moved keeps its counts
         gone: dict[tuple, list] = {}
         for unit in change.removed:
@@ -324,6 +328,51 @@ class _Update:
         truth = proof or (statement and claim is not None and claim.role == "definition")
         if self._member("truth_succ", used, user, truth):
             (self.truth_added if truth else self.truth_removed).append((used, user))
+
+    def _sections(self, recount: set) -> None:
+        """Sections came, went or moved in the tree: the contains edges and counts follow, and
+        the references whose use depends on where a node sits (a section citing its own
+        content, a claim citing its section) are counted again, for every node under them."""
+        graph, sections, state = self.graph, self.index.sections, self.state
+        old, new = self.previous._section_parent, graph._section_parent
+        missing = object()
+        changed = {sid for sid in old.keys() | new.keys() if old.get(sid, missing) != new.get(sid, missing)}
+        for sid in changed:
+            before, after = old.get(sid, missing), new.get(sid, missing)
+            if before is not missing and before is not None:
+                graph._section_contains.pop((before, sid), None)
+                left = graph._contained.get(before, 0) - 1
+                if left > 0:
+                    graph._contained[before] = left
+                else:
+                    graph._contained.pop(before, None)
+                self.base_changed.add(before)
+            if after is not missing and after is not None:
+                graph._contained[after] = graph._contained.get(after, 0) + 1
+                if after in sections:
+                    graph._section_contains[(after, sid)] = Edge(after, sid, "contains")
+                self.base_changed.add(after)
+        below: dict[str, set[str]] = {}
+        for table in (old, new):
+            for sid, parent in table.items():
+                if parent is not None:
+                    below.setdefault(parent, set()).add(sid)
+        affected, stack = set(), list(changed)
+        while stack:
+            sid = stack.pop()
+            if sid not in affected:
+                affected.add(sid)
+                stack.extend(below.get(sid, ()))
+        nodes = set(affected)
+        nodes.update(cid for cid, info in graph._claim_info.items() if info[0] in affected)
+        nodes.update(cid for cid, claim in self.index.claims.items() if claim.section in affected)
+        for node in nodes:
+            units = state.by_node.get(node, ())
+            recount.update(units)
+            for unit in units:
+                for label in unit.labels:
+                    if label.owner == node:
+                        recount.update(state.by_ref.get(label.name, ()))
 
     def _move_claim(self, cid: str, old: str | None, new: str | None) -> None:
         graph, sections = self.graph, self.index.sections

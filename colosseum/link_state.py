@@ -101,9 +101,9 @@ class LinkState:
                         if node is not None:
                             nodes.add(node)
                     pending.target = target
-                    for ref in pending.refs:
+                    for ref in pending.every_ref():
                         ref.owner = target
-                    for label in pending.labels:
+                    for label in pending.every_label():
                         label.owner = target
                         owners_touched.add(label.name)
                 elif target is not None and unit in added:
@@ -116,6 +116,11 @@ class LinkState:
             for pending in unit.named:
                 if pending.target is not None:
                     nodes.add(pending.target)
+            for pending in unit.pendings:
+                if pending.extra.pop(unit, None) is not None:  # a reading of a shared proof is gone
+                    target = pending.target if pending.named is not None else pending.fallback
+                    if target is not None:
+                        nodes.add(target)
         old_named = self.named_by_target
         for target in old_named.keys() | named_by_target.keys():
             if old_named.get(target) != named_by_target.get(target):
@@ -218,8 +223,8 @@ class LinkState:
                 proof = pending.proof
             if pending.proof.obligation:
                 obligation = True
-            inner.extend(label.name for label in pending.labels)
-        refs = own + [ref for pending in pendings for ref in pending.refs] if pendings else own
+            inner.extend(label.name for label in pending.every_label())
+        refs = own + [ref for pending in pendings for ref in pending.every_ref()] if pendings else own
         # assigned at once: a reader of the last snapshot may share this claim
         claim.proof, claim.obligation, claim.inner_labels, claim.references = proof, obligation, inner, refs
 

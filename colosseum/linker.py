@@ -96,10 +96,22 @@ class PendingProof:
     labels: list[Label]
     rank: int
     target: str | None = None  # the claim it proves, as last settled
+    # what other readings of the same proof found beyond these (another root's macros)
+    extra: dict = field(default_factory=dict)  # Unit -> (references, labels)
 
     @property
     def order(self) -> int:
         return (self.rank << ORDER_SHIFT) | self.proof.spans[0]
+
+    def every_ref(self) -> list[Reference]:
+        if not self.extra:
+            return self.refs
+        return self.refs + [r for refs, _labels in self.extra.values() for r in refs]
+
+    def every_label(self) -> list[Label]:
+        if not self.extra:
+            return self.labels
+        return self.labels + [lab for _refs, labels in self.extra.values() for lab in labels]
 
 
 @dataclass(slots=True, eq=False)
@@ -127,6 +139,7 @@ class Unit:
     marked_sections: list[str] = field(default_factory=list)
     exit: _State | None = None
     shared: bool = False  # holds objects another reading of the same place made
+    borrowed: list["Unit"] = field(default_factory=list)  # the readings that made them
     fallbacks: tuple[str, ...] = ()  # ids claims wanted but could not have (taken before)
     # the same, by key, for link_state, the graph and the checks
     labels_by_name: dict[str, list[Label]] = field(default_factory=dict)
@@ -146,6 +159,9 @@ class Unit:
         pending_refs = set()
         for pending in self.pendings:
             pending_refs.update(map(id, pending.refs))
+            more = pending.extra.get(self)
+            if more:
+                pending_refs.update(map(id, more[0]))
             if pending.named is None:
                 if pending.fallback is not None:
                     self.by_target.setdefault(pending.fallback, []).append(pending)
@@ -192,30 +208,43 @@ class _FileRecord:
     fallbacks: tuple[str, ...] = ()
     exit: _State | None = None
     key: tuple = ()
+    borrowed: list[Unit] = field(default_factory=list)
 
 
 class _Places:
     """The objects already made for places of one file in this build (another root read it, or
-    the same root twice): a second reading of a place reuses them."""
+    the same root twice): a second reading of a place reuses them, and notes whose they are."""
 
     def __init__(self):
-        self.claims: dict[int, Claim] = {}
-        self.sections: dict[int, Section] = {}
-        self.labels: dict[tuple[int, str], Label] = {}
-        self.refs: dict[tuple[int, str, str], Reference] = {}
-        self.pendings: dict[int, PendingProof] = {}
+        self.claims: dict[int, tuple[Claim, Unit]] = {}
+        self.sections: dict[int, tuple[Section, Unit]] = {}
+        self.labels: dict[tuple[int, str], tuple[Label, Unit]] = {}
+        self.refs: dict[tuple[int, str, str], tuple[Reference, Unit]] = {}
+        self.pendings: dict[int, tuple[PendingProof, Unit]] = {}
 
     def add(self, unit: Unit) -> None:
         for claim, _wanted in unit.claims:
-            self.claims.setdefault(claim.spans[0], claim)
+            self.claims.setdefault(claim.spans[0], (claim, unit))
         for section in unit.sections:
-            self.sections.setdefault(section.order & ((1 << ORDER_SHIFT) - 1), section)
+            self.sections.setdefault(section.order & ((1 << ORDER_SHIFT) - 1), (section, unit))
         for label in unit.labels:
-            self.labels.setdefault((label.offset, label.name), label)
+            self.labels.setdefault((label.offset, label.name), (label, unit))
         for ref in unit.refs:
-            self.refs.setdefault((ref.offset, ref.label, ref.command), ref)
+            self.refs.setdefault((ref.offset, ref.label, ref.command), (ref, unit))
         for pending in unit.pendings:
-            self.pendings.setdefault(pending.proof.spans[0], pending)
+            self.pendings.setdefault(pending.proof.spans[0], (pending, unit))
+
+    @staticmethod
+    def take(table: dict, key, unit: Unit):
+        """The object made for this place before, noting in ``unit`` whose it is (a replay of
+        ``unit`` holds only while that reading is part of the build too)."""
+        found = table.get(key)
+        if found is None:
+            return None
+        obj, lender = found
+        if lender is not unit and lender not in unit.borrowed:
+            unit.borrowed.append(lender)
+        return obj
 
 
 class Linker:
@@ -326,11 +355,15 @@ class Linker:
                 record.claim_map.update(unit.claim_map)
                 record.section_map.update(unit.section_map)
                 record.fallbacks += unit.fallbacks
+                record.borrowed.extend(unit.borrowed)
             self.files[record_key] = record
 
     def _replay(self, unit, state: _State) -> bool:
         """Replay a unit (or a whole file's units) read in the same state, unless the node ids
-        it took are now someone else's, or an id it could not have is free now."""
+        it took are now someone else's, or an id it could not have is free now, or it holds
+        objects of another reading that is not part of this build (that one was read afresh)."""
+        if unit.borrowed and any(id(lender) not in self._in_build for lender in unit.borrowed):
+            return False
         for mine, taken in ((unit.claim_map, self.claims), (unit.section_map, self.sections),
                             (unit.claim_map, self.sections), (unit.section_map, self.claims)):
             if mine and not mine.keys().isdisjoint(taken.keys()):
@@ -382,7 +415,7 @@ class Linker:
 
         def add_label(lrec: LabelRec, owner: str | None, in_proof: bool = False) -> Label:
             if places is not None:
-                label = places.labels.get((lrec.start + chunk.start, lrec.name))
+                label = places.take(places.labels, (lrec.start + chunk.start, lrec.name), unit)
                 if label is not None:
                     unit.labels.append(label)
                     return label
@@ -392,7 +425,7 @@ class Linker:
 
         def add_ref(rrec: RefRec, owner: str | None) -> Reference:
             if places is not None:
-                ref = places.refs.get((rrec.start + chunk.start, rrec.label, rrec.command))
+                ref = places.take(places.refs, (rrec.start + chunk.start, rrec.label, rrec.command), unit)
                 if ref is not None:
                     unit.refs.append(ref)
                     return ref
@@ -444,15 +477,18 @@ class Linker:
                 owner = fallback if prec.named is None else None
                 refs = [add_ref(r, owner) for r in prec.refs]
                 labels = [add_label(lab, owner, True) for lab in prec.labels]
-                pending = places.pendings.get(prec.begin[0] + chunk.start) if places is not None else None
+                pending = places.take(places.pendings, prec.begin[0] + chunk.start, unit) if places is not None else None
                 if pending is None:
                     spans = prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin)
                     proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation, spans, anchor)
                     pending = PendingProof(proof, prec.named, fallback, refs, labels, rank,
                                            owner if prec.named is None else None)
-                else:  # another root reads the same proof, perhaps with other macros
-                    pending.refs.extend(r for r in refs if not any(r is p for p in pending.refs))
-                    pending.labels.extend(lab for lab in labels if not any(lab is p for p in pending.labels))
+                else:  # another root reads the same proof, perhaps with other macros: kept apart,
+                    # as this reading may be read afresh while the first is replayed
+                    more = ([r for r in refs if not any(r is p for p in pending.refs)],
+                            [lab for lab in labels if not any(lab is p for p in pending.labels)])
+                    if more[0] or more[1]:
+                        pending.extra[unit] = more
                 unit.pendings.append(pending)
             elif kind == "include":
                 closed = fa.include_last_closed[index]
@@ -507,7 +543,7 @@ class Linker:
         while state.section_stack and state.section_stack[-1][0] >= level:
             state.section_stack.pop()
         parent = state.section_stack[-1][1] if state.section_stack else None
-        existing = places.sections.get(srec.begin[0] + unit.chunk.start) if places is not None else None
+        existing = places.take(places.sections, srec.begin[0] + unit.chunk.start, unit) if places is not None else None
         if existing is None:
             sid = self._unique_id(wanted, unit, visit.rel, srec.begin[0])
             if sid != wanted:
@@ -525,7 +561,7 @@ class Linker:
 
     def _claim(self, visit: Visit, crec, wanted: str, section_id: str | None, unit: Unit, rank: int,
                places: _Places | None) -> str:
-        existing = places.claims.get(crec.begin[0] + unit.chunk.start) if places is not None else None
+        existing = places.take(places.claims, crec.begin[0] + unit.chunk.start, unit) if places is not None else None
         if existing is not None:
             self.claims[existing.id] = existing
             unit.claims.append((existing, wanted))

@@ -508,5 +508,34 @@ class ProjectIndex:
     def diagnostics(self) -> list[Diagnostic]:
         return list(self.snapshot.diagnostics or ())
 
+    def set_formal_labels(self, labels) -> bool:
+        """Make exactly ``labels`` formal (their Lean proofs were checked): their DAG status is
+        ``formal``, and what was conditional only through them is not. Cheap: no file is read or
+        linked again; a new snapshot gets a graph made from the last one and the findings that
+        depend on statuses. Returns whether anything changed."""
+        labels = set(labels)
+        if labels == self.formal_labels:
+            return False
+        self.formal_labels.clear()
+        self.formal_labels.update(labels)
+        from dataclasses import replace
+
+        from colosseum.dag import DependencyGraph
+
+        current = self.snapshot
+        snap = self._building = replace(current)
+        change = LinkChange(full=False)  # no unit changed: only statuses
+        try:
+            snap.graph = DependencyGraph.build(self, current.graph, change)
+            snap.diagnostics = self._diagnostic_state.update(self, change)
+            snap.diagnostics_by_file = self._diagnostic_state.by_file
+        except BaseException:
+            self._forget_build_state()
+            raise
+        finally:
+            self._building = None
+        self.snapshot = snap
+        return True
+
     def files(self) -> list[Path]:
         return sorted(self.file_roots)

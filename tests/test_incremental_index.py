@@ -191,3 +191,32 @@ def test_random_edits_of_a_two_root_project_match_a_cold_index(tmp_path_factory,
         rel = names[pick % len(names)]
         mirror.edit(rel, _splice(mirror.texts[rel], where, length, "".join(inserted)))
         mirror.check(f"edit {n + 1} of {rel}: {length} characters at {where:.3f} replaced by {inserted!r}")
+
+
+def _cold_with_formal(root: Path, labels: set[str]) -> ProjectIndex:
+    from colosseum.config import load_config
+
+    index = ProjectIndex(root, load_config(root))
+    index.formal_labels.update(labels)
+    index.rebuild(discover=True)
+    return index
+
+
+def test_set_formal_labels_updates_statuses_and_findings_like_a_cold_index(tmp_path):
+    shutil.copytree(EXAMPLE, tmp_path / "p")
+    index = ProjectIndex.open(tmp_path / "p")
+    before = index.snapshot
+    conditional = dict(index.graph.conditional_on)
+    assert conditional, "the example project has results conditional on an open obligation"
+    origin = next(iter(conditional.values()))[0]
+    assert index.set_formal_labels({origin}) is True
+    assert index.graph.status[origin] == "formal"
+    assert not any(path[0] == origin for path in index.graph.conditional_on.values())
+    assert not any(d.code == "colosseum/depends-on-open-obligation" and f"`{origin}`" in d.message
+                   for d in index.diagnostics())
+    assert differences(fingerprint(index), fingerprint(_cold_with_formal(tmp_path / "p", {origin}))) == []
+    # the snapshot readers held is as it was
+    assert before.graph.status[origin] != "formal" and before.graph.conditional_on == conditional
+    assert index.set_formal_labels({origin}) is False
+    assert index.set_formal_labels(set()) is True
+    assert differences(fingerprint(index), fingerprint(_cold_with_formal(tmp_path / "p", set()))) == []

@@ -3,7 +3,8 @@
 the local review of one claim or section.
 
 Exit codes: 0 accepted or revise (local: passed), 3 rejected (local: failed), 1 the review could
-not run (model unreachable, budget), 2 bad input, 130 cancelled."""
+not run (model unreachable, budget), 2 bad input (a claim with no proof: nothing to review, no
+call), 130 cancelled."""
 
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ def add_arguments(sub) -> None:
     review.add_argument("--model", help="model name (default: [models] model in colosseum.toml)")
     review.add_argument("--max-calls", type=int, help="budget: refuse to start a review that needs more calls")
     review.add_argument("--dry-run", action="store_true",
-                        help="count the document's tokens and say what the review would cost; no model call")
-    review.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
+                        help="count the document's tokens and say what the review would cost; no model call "
+                             "(without an API key: a character-based estimate, labelled so)")
+    review.add_argument("--no-cache", action="store_true",
+                        help="ask the model even for answers already on disk: the response cache is not used, and "
+                             "with --label the local-review cache (.colosseum/reviews/local) is not read (the new "
+                             "review is stored there)")
     review.set_defaults(run=run_review)
 
 
@@ -71,6 +76,12 @@ def run_review(args) -> int:
     if args.label and args.label not in index.claims and args.label not in index.sections:
         _say(f"no claim or section `{args.label}` in the project")
         return 2
+    if args.label:
+        from colosseum.review.local_review import material
+
+        if not material(index, args.label).proof.strip():
+            _say(f"nothing to review: `{args.label}` has no proof (no model call was made)")
+            return 2
     models = valid_table(index.config, "models")
     from colosseum.models.configured import configured_provider
 
@@ -78,8 +89,12 @@ def run_review(args) -> int:
         provider, model = configured_provider(models, None if args.no_cache else index.root_dir / ".colosseum" / "cache",
                                               args.model)
     except ProviderError as exc:
-        _say(exc.message)
-        return 2
+        if not args.dry_run:
+            _say(exc.message)
+            return 2
+        # a dry run needs no key: without the API's counter the size is estimated from characters
+        provider, model = None, args.model or models.get("model") or _default_model()
+        _say(f"{exc.message}; the dry run estimates from characters instead")
     try:
         if args.dry_run:
             return asyncio.run(_dry_run(index, provider, model, config, models.get("prices"), args))
@@ -91,6 +106,12 @@ def run_review(args) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001 - every failure of a run becomes one clear line
         return _failure(exc, config)
+
+
+def _default_model() -> str:
+    from colosseum.models.anthropic_provider import DEFAULT_MODEL
+
+    return DEFAULT_MODEL
 
 
 def _leaves(exc: BaseException):
@@ -130,12 +151,15 @@ async def _dry_run(index, provider, model, config, prices, args) -> int:
         print(f"{args.label}: 1 model call for a local review (none if it is unchanged since the last one). "
               "Nothing was sent.")
         return 0
-    calls = _Calls(provider, config)
-    tokens = await calls.count("global_reviewer", _reviewer_values(
-        config, 0, WHOLE_SCOPE, document_text(index).render_all(), NO_RELIED_ON))
+    values = _reviewer_values(config, 0, WHOLE_SCOPE, document_text(index).render_all(), NO_RELIED_ON)
+    if provider is None:
+        tokens = _estimated_tokens("global_reviewer", values)
+        how = "a character-based estimate, one token per four characters: no API key, so the API's counter was not asked"
+    else:
+        tokens = await _Calls(provider, config).count("global_reviewer", values)
+        how = "counted by the API's token counter" if getattr(provider, "exact_token_counts", False) else \
+            "an estimate: this provider has no counter API"
     budget = config.part_budget()
-    how = "counted by the API's token counter" if getattr(provider, "exact_token_counts", False) else \
-        "an estimate: this provider has no counter API"
     if tokens <= budget:
         planned, note = config.reviewers, "read in one request"
     else:
@@ -148,6 +172,13 @@ async def _dry_run(index, provider, model, config, prices, args) -> int:
     print(f"global review: the document is {tokens:,} tokens ({how}), {note}; about {planned} model calls "
           f"({config.reviewers} reviewers){money}. No model call was made.")
     return 0
+
+
+def _estimated_tokens(role: str, values: dict) -> int:
+    from colosseum.prompt_specs import load_prompt
+
+    system, user = load_prompt(role).render(values)
+    return (len(system) + len(user)) // 4 + 1
 
 
 async def _global(index, provider, model, config, prices, args) -> int:
@@ -179,7 +210,8 @@ async def _local(index, provider, model, config, prices, args) -> int:
     from colosseum.review.report import critique_json
     from colosseum.review.storage import reviews_directory
 
-    reviewer = LocalReviewer(provider, LocalReviewCache(reviews_directory(index.root_dir) / "local"), config)
+    cache = LocalReviewCache(reviews_directory(index.root_dir) / "local", refresh=args.no_cache)
+    reviewer = LocalReviewer(provider, cache, config)
     review = await reviewer.review(index, args.label, progress=_progress)
     print(file=sys.stderr)
     active = [c for c in review.critiques if c.active]

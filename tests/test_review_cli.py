@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,8 +35,11 @@ def responder(global_critiques: list[dict], local: dict | None = None):
     return answer
 
 
-def run(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
+def run(project: Path, url: str, *extra: str, key: str | None = "sk-test") -> subprocess.CompletedProcess:
+    env = {**os.environ, "ANTHROPIC_BASE_URL": url}
+    env.pop("ANTHROPIC_API_KEY", None)
+    if key is not None:
+        env["ANTHROPIC_API_KEY"] = key
     return subprocess.run([sys.executable, "-m", "colosseum", "review", str(project), *extra], capture_output=True,
                           text=True, timeout=120, env=env)
 
@@ -80,18 +84,38 @@ def test_a_rejected_document_exits_non_zero_and_the_budget_and_dry_run_spend_not
     assert "No model call was made" in dry.stdout and "3 model calls" in dry.stdout
 
 
+def test_a_dry_run_without_an_api_key_gives_a_labelled_character_estimate(project):
+    with MessagesAPIDouble([], responder=responder([])) as server:
+        counted = run(project, server.url, "--dry-run")
+        estimated = run(project, server.url, "--dry-run", key=None)
+        refused = run(project, server.url, key=None)
+        assert server.requests == [] and len(server.count_requests) == 1  # only the keyed dry run counted
+    assert estimated.returncode == 0, estimated.stderr
+    assert "character-based estimate" in estimated.stdout and "No model call was made" in estimated.stdout
+    assert "no API key" in estimated.stderr
+    tokens = [int(re.search(r"the document is ([\d,]+) tokens", r.stdout).group(1).replace(",", ""))
+              for r in (counted, estimated)]
+    assert tokens[1] > 1000 and "3 model calls" in estimated.stdout  # the estimate is of the same request
+    assert refused.returncode == 2 and "no API key" in refused.stderr  # a real review still needs the key
+
+
 def test_a_local_review_by_label_is_incremental_and_fails_on_a_concrete_critique(project):
     failing = {"verdict": "failed", "reasons": ["double count"], "critiques": [
         {"severity": "major", "kind": "gap", "quote": "Summing over the $k$ vertices of $e$", "message": "twice",
          "repair": ""}]}
     with MessagesAPIDouble([], responder=responder([], failing)) as server:
-        first = run(project, server.url, "--label", "lem:edge-degree", "--format", "json", "--no-cache")
-        second = run(project, server.url, "--label", "lem:edge-degree", "--format", "json", "--no-cache")
-        missing = run(project, server.url, "--label", "lem:nowhere")
+        first = run(project, server.url, "--label", "lem:edge-degree", "--format", "json")
+        second = run(project, server.url, "--label", "lem:edge-degree", "--format", "json")
         assert len(server.requests) == 1  # the second was served by the local review cache
-    assert first.returncode == 3 and second.returncode == 3
+        fresh = run(project, server.url, "--label", "lem:edge-degree", "--format", "json", "--no-cache")
+        assert len(server.requests) == 2  # --no-cache asks again, past both caches
+        missing = run(project, server.url, "--label", "lem:nowhere")
+        no_proof = run(project, server.url, "--label", "lem:resampling")
+        assert len(server.requests) == 2  # nothing to review costs no call
+    assert first.returncode == second.returncode == fresh.returncode == 3
     one, two = json.loads(first.stdout), json.loads(second.stdout)
-    assert one["verdict"] == "failed" and not one["cached"] and two["cached"]
+    assert one["verdict"] == "failed" and not one["cached"] and two["cached"] and not json.loads(fresh.stdout)["cached"]
+    assert no_proof.returncode == 2 and "nothing to review: `lem:resampling` has no proof" in no_proof.stderr
     assert one["critiques"][0]["file"] == "sections/local-structure.tex" and one["critiques"][0]["line"] == 24
     assert missing.returncode == 2 and "no claim or section `lem:nowhere`" in missing.stderr
 

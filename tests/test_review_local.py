@@ -164,3 +164,42 @@ async def test_a_failed_claim_is_retried_alone_through_the_inner_loop_with_its_d
     assert len(provider.calls) == config.planned_calls() == 5 and result.root.candidate.proof == "Merged."
     assert all("edges through two vertices are counted twice" in r.messages[0].content for r in generators)
     assert all("lem:edge-degree" in r.messages[0].content for r in generators)
+
+
+async def test_the_budget_bounds_each_review_run_never_the_session(project):
+    from dataclasses import replace
+
+    from colosseum.inner_loop.solve import BudgetExceeded
+    from colosseum.review import ReviewConfig
+
+    index = ProjectIndex.open(project)
+    provider = ScriptedProvider(lambda r: PASS)
+    reviewer = LocalReviewer(provider, LocalReviewCache(None), ReviewConfig(max_calls=2))
+    labels = reviewer.reviewable(index)[:5]
+    # three separate "Review this claim" commands in one editor session: each is a run of one call
+    for label in labels[:3]:
+        assert (await reviewer.review(index, label)).passed
+    assert len(provider.calls) == 3
+    # one run of more reviews than the budget is refused before any call
+    with pytest.raises(BudgetExceeded, match="2 claims need a review; the budget is 1"):
+        reviewer.config = replace(reviewer.config, max_calls=1)  # a changed budget is read at the next run
+        await reviewer.review_many(index, labels[2:])  # labels[2] is cached: only two need a call
+    assert len(provider.calls) == 3
+    reviewer.config = replace(reviewer.config, max_calls=2)
+    assert [r.cached for r in await reviewer.review_many(index, labels[1:])] == [True, True, False, False]
+    assert len(provider.calls) == 5
+
+
+async def test_a_claim_with_no_proof_costs_no_call(project):
+    from colosseum.review import NothingToReview
+
+    index = ProjectIndex.open(project)
+    provider = ScriptedProvider(lambda r: PASS)
+    reviewer = LocalReviewer(provider, LocalReviewCache(None))
+    assert index.claims["lem:resampling"].proof is None or not index.claims["lem:resampling"].proof.has_content
+    assert not reviewer.needs_call(index, "lem:resampling")
+    with pytest.raises(NothingToReview, match="nothing to review: `lem:resampling` has no proof"):
+        await reviewer.review(index, "lem:resampling")
+    empty = await reviewer.review(index, "lem:resampling", proof="  ")  # an empty draft fails, for free
+    assert not empty.passed and "empty" in empty.reasons[0]
+    assert provider.calls == []

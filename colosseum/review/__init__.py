@@ -28,7 +28,9 @@ Public API (stable; everything else in this package is internal)::
         # One claim (or section, by its label): does the proof prove exactly its statement, and
         # do the hypotheses of each result it cites hold where it cites them? ``proof`` reviews a
         # draft instead of the proof in the document (the research pipeline's solved section).
-        # One model call, or none when ``cache`` (a LocalReviewCache) holds the same key.
+        # One model call, or none when ``cache`` (a LocalReviewCache) holds the same key. A claim
+        # with no proof raises NothingToReview (no call); an empty draft fails without a call.
+        # Each call of ``review`` is a run of its own against ``config.max_calls``.
     review.verdict ("passed" | "failed"), review.passed, review.critiques, review.cached
 
     reviewer = LocalReviewer(provider, LocalReviewCache(root_dir / ".colosseum/reviews/local"),
@@ -37,7 +39,9 @@ Public API (stable; everything else in this package is internal)::
         # Incremental: a review is keyed by the claim's text, the statements of what it uses
         # (its direct predecessors in the DAG), the prompt version and the model. After an edit
         # only the claims whose key changed cost a call; ``reviewer.reviewed`` and
-        # ``reviewer.served`` list what was re-run and what came from the cache.
+        # ``reviewer.served`` list what was re-run and what came from the cache. The budget
+        # (``reviewer.config.max_calls``, read at the start of each run) bounds one run:
+        # ``review_many`` refuses with BudgetExceeded before any call when more are needed.
 
     context = failed_context(index, label, failed_review, catalog=None)  # an ObligationContext
     result = await retry_claim(index, label, failed_review, provider, inner_config,
@@ -65,6 +69,7 @@ from colosseum.review.global_review import review_document
 from colosseum.review.local_review import (
     LocalReviewCache,
     LocalReviewer,
+    NothingToReview,
     failed_context,
     local_review_key,
     retry_claim,
@@ -83,7 +88,7 @@ from colosseum.review.report import write_report
 from colosseum.review.settings import review_config
 
 __all__ = [
-    "ClaimReview", "DismissalStore", "LocalReviewCache", "LocalReviewer", "ReviewConfig", "ReviewCritique",
+    "ClaimReview", "DismissalStore", "LocalReviewCache", "LocalReviewer", "NothingToReview", "ReviewConfig", "ReviewCritique",
     "ReviewPart", "ReviewReport", "ReviewerVerdict", "SplitPlan", "anchor_quote", "failed_context",
     "local_review_key", "retry_claim", "review_claim", "review_config", "review_document", "write_report",
 ]

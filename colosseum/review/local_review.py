@@ -26,6 +26,10 @@ from colosseum.review.view import frozen
 ROLE = "local_reviewer"
 
 
+class NothingToReview(ValueError):
+    """The claim has no proof (or an empty draft) to review: no call is made."""
+
+
 @dataclass
 class Material:
     """What a local review reads, and where it is in the document."""
@@ -127,11 +131,14 @@ class LocalReviewCache:
     key. Quotes are stored, never positions: a served review is anchored again in the current
     text, since unrelated edits above a claim move it."""
 
-    def __init__(self, directory: Path | None):
+    def __init__(self, directory: Path | None, refresh: bool = False):
         self.directory = Path(directory) if directory is not None else None
+        self.refresh = refresh  # serve nothing stored before (``--no-cache``); new reviews are still stored
         self._memory: dict[str, dict] = {}
 
     def get(self, key: str) -> dict | None:
+        if self.refresh:
+            return self._memory.get(key)  # only what this cache itself reviewed
         found = self._memory.get(key)
         if found is None and self.directory is not None:
             try:
@@ -197,9 +204,18 @@ def _verdict(said: str, critiques: list[ReviewCritique]) -> tuple[str, list[str]
     return "passed", notes
 
 
+class _Run:
+    """The calls one run has started against the budget: a single review is a run of its own,
+    and every review of one ``review_many`` shares one."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+
 class LocalReviewer:
     """Local reviews with a cache: ``reviewed`` and ``served`` list the labels that cost a call
-    and those served from the cache, over this reviewer's life (clear them to count a run)."""
+    and those served from the cache, over this reviewer's life (clear them to count a run).
+    ``config`` (the budget included) is read at the start of every run: set it to change it."""
 
     def __init__(self, provider, cache: LocalReviewCache | None = None, config: ReviewConfig = ReviewConfig()):
         self.provider, self.config = provider, config
@@ -207,7 +223,6 @@ class LocalReviewer:
         self.reviewed: list[str] = []
         self.served: list[str] = []
         self.usage = Usage()
-        self._run_calls = 0  # calls started in the current run (review_many), against the budget
         from colosseum.review.global_review import model_name
 
         self.model = model_name(provider, config)
@@ -215,27 +230,44 @@ class LocalReviewer:
     def key(self, index, label: str, proof: str | None = None) -> str:
         return local_review_key(index, label, proof, load_prompt(ROLE).version, self.model)
 
+    def needs_call(self, index, label: str, proof: str | None = None) -> bool:
+        """Whether reviewing ``label`` now would cost a model call (its key is not in the cache
+        and it has something to review)."""
+        m = material(frozen(index), label, proof)
+        return bool(m.proof.strip()) and self.cache.get(_key(m, load_prompt(ROLE).version, self.model)) is None
+
     async def review(self, index, label: str, *, proof: str | None = None, progress=None) -> ClaimReview:
-        """One claim or section: one call, or none when its key is in the cache."""
+        """One claim or section: one call, or none when its key is in the cache. A run of its
+        own against the budget (the budget is per run, never per session)."""
+        return await self._review(index, label, proof, progress, _Run(), self.config)
+
+    async def _review(self, index, label: str, proof: str | None, progress, run: _Run,
+                      config: ReviewConfig) -> ClaimReview:
         index = frozen(index)
         m = material(index, label, proof)
         spec = load_prompt(ROLE)
         key = _key(m, spec.version, self.model)
+        if not m.proof.strip():
+            if not m.draft:
+                raise NothingToReview(f"nothing to review: `{label}` has no proof")
+            # an empty draft fails without a call (the caller retries it like any failed one)
+            return ClaimReview(label, "failed", ["the draft is empty: there is no proof to review"], [], key, m.proof,
+                               m.statement, Usage(), False, self.model)
         record = self.cache.get(key)
         cached = record is not None
         usage = Usage()
         if record is None:
-            limit = self.config.max_calls
-            if limit is not None and self._run_calls >= limit:  # the budget is per run, not per session
+            limit = config.max_calls
+            if limit is not None and run.calls >= limit:
                 raise BudgetReached(f"the budget of {limit} model calls is used up")
-            self._run_calls += 1
+            run.calls += 1
             from colosseum.inner_loop.context import preamble_notation
 
-            system, user = spec.render({"label": label, "statement": m.statement, "proof": m.proof or "(no proof)",
+            system, user = spec.render({"label": label, "statement": m.statement, "proof": m.proof,
                                         "used": m.render_used(), "notation": preamble_notation(index) or "(none)"})
             response = await self.provider.complete(ModelRequest(
-                system, (Message("user", user),), schema=spec.schema, max_tokens=self.config.output_tokens,
-                model=self.config.model, role=ROLE))
+                system, (Message("user", user),), schema=spec.schema, max_tokens=config.output_tokens,
+                model=config.model, role=ROLE))
             usage = response.usage
             self.usage = self.usage + usage
             data = response.data or {}
@@ -261,19 +293,19 @@ class LocalReviewer:
 
     async def review_many(self, index, labels=None, progress=None) -> list[ClaimReview]:
         """Each label (default: every claim with a proof), independent ones in parallel; only
-        those whose key is not in the cache cost a call."""
+        those whose key is not in the cache cost a call. One run against the budget."""
         index = frozen(index)  # one reading of the document for every review of the run
+        config = self.config
         labels = list(labels) if labels is not None else self.reviewable(index)
-        version = load_prompt(ROLE).version
-        fresh = [lb for lb in labels if self.cache.get(_key(material(index, lb), version, self.model)) is None]
-        if self.config.max_calls is not None and len(fresh) > self.config.max_calls:
-            raise BudgetExceeded(f"{len(fresh)} claims need a review; the budget is {self.config.max_calls} calls")
-        self._run_calls = 0
+        fresh = [lb for lb in labels if self.needs_call(index, lb)]
+        if config.max_calls is not None and len(fresh) > config.max_calls:
+            raise BudgetExceeded(f"{len(fresh)} claims need a review; the budget is {config.max_calls} calls")
+        run = _Run()
         done = 0
 
         async def one(label: str) -> ClaimReview:
             nonlocal done
-            result = await self.review(index, label)
+            result = await self._review(index, label, None, None, run, config)
             done += 1
             if progress is not None:
                 progress("local review", done, len(labels))

@@ -20,12 +20,14 @@ from colosseum.review import (
     DismissalStore,
     LocalReviewCache,
     LocalReviewer,
+    NothingToReview,
     review_config,
     review_document,
     retry_claim,
     write_report,
 )
 from colosseum.review.anchoring import document_text
+from colosseum.review.local_review import material
 from colosseum.review.storage import reviews_directory
 from colosseum.structure import Diagnostic
 from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
@@ -95,11 +97,15 @@ def _provider_and_config(ctx, project):
 
 
 def _local_reviewer(ctx, project) -> LocalReviewer:
+    """The project's incremental reviewer (its cache lives on), with the settings as they are
+    now: a budget or provider changed in the editor applies to the next review."""
     state = _state(project)
     provider, model, config = _provider_and_config(ctx, project)
     if state.reviewer is None or state.reviewer_model != model:
         cache = LocalReviewCache(reviews_directory(project.root_dir) / "local")
         state.reviewer, state.reviewer_model = LocalReviewer(provider, cache, config), model
+    else:
+        state.reviewer.provider, state.reviewer.config = provider, config
     return state.reviewer
 
 
@@ -110,6 +116,9 @@ def _stopped(exc: BaseException, what: str) -> dict:
     leaves = list(_leaves(exc))
     if any(isinstance(e, ProgressCancelled) for e in leaves):
         return {"status": "cancelled", "message": f"{what} was cancelled"}
+    empty = next((e for e in leaves if isinstance(e, NothingToReview)), None)
+    if empty is not None:
+        raise ReviewError(str(empty)) from None
     budget = next((e for e in leaves if isinstance(e, (BudgetExceeded, BudgetReached))), None)
     if budget is not None:
         raise ReviewError(f"{what}: {budget}") from None
@@ -228,6 +237,8 @@ async def review_claim_command(ctx, args) -> dict:
     if label not in index.claims and label not in index.sections:
         raise ReviewError(f"no claim or section `{label}` in the project")
     reviewer = _local_reviewer(ctx, project)
+    if not material(index, label).proof.strip():  # before any progress or call
+        raise ReviewError(f"nothing to review: `{label}` has no proof")
     try:
         async with ctx.progress(f"Reviewing {label}") as report:
             report("local review")

@@ -159,6 +159,9 @@ async def test_local_review_retry_through_the_inner_loop_and_review_on_save(clie
     offered = [c for c in await actions_for(client, uri, cursor) if c.command == "colosseum.reviewClaim"]
     assert [c.arguments for c in offered] == [[uri, "lem:edge-degree"]]
     before = len(API.requests)
+    with pytest.raises(Exception, match="nothing to review: `lem:resampling` has no proof"):
+        await command(client, "colosseum.reviewClaim", uri, "lem:resampling")
+    assert len(API.requests) == before  # a claim with no proof costs no call
     result = await command(client, "colosseum.reviewClaim", *offered[0].arguments)
     assert result["verdict"] == "failed" and not result["cached"] and len(API.requests) - before == 1
     diagnostics = review_diagnostics(client, uri)
@@ -236,3 +239,40 @@ async def test_a_global_review_can_be_cancelled_from_its_progress(client: Langua
     assert result["status"] == "cancelled"
     assert isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd)  # the progress ended
     assert review_diagnostics(client, (client.project / "sections" / "local-structure.tex").as_uri()) == []
+
+
+async def test_critiques_follow_their_quotes_at_every_re_index_without_a_save(client: LanguageClient):
+    main = open_document(client, client.project / "main.tex")
+    local = client.project / "sections" / "local-structure.tex"
+    uri = open_document(client, local)
+    result = await command(client, "colosseum.globalReview", main)
+    assert result["status"] == "done"
+    (diag,) = review_diagnostics(client, uri)
+    assert diag.range.start.line == 16
+    original = local.read_text()
+
+    async def edited(version: int, text: str, expect) -> list[types.Diagnostic]:
+        """Type ``text`` (no save); the review diagnostics once the server published for it."""
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        for _ in range(200):  # bounded wait for the re-index and its publication
+            await asyncio.sleep(0.05)
+            found = review_diagnostics(client, uri)
+            if expect(found):
+                return found
+        return review_diagnostics(client, uri)
+
+    # two lines typed above the lemma: the critique moves down with its quote, on its exact span
+    moved = await edited(2, "% a note\n% another\n" + original, lambda f: f and f[0].range.start.line != 16)
+    assert [(d.range.start.line, d.range.end.line) for d in moved] == [(18, 19)]
+    line = ("% a note\n% another\n" + original).splitlines()[18]
+    assert moved[0].range.start.character == line.index("every edge")
+    # the quoted words are rewritten: the critique is not pinned anywhere; restored: it is back
+    gone = await edited(3, original.replace("every edge of $H$ meets", "each edge of $H$ meets"), lambda f: not f)
+    assert gone == []
+    back = await edited(4, original, lambda f: bool(f))
+    assert [(d.range.start.line, d.code) for d in back] == [(16, "colosseum/review-gap")]
+    # the code actions still find the critique behind the diagnostic where it now is
+    commands = await actions_for(client, uri, back[0])
+    assert "Dismiss this critique" in {c.title for c in commands}

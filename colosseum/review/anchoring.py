@@ -101,6 +101,26 @@ class DocumentText:
     def relative(self, path: Path) -> str:
         return self._index.relative(path)
 
+    def carry_over(self, previous: "DocumentText | None") -> None:
+        """Reuse ``previous``'s searchable form of every file whose text is the same object (an
+        unchanged file): following quotes after an edit then costs only the edited files."""
+        if previous is None:
+            return
+        for path, found in previous._search.items():
+            old, new = previous._texts.get(path), self._texts.get(path)
+            if old is not None and new is not None and (old is new or old.text is new.text):
+                self._search.setdefault(path, found)
+
+    def follow(self, quote: str, last_file: Path, last_line: int | None) -> tuple[Path, Range] | None:
+        """Where a quote last seen at ``last_file``:``last_line`` (1-based) is now: the nearest
+        occurrence in that file, else in any file, else None. Only the last file is read unless
+        the quote left it."""
+        if last_file in self._texts:
+            found = self.find(quote, last_file, last_line, within=[(last_file, 0, 1 << 30)], only_within=True)
+            if found is not None:
+                return found
+        return self.find(quote, last_file, last_line)
+
     def file_text(self, path: Path):
         if path not in self._texts:
             self._texts[path] = self._index.text_of(path)
@@ -174,6 +194,8 @@ class DocumentText:
     def _hint_path(self, hint: str | Path | None) -> Path | None:
         if not hint:
             return None
+        if isinstance(hint, Path) and hint in self._texts:
+            return hint
         text = str(hint).strip().lstrip("./")
         for path in self.files:
             rel = self.relative(path)

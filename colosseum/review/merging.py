@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from colosseum.review.records import RANK, ReviewCritique, normalize
+from colosseum.review.records import RANK, ReviewCritique, ReviewerVerdict, normalize
 
 SAME_TEXT = 0.5  # duplicates: the quoted spans' intersection is at least this share of their union
 

@@ -4,7 +4,7 @@ diagnostics ``colosseum/review-<kind>`` on the exact range they quote, in whiche
 to dismiss a critique (remembered for that unchanged text), open the report, and retry a failed
 claim through the inner loop with its failed draft and critique; optional local review on save
 (option ``reviewOnSave``, off by default), incremental: only the claims whose text or used
-statements changed cost a call."""
+statements changed cost a call. Shown critiques follow their quotes at every re-index."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ from colosseum.review import (
     retry_claim,
     write_report,
 )
-from colosseum.review.anchoring import document_text
+from colosseum.review.anchoring import DocumentText
+from colosseum.review.view import frozen
 from colosseum.review.local_review import material
 from colosseum.review.storage import reviews_directory
 from colosseum.structure import Diagnostic
@@ -57,6 +58,10 @@ class _ProjectReviews:
     reviewer_model: str = ""
     saving: asyncio.Task | None = None
     save_again: bool = False
+    generation: int = 0  # bumped whenever the findings change (a review, a dismissal)
+    last_seen: dict = field(default_factory=dict)  # id(critique) -> (file, 1-based line) where its quote was last
+    document: object = None  # the DocumentText last searched (unchanged files' search forms are reused)
+    live: tuple | None = None  # (snapshot, generation, findings by uri) last computed
 
 
 _STATE: dict[Path, _ProjectReviews] = {}
@@ -149,51 +154,106 @@ def _diagnostic(critique, prefix: str = "") -> Diagnostic | None:
 
 
 def _republish(ctx, project) -> None:
-    """Every review finding of the project as diagnostics, keyed (source, uri); the critiques
-    behind them are kept beside them for the code actions."""
+    """Our findings changed (a review, a dismissal): register them for every file of the project
+    and publish. The entries are live (``_LiveFindings``): each publish, so after every re-index,
+    reads the critiques where their quotes are in the text just indexed."""
     state = _state(project)
+    state.generation += 1
+    for c in _shown_critiques(state):
+        if c.file is not None and c.range is not None and id(c) not in state.last_seen:
+            state.last_seen[id(c)] = (c.file, c.line)
+    alive = {id(c) for c in _shown_critiques(state)}
+    state.last_seen = {k: v for k, v in state.last_seen.items() if k in alive}
+    for key in [k for k in ctx.extra_diagnostics if k[0] == SOURCE]:
+        del ctx.extra_diagnostics[key]
+    if state.global_critiques or state.local:
+        snap = project.snapshot()
+        files = {path for result in snap.root_results for path in result.files} if snap is not None else set()
+        files |= {path for path, _ in state.last_seen.values()}
+        for path in files:
+            uri = path_to_uri(path)
+            ctx.extra_diagnostics[(SOURCE, uri)] = _LiveFindings(project, uri)
+    ctx.publish(project)
+
+
+def _shown_critiques(state: _ProjectReviews) -> list:
+    return list(state.global_critiques) + [c for r in state.local.values() for c in r.critiques]
+
+
+class _LiveFindings:
+    """The ``(diagnostics, extra)`` pair of one file in ``ctx.extra_diagnostics``, computed when
+    it is read against the index's current text: publishing after a re-index shows every critique
+    on the range its quote now has, without waiting for a save."""
+
+    __slots__ = ("project", "uri")
+
+    def __init__(self, project, uri: str):
+        self.project, self.uri = project, uri
+
+    def _pair(self) -> tuple[list, dict]:
+        found = _live_findings(self.project)
+        return found.get(self.uri) or ([], {"report": _state(self.project).report, "items": {}})
+
+    def __iter__(self):
+        return iter(self._pair())
+
+    def __getitem__(self, i):
+        return self._pair()[i]
+
+    def __len__(self) -> int:
+        return 2
+
+
+def _live_findings(project) -> dict[str, tuple[list, dict]]:
+    """Every review finding as diagnostics by uri, for the index's current text: each critique
+    is found again from where it was last seen (cheap: only edited files are searched anew, and
+    only when the index or our findings changed). One whose quote is gone is not shown until it
+    comes back; a critique that was never anchored is never pinned."""
+    state = _state(project)
+    index = project.index
+    if index is None:
+        return {}
+    if state.live is not None and state.live[0] is index.snapshot and state.live[1] == state.generation:
+        return state.live[2]
+    view = frozen(index)  # one reading: the snapshot and the texts it was built from
+    doc = DocumentText(view)
+    doc.carry_over(state.document)
+    state.document = doc
     by_uri: dict[str, tuple[list, dict]] = {}
 
     def add(diag: Diagnostic | None, item) -> None:
         if diag is None:
             return
-        found, lookup = by_uri.setdefault(path_to_uri(diag.file), ([], {}))
+        found, lookup = by_uri.setdefault(path_to_uri(diag.file), ([], {"report": state.report, "items": {}}))
         found.append(diag)
-        lookup[(diag.range.start.line, diag.range.start.character, diag.code, diag.message)] = item
+        lookup["items"][(diag.range.start.line, diag.range.start.character, diag.code, diag.message)] = item
+
+    def follow(c) -> bool:
+        last = state.last_seen.get(id(c))
+        if last is None:
+            return False
+        now = doc.follow(c.quote, last[0], last[1])
+        if now is None:
+            return False
+        c.file, c.range = now
+        state.last_seen[id(c)] = (c.file, c.line)
+        return True
 
     for c in state.global_critiques:
-        add(_diagnostic(c), ("global", c))
-    snap = project.snapshot()
+        if follow(c):
+            add(_diagnostic(c), ("global", c))
+    claims = view.claims
     for label, review in state.local.items():
         for c in review.critiques:
-            add(_diagnostic(c, f"local review of {label}: "), ("local", c))
-        claim = snap.claims.get(label) if snap is not None else None
+            if follow(c):
+                add(_diagnostic(c, f"local review of {label}: "), ("local", c))
+        claim = claims.get(label)
         if not review.passed and claim is not None:
             reasons = "; ".join(review.reasons) or "a critique stands"
             add(Diagnostic(claim.file, claim.location.range, "warning", FAILED_CODE,
                            f"local review of {label} failed: {reasons}", (), SOURCE), ("failed", label))
-    for key in [k for k in ctx.extra_diagnostics if k[0] == SOURCE]:
-        del ctx.extra_diagnostics[key]
-    for uri, (found, lookup) in by_uri.items():
-        ctx.extra_diagnostics[(SOURCE, uri)] = (found, {"report": state.report, "items": lookup})
-    ctx.publish(project)
-
-
-def _reanchor(project) -> None:
-    """After edits: each critique follows its quote to where it now is; one whose quote is gone
-    loses its range (it stays in the report)."""
-    index = project.index
-    if index is None:
-        return
-    doc = document_text(index)
-    state = _state(project)
-    critiques = list(state.global_critiques) + [c for r in state.local.values() for c in r.critiques]
-    for c in critiques:
-        if c.file is None:
-            continue
-        found = doc.find(c.quote, index.relative(c.file), c.line)
-        c.file, c.range = (found if found is not None else (None, None))
-        c.anchored = found is not None
+    state.live = (view.snapshot, state.generation, by_uri)
+    return by_uri
 
 
 # ---- commands --------------------------------------------------------------------------------------
@@ -390,27 +450,19 @@ def _claim_at(snap, path: Path, position: types.Position):
 # ---- on save ---------------------------------------------------------------------------------------
 @registry.on_save
 def review_on_save(ctx, path: Path, uri: str) -> None:
-    """Critiques follow their quotes; with ``reviewOnSave``, the claims of the saved file and
-    those that use them directly are reviewed (unchanged ones are served from the cache)."""
+    """With ``reviewOnSave`` (off by default; only ``true`` turns it on), the claims of the saved
+    file and those that use them directly are reviewed (unchanged ones are served from the cache).
+    Shown critiques follow their quotes at every re-index, saved or not (``_LiveFindings``)."""
+    if ctx.options.get("reviewOnSave") is not True:
+        return
     project = ctx.project_for(path)
     if project.index is None:
         return
     state = _state(project)
-    if state.global_critiques or state.local:
-        ctx.spawn(_follow_quotes(ctx, project))
-    if not ctx.options.get("reviewOnSave"):
-        return
     if state.saving is not None and not state.saving.done():
         state.save_again = True  # one review at a time; the last save is reviewed after it
         return
     state.saving = ctx.spawn(_review_saved(ctx, project, path))
-
-
-async def _follow_quotes(ctx, project) -> None:
-    if project.pending is not None and not project.pending.done():
-        await asyncio.shield(project.pending)
-    _reanchor(project)
-    _republish(ctx, project)
 
 
 async def _review_saved(ctx, project, path: Path) -> None:

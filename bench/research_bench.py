@@ -31,7 +31,8 @@ from colosseum.research.calls import CallBudget, MeteredProvider  # noqa: E402
 from colosseum.research.pipeline import ResearchRun, run_research  # noqa: E402
 from colosseum.research.records import ResearchConfig  # noqa: E402
 from colosseum.research.review_adapter import ReviewLayer  # noqa: E402
-from colosseum.research.scripted_answers import ResearchScript  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test doubles
+from doubles.research_script import ResearchScript  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 TARGET = "lem:resampling"

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 from colosseum.cli import main
-from colosseum.research.scripted_answers import ResearchScript, role_of
+from doubles.research_script import ResearchScript, role_of
 from doubles.messages_api import MessagesAPIDouble, tool_answer
 from test_research_pipeline import MAIN, RESULT
 

@@ -20,7 +20,7 @@ from colosseum.research.pipeline import ResearchRun, run_research
 from colosseum.research.records import ResearchConfig
 from colosseum.research.review_adapter import ReviewLayer
 from colosseum.research.run_log import ResearchRecorder
-from colosseum.research.scripted_answers import ResearchScript
+from doubles.research_script import ResearchScript
 
 MAIN = r"""\documentclass{article}
 \usepackage{amsthm}

@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from colosseum.research.scripted_answers import ResearchScript
+from doubles.research_script import ResearchScript
 from doubles.messages_api import MessagesAPIDouble
 from test_research_cli import TOML, responder
 from test_research_pipeline import MAIN, RESULT

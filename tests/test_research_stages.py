@@ -12,7 +12,7 @@ from colosseum.research.calls import CallBudget, MeteredProvider
 from colosseum.research.exploration import choose_routes, explore, widths_for
 from colosseum.research.readiness import judge
 from colosseum.research.records import EXPLORATION_WIDTHS, ResearchConfig, ResearchResult, StrategyCard
-from colosseum.research.scripted_answers import ResearchScript
+from doubles.research_script import ResearchScript
 from colosseum.research.selection import cross_model_select, decide
 from colosseum.models import Usage
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
+from operator import attrgetter
 
 from colosseum.latex_scanner import Event, ScanResult, _is_structural, new_scanner
 from colosseum.macros import MacroTable
 
+_START, _END = attrgetter("start"), attrgetter("end")
 MAX_REGION = 200_000  # an edit larger than this (a paste of a chapter) is scanned in full
 
 
@@ -54,19 +56,6 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return k
 
 
-def _shift(ev: Event, delta: int) -> Event:
-    """Move an event of the old scan by ``delta``, in place: the old scan is not used again."""
-    ev.start += delta
-    ev.end += delta
-    if ev.vstart >= 0:
-        ev.vstart += delta
-    if ev.vend >= 0:
-        ev.vend += delta
-    if ev.kind == "lean" and ev.extra:
-        ev.extra = [(name, s + delta, e + delta) for name, s, e in ev.extra]
-    return ev
-
-
 def _straddles(starts: list[int], reach: list[int], skips: list[tuple[int, int]], point: int) -> int | None:
     """The earliest start of an event or skipped region that begins before ``point`` and ends
     after it, or None. ``reach[i]`` is the furthest end of the events up to ``i``: it only grows,
@@ -95,8 +84,8 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     events, skips = old.events, old.skips
     if not old.ordered:
         return None  # positions out of order (an error reported behind its command)
-    starts = [e.start for e in events]
-    reach = list(accumulate([e.end for e in events], max))
+    starts = list(map(_START, events))
+    reach = list(accumulate(map(_END, events), max))
 
     # where to start: a line start before the edit that nothing straddles
     restart = old_text.rfind("\n", 0, prefix) + 1
@@ -143,8 +132,15 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     tail = events[last:]
     old_region = events[first:last]
     if delta:
-        for ev in tail:
-            _shift(ev, delta)
+        for ev in tail:  # _shift, inlined: the tail of a long file is thousands of events
+            ev.start += delta
+            ev.end += delta
+            if ev.vstart >= 0:
+                ev.vstart += delta
+            if ev.vend >= 0:
+                ev.vend += delta
+            if ev.kind == "lean" and ev.extra:
+                ev.extra = [(name, s + delta, e + delta) for name, s, e in ev.extra]
     region = scanner.events
     merged = events[:first] + region + tail
     merged_skips = [s for s in skips if s[1] <= restart] + scanner.skips + [

@@ -97,6 +97,7 @@ class ProjectIndex:
         self._file_rank: dict[Path, int] = {}
         self._file_chunks: dict[Path, list[Chunk]] = {}  # the chunks of each file's first reading
         self._rescanned: dict[int, tuple[str, ScanResult]] = {}  # id(scan) -> (old text, old scan)
+        self._relative: dict = {}  # path -> its name relative to the project
         self._moved_chunks: set[Chunk] = set()  # chunks an edit moved in this build
         self.config_loader = load_config  # the server adds the editor's settings
         # labels whose Lean proof was checked (the Lean bridge sets it; it outlives rebuilds):
@@ -150,10 +151,16 @@ class ProjectIndex:
         return index
 
     def relative(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.root_dir).as_posix()
-        except ValueError:
-            return path.as_posix()
+        found = self._relative.get(path)
+        if found is None:
+            try:
+                found = Path(path).relative_to(self.root_dir).as_posix()
+            except ValueError:
+                found = Path(path).as_posix()
+            if len(self._relative) > 100_000:
+                self._relative.clear()
+            self._relative[path] = found
+        return found
 
     # ---- file texts ------------------------------------------------------------------------------
     def text_of(self, path: Path) -> FileText | None:
@@ -431,8 +438,10 @@ class ProjectIndex:
         found = self._include_targets.get(key)
         if found is None:  # building and resolving paths costs: once per include until files change
             candidates = tuple(resolve_include(key[0], key[1], key[2], path, root, import_base))
-            found = self._include_targets[key] = (candidates, self._resolve_first(candidates) if candidates else None)
-        candidates, target = found
+            target = self._resolve_first(candidates) if candidates else None
+            inside = isinstance(target, Path) and is_within(target, self.root_dir)
+            found = self._include_targets[key] = (candidates, target, inside)
+        candidates, target, inside = found
         if not candidates:
             return None
         if target == "loop":
@@ -444,7 +453,7 @@ class ProjectIndex:
                                   f"\\{ev.name}{{{ev.value}}}: file not found (looked for "
                                   + ", ".join(self.relative(c) for c in candidates[:3]) + ")", root)
             return None
-        if not is_within(target, self.root_dir):
+        if not inside:
             self._include_problem(path, ev, "include-outside-project", "warning",
                                   f"\\{ev.name}{{{ev.value}}} points outside the project ({target}); not followed", root)
             return None

@@ -12,6 +12,7 @@ another claim without anything near the proof changing. The result says what cha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from colosseum.linker import Linker, PendingProof, Unit
@@ -38,6 +39,19 @@ class LinkChange:
     moved: list[Unit] = field(default_factory=list)  # units kept as they were, whose chunk an edit moved
 
 
+class _Positions:
+    """Unit -> its place in reading order, computed only if a name or node has several units."""
+
+    def __init__(self, units: list[Unit]):
+        self.units = units
+        self.table: dict[Unit, int] | None = None
+
+    def __getitem__(self, unit: Unit) -> int:
+        if self.table is None:
+            self.table = {u: i for i, u in enumerate(self.units)}
+        return self.table[unit]
+
+
 class LinkState:
     def __init__(self):
         self.units: list[Unit] = []
@@ -52,6 +66,8 @@ class LinkState:
         self.root_units: dict[Path, list[Unit]] = {}
         self.root_labels: dict[Path, dict[str, list[Label]]] = {}
         self.shared = False
+        self._shared = 0  # units holding objects of another reading
+        self._named: set[Unit] = set()  # units holding named proofs
 
     # ---- the update ---------------------------------------------------------------------------
     def update(self, linker: Linker, claims: dict[str, Claim], sections: dict[str, Section],
@@ -64,7 +80,7 @@ class LinkState:
         change.removed = [u for u in self.units if u not in new_set]
         if moved_chunks and not full:
             change.moved = [u for u in units if u.chunk in moved_chunks and u in self.unit_set]
-        pos = {u: i for i, u in enumerate(units)}
+        pos = _Positions(units)
         for unit in change.removed:
             self._index(unit, -1)
         for unit in change.added:
@@ -75,7 +91,7 @@ class LinkState:
             names.update(unit.labels_by_name)
             nodes.update(unit.nodes)
         self.units, self.unit_set = units, new_set
-        self.shared = any(u.shared for u in units)
+        self.shared = self._shared > 0
 
         # every definition of the changed names, in reading order
         labels = dict(self.labels)
@@ -91,7 +107,7 @@ class LinkState:
         owners_touched = set(names)
         added = set(change.added)
         named_by_target: dict[str, list[PendingProof]] = {}
-        for unit in units:
+        for unit in self._named:
             for pending in unit.named:
                 target = self._target(pending, labels, claims)
                 if target != pending.target:
@@ -150,14 +166,16 @@ class LinkState:
             if section is not None:
                 self._settle_section(section, pos)
 
-        if self.shared:
-            self.references = list(dict.fromkeys(ref for unit in units for ref in unit.refs))
-        else:
-            self.references = [ref for unit in units for ref in unit.refs]
+        every = chain.from_iterable(unit.refs for unit in units)
+        self.references = list(dict.fromkeys(every)) if self.shared else list(every)
         self._roots(linker, change)
         return change
 
     def _index(self, unit: Unit, sign: int) -> None:
+        if unit.named:
+            (self._named.add if sign > 0 else self._named.discard)(unit)
+        if unit.shared:
+            self._shared += sign
         for table, keys in ((self.by_name, unit.labels_by_name), (self.by_node, unit.nodes),
                             (self.by_ref, unit.refs_by_label)):
             for key in keys:
@@ -257,6 +275,11 @@ class LinkState:
             root = result.root
             old_units = self.root_units.get(root)
             old_labels = self.root_labels.get(root)
+            if old_units is not None and old_labels is not None and old_units == units:
+                result._labels = old_labels  # the same units in the same order: nothing changed here
+                change.root_names[root], change.root_added[root], change.root_removed[root] = set(), [], []
+                new_units[root], new_labels[root] = units, old_labels
+                continue
             occurrences: dict[Unit, list[int]] = {}
             for i, unit in enumerate(units):
                 found = occurrences.get(unit)

@@ -299,6 +299,25 @@ class Linker:
             if places is not None:
                 places.add(unit)
 
+    def _add_units(self, replayed: list[Unit], units: list[Unit]) -> None:
+        """``_add_unit`` for a whole file's units at once (the common case: nothing to check)."""
+        units.extend(replayed)
+        in_build = self._in_build
+        fresh = [u for u in replayed if id(u) not in in_build]
+        if fresh:
+            in_build.update(map(id, fresh))
+            self.units.extend(fresh)
+        path = replayed[0].path if replayed else None
+        found = self._units_of.get(path)
+        if found is None:
+            self._units_of[path] = list(replayed)
+        else:
+            found.extend(replayed)
+        places = self._places.get(path)
+        if places is not None:
+            for unit in replayed:
+                places.add(unit)
+
     def _seal(self, unit: Unit, state: _State) -> None:
         unit.exit = state.copy()
         unit.seal()
@@ -317,8 +336,7 @@ class Linker:
             record = self.files.get(record_key) or self._old_files.get(record_key)
             if record is not None and record.chunks is visit.chunks and self._replay(record, state):
                 self.files[record.key] = record  # its own key: a replay allocates nothing that lives on
-                for unit in record.units:
-                    self._add_unit(unit, units)
+                self._add_units(record.units, units)
                 return
             first_unit = len(units)
         for chunk in visit.chunks:

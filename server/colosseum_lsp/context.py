@@ -4,6 +4,7 @@ and the diagnostics store. Heavy work runs in a worker thread; handlers read the
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -60,6 +61,15 @@ class Project:
         return items
 
 
+def _settle_memory() -> None:
+    """A freshly indexed project is a large heap of objects that live as long as the server: the
+    cyclic collector would walk them all again and again while the author types. Collect once,
+    then set what is alive now aside from future collections (the index makes no cycles: what
+    it drops later is freed when its last reference goes)."""
+    gc.collect()
+    gc.freeze()
+
+
 class ServerContext:
     def __init__(self, server):
         self.server = server
@@ -72,6 +82,7 @@ class ServerContext:
         self.tasks: set[asyncio.Task] = set()
         self.watched_files_supported = False
         self.observer = None
+        self._converted: dict[str, dict] = {}  # uri -> the LSP form of its last published findings
 
     # ---- projects ------------------------------------------------------------------------------
     def project_dir_for(self, path: Path) -> Path:
@@ -110,6 +121,7 @@ class ServerContext:
                         project.index = await asyncio.to_thread(ProjectIndex.open, project.root_dir, config)
                         project.index.config_loader = self.project_config
                         project.error = None
+                        _settle_memory()
                     except ProjectError as exc:
                         project.error = str(exc)
                         log.warning("cannot index %s: %s", project.root_dir, exc)
@@ -180,17 +192,20 @@ class ServerContext:
             changes, project.pending_texts = project.pending_texts, {}
             versions, project.pending_versions = project.pending_versions, {}
             async with project.lock:
-                await asyncio.to_thread(self._update_and_warm, project, index, changes)
+                await asyncio.to_thread(index.update_documents, changes)
+            edited = []
             for path, version in versions.items():  # what the published findings are about
-                project.indexed_versions[path.as_uri()] = version
-            self.publish(project)  # sends only what differs from what the editor has
+                uri = path.as_uri()
+                project.indexed_versions[uri] = version
+                edited.append(uri)
+            self.publish(project, first=edited)  # sends only what differs from what the editor has
+            # then the lookup tables requests will need, so that the first hover or definition
+            # after an edit does not pay for them (the author sees the findings first)
+            await asyncio.to_thread(self._warm, project, list(changes))
 
     @staticmethod
-    def _update_and_warm(project: Project, index: ProjectIndex, changes: dict) -> None:
-        """In the worker thread: update, then build the lookup tables requests will need, so
-        that the first hover or definition after an edit does not pay for them."""
-        index.update_documents(changes)
-        for path in changes:
+    def _warm(project: Project, paths: list) -> None:
+        for path in paths:
             project.lookup(Path(path).resolve())
 
     def spawn(self, coro) -> asyncio.Task:
@@ -206,7 +221,7 @@ class ServerContext:
             log.error("background task failed", exc_info=task.exception())
 
     # ---- diagnostics ---------------------------------------------------------------------------
-    def publish(self, project: Project) -> None:
+    def publish(self, project: Project, first=()) -> None:
         from colosseum_lsp.features.catalog_view import publish_catalog_findings
         from colosseum_lsp.features.diagnostics import publish_project
 
@@ -214,7 +229,7 @@ class ServerContext:
             publish_catalog_findings(self, project)
         except Exception:  # a broken catalog must never keep the paper's findings from the editor
             log.exception("catalog findings failed")
-        publish_project(self, project)
+        publish_project(self, project, first)
         self.notify_status("ready")
 
     # ---- lookups -------------------------------------------------------------------------------

@@ -24,8 +24,17 @@ def uri_to_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path)).resolve()
 
 
+_URIS: dict = {}  # path -> uri: resolving a path costs system calls, and every publication asks
+_MAX_URIS = 100_000
+
+
 def path_to_uri(path: Path) -> str:
-    return Path(path).resolve().as_uri()
+    found = _URIS.get(path)
+    if found is None:
+        if len(_URIS) >= _MAX_URIS:
+            _URIS.clear()
+        found = _URIS[path] = Path(path).resolve().as_uri()
+    return found
 
 
 def position(pos: structure.Position) -> types.Position:

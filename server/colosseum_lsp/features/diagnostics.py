@@ -1,27 +1,39 @@
 """Publishing: one list per file, sent when it changed (or the document's version did), and an
-empty list for files whose findings went away, so nothing stale stays in the editor."""
+empty list for files whose findings went away, so nothing stale stays in the editor.
+
+The index keeps each file's findings in one list object for as long as they stay the same
+(``IndexSnapshot.diagnostics_by_file``): telling what changed costs a look per file, and only
+the files that changed are converted and sent, the ones just edited first.
+"""
 
 from __future__ import annotations
-
-from collections import defaultdict
 
 from lsprotocol import types
 
 from colosseum_lsp.convert import diagnostic, path_to_uri
 
 
-def publish_project(ctx, project) -> None:
+def publish_project(ctx, project, first=()) -> None:
+    """Send what changed since the last publication; ``first``: URIs to send before the others
+    (the documents just edited, whose author is waiting)."""
     snap = project.snapshot()
     if snap is None:
         return
-    per_uri: dict[str, list] = defaultdict(list)
-    for diag in snap.diagnostics or ():
-        per_uri[path_to_uri(diag.file)].append(diag)
+    per_uri: dict[str, list] = {}
+    by_file = snap.diagnostics_by_file
+    if not by_file and snap.diagnostics:  # a snapshot made otherwise: group them here
+        by_file = {}
+        for diag in snap.diagnostics:
+            by_file.setdefault(diag.file, []).append(diag)
+    for path, found in by_file.items():
+        per_uri[path_to_uri(path)] = found
     for (_source, uri), (found, _extra) in ctx.extra_diagnostics.items():
-        per_uri[uri].extend(found)
+        per_uri[uri] = per_uri.get(uri, []) + list(found)
     prefix = path_to_uri(project.root_dir).rstrip("/") + "/"  # not a sibling paper-v2/
     owned = {u for u in ctx.published if u.startswith(prefix)}
-    for uri in sorted(set(per_uri) | owned):
+    uris = sorted(set(per_uri) | owned)
+    wanted = [u for u in first if u in per_uri or u in owned]
+    for uri in dict.fromkeys(wanted + uris):
         found = per_uri.get(uri, [])
         # the version the index read, which is what these findings describe
         version = project.indexed_versions.get(uri)
@@ -29,10 +41,30 @@ def publish_project(ctx, project) -> None:
         if doc is None:
             version = None
         previous = ctx.published.get(uri)
-        if previous is not None and previous == (found, version):
+        if previous is not None and previous[1] == version and (previous[0] is found or previous[0] == found):
             continue  # the same findings for the same version: nothing to tell the editor
         if previous is None and not found:
             continue
+        converted = _converted(ctx, uri, found)
         ctx.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=[diagnostic(d) for d in found], version=version))
+            uri=uri, diagnostics=converted, version=version))
         ctx.published[uri] = (found, version)
+
+
+def _converted(ctx, uri: str, found: list) -> list[types.Diagnostic]:
+    """The LSP form of a file's findings, reusing the last publication's for findings that did
+    not change (most of a file's findings survive an edit)."""
+    cache = getattr(ctx, "_converted", None)
+    if cache is None:
+        cache = ctx._converted = {}
+    before = cache.get(uri, {})
+    now = {}
+    out = []
+    for diag in found:
+        lsp = before.get(diag)
+        if lsp is None:
+            lsp = diagnostic(diag)
+        now[diag] = lsp
+        out.append(lsp)
+    cache[uri] = now
+    return out

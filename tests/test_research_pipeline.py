@@ -236,3 +236,31 @@ async def test_cancelling_from_the_progress_callback_stops_at_the_frontier(proje
     assert not any(r.role == "global_reviewer" for r in provider.inner.calls)
     assert seen[-1].frontier and seen[-1].round == 1
     assert json.loads((run.recorder.directory / "run.json").read_text())["status"] == "cancelled"
+
+
+@pytest.mark.parametrize("how", ["progress", "check"])
+async def test_a_cancellation_inside_a_section_lets_only_the_calls_in_flight_finish(project, how):
+    script = ResearchScript(generations=(2, 1))
+    state = {"cancel": False, "answered": 0, "after": 0, "in_flight": None, "sent": None}
+
+    def answer(request):
+        state["answered"] += 1
+        state["after"] += state["cancel"]
+        if request.role == "generator" and script.counts["generator"] == 1 and not state["cancel"]:
+            # the author cancels while the first sections' provers are at work
+            state["cancel"], state["sent"] = True, len(inner.calls)
+            state["in_flight"] = len(inner.calls) - state["answered"]
+        return script(request)
+
+    def stop(*_):
+        if state["cancel"]:
+            raise SolveCancelled("the author cancelled")
+
+    inner = ScriptedProvider(answer, latency=0.01)
+    provider = MeteredProvider(inner, CallBudget(None), stop if how == "check" else None)
+    run = ResearchRun(ProjectIndex.open(project), "thm:goal", provider, SMALL, InnerLoopConfig(leaves=4, widths=(4, 1)),
+                      ReviewLayer(provider, reviewers=2), progress=stop if how == "progress" else None)
+    result = await run_research(run)
+    assert result.status == "cancelled" and state["in_flight"] >= 1
+    assert len(inner.calls) == state["sent"]  # not one call started after the cancellation
+    assert state["after"] <= state["in_flight"]  # only those already in flight were answered

@@ -86,3 +86,81 @@ async def test_explore_strategies_shows_the_cards_and_offers_the_skeleton_as_a_n
     # only the stages before solving ran: no inner loop, no review
     assert result["calls"] == 4 + 4 + 1 + 1 + 1 == len(API.requests)
     assert path.read_text() == RESULT  # nothing written unless the author applies the edit
+
+
+async def test_cancelling_a_research_run_stops_it_before_the_next_model_call(client: LanguageClient):
+    import asyncio
+
+    path = client.project / "sections" / "result.tex"
+    slow = responder(ResearchScript(generations=(2, 1)))
+
+    def answer(body: dict):  # the inner loop's provers answer late, so there is time to cancel
+        late = "prover" in body["messages"][-1]["content"] and "<document name=\"obligation\">" in \
+            body["messages"][-1]["content"]
+        return ("sleep", 1.0, slow(body)) if late else slow(body)
+
+    API.responder = answer
+    try:
+        running = asyncio.ensure_future(client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="colosseum.exploreStrategies", arguments=[path.as_uri(), "thm:goal", {"solve": True}])))
+        token = None
+        for _ in range(600):  # bounded wait for the run to reach the DAG
+            await asyncio.sleep(0.05)
+            token = next((t for t, values in client.progress_reports.items()
+                          if any("· solving" in (getattr(v, "message", "") or "") for v in values)), None)
+            if token is not None and API.in_flight:
+                break
+        assert token is not None and API.in_flight
+        sent, in_flight = len(API.requests), API.in_flight
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+        result = await running
+    finally:
+        API.responder = responder(ResearchScript(generations=(2, 1)))
+    assert result["status"] == "cancelled"
+    # only the calls already in flight finished: not one more was sent (before, every section's
+    # inner loop and local review ran to the end)
+    assert len(API.requests) - sent == 0, (in_flight, [b["messages"][-1]["content"][:60]
+                                                       for b in API.requests[sent:]])
+    assert isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd)
+
+
+async def test_bad_settings_and_a_theorem_renamed_during_the_run_are_clear_messages(client: LanguageClient):
+    import asyncio
+
+    path = client.project / "sections" / "result.tex"
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="latex", version=1, text=path.read_text())))
+    before = len(API.requests)
+    for budget, message in ((5, "must be a table"), ({"max_calls": "ten"}, "must be a positive integer")):
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"colosseum": {"budget": budget}}))
+        try:
+            await client.workspace_execute_command_async(types.ExecuteCommandParams(
+                command="colosseum.exploreStrategies", arguments=[uri, "thm:goal"]))
+        except Exception as exc:  # the server answers RequestFailed with the author's message
+            assert message in str(exc)
+        else:
+            raise AssertionError(f"budget {budget!r} was accepted")
+    assert len(API.requests) == before
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"colosseum": {"budget": None}}))
+    # the author renames the theorem while its strategies are explored
+    script = responder(ResearchScript(generations=(2, 1)))
+    API.responder = lambda body: ("sleep", 0.3, script(body))
+    try:
+        running = asyncio.ensure_future(client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="colosseum.exploreStrategies", arguments=[uri, "thm:goal"])))
+        for _ in range(200):  # bounded wait for the first call
+            await asyncio.sleep(0.05)
+            if len(API.requests) > before:
+                break
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(
+                text=path.read_text().replace("thm:goal", "thm:renamed"))]))
+        result = await running
+    finally:
+        API.responder = responder(ResearchScript(generations=(2, 1)))
+    assert result["status"] == "decomposed" and result["applied"] is False and result["skeleton"] is None
+    assert "no longer in the document" in result["message"]

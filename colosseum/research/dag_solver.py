@@ -39,6 +39,7 @@ class DagSolver:
         self.outcomes: dict[str, SectionOutcome] = {}
         self.redecompositions: list[dict] = []
         self.frontier: list[str] = []
+        self._counts = {"done": 0, "total": 0}  # sections finished / to solve in the current pass
 
     # ---- one section ---------------------------------------------------------------------------
     def _recorder(self, label: str, attempt: int, context):
@@ -54,18 +55,21 @@ class DagSolver:
         index = self.draft.index
         context = obligation_context(index, label, self.catalog)
         attempt = outcome.attempts
-        result = await solve(context, self.provider, self.inner_config, None, self._recorder(label, attempt, context))
+        # every step of the inner loop and of the review reports, so a cancellation (raised by the
+        # progress callback) stops the section at once instead of after its last call
+        steps = self._section_progress(label)
+        result = await solve(context, self.provider, self.inner_config, steps, self._recorder(label, attempt, context))
         outcome.attempts += 1
-        review = await self.reviews.local(self.draft.index, label, result.root.candidate.proof)
+        review = await self.reviews.local(self.draft.index, label, result.root.candidate.proof, steps)
         self._note(outcome, result, review)
         for _ in range(self.config.section_retries):
             if review.passed:
                 break
             attempt = outcome.attempts
             result = await self.reviews.retry(self.draft.index, label, review, self.inner_config, self.catalog,
-                                              None, self._recorder(label, attempt, None))
+                                              steps, self._recorder(label, attempt, None))
             outcome.attempts += 1
-            review = await self.reviews.local(self.draft.index, label, result.root.candidate.proof)
+            review = await self.reviews.local(self.draft.index, label, result.root.candidate.proof, steps)
             self._note(outcome, result, review)
         outcome.proof = result.root.candidate.proof
         outcome.status = "passed" if review.passed else "failed"
@@ -77,6 +81,12 @@ class DagSolver:
                 outcome.reviews.append({"attempt": outcome.attempts, "verdict": "not filled", "reasons": [str(exc)],
                                         "critiques": []})
         return outcome
+
+    def _section_progress(self, label: str):
+        def report(stage: str, done: int, total: int) -> None:
+            step = f"{label}: {stage}" + (f" {done}/{total}" if total else "")
+            self.progress("solving", tuple(self.frontier), self._counts["done"], self._counts["total"], step)
+        return report
 
     def _note(self, outcome: SectionOutcome, result, review) -> None:
         outcome.reviews.append({"attempt": outcome.attempts, "verdict": review.verdict, "reasons": list(review.reasons),
@@ -127,7 +137,7 @@ class DagSolver:
         finished = {o: asyncio.Event() for o in todo}
         limit = asyncio.Semaphore(self.config.max_parallel_sections)
         total = len(todo)
-        count = {"done": 0}
+        count = self._counts = {"done": 0, "total": total}
 
         async def one(label: str) -> None:
             try:

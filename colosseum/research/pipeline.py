@@ -204,7 +204,8 @@ async def _review_rounds(run, draft, result, solver, context, attempt, state, re
         state["round"] += 1
         report("global review")
         with stage("review"):
-            review = await run.reviews.global_(draft.index)
+            review = await run.reviews.global_(draft.index, lambda step, done, total: report(
+                "global review", (), done, total, step))
         reviewed = draft.region_text
         record = RoundRecord(state["round"], attempt, review.verdict, list(review.reasons),
                              [critique_json(c, draft) for c in review.critiques])
@@ -245,7 +246,8 @@ async def _recheck(run, draft, solver, labels: list[str], report) -> None:
     """Local review of what a revision touched; what fails is solved again, alone."""
     report("local review of the revised sections", (), 0, len(labels))
     failed = set()
-    for label in labels:  # in document order; each review is one call
+    for number, label in enumerate(labels):  # in document order; each review is one call
+        report("local review of the revised sections", (), number, len(labels), label)
         claim = draft.index.claims.get(label)
         has_proof = claim is not None and claim.proof is not None and claim.proof.has_content
         outcome = solver.outcomes.get(label)

@@ -91,7 +91,12 @@ async def explore_strategies(ctx, args) -> dict:
         DraftDocument(run_index, label)  # a theorem that cannot take a draft is refused before any set-up
     except DraftError as exc:
         raise ResearchError(str(exc)) from exc
-    max_calls = (ctx.options.get("budget") or {}).get("max_calls")
+    budget = ctx.options.get("budget")
+    if budget is not None and not isinstance(budget, dict):
+        raise ResearchError(f"the `budget` setting must be a table like {{\"max_calls\": 200}}, not {budget!r}")
+    max_calls = (budget or {}).get("max_calls")
+    if max_calls is not None and (isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1):
+        raise ResearchError(f"`budget.max_calls` must be a positive integer, not {max_calls!r}")
     config, _, problems = research_settings(run_index.config, max_calls=max_calls)
     for problem in problems:
         log.warning("colosseum.toml: %s (the default is used)", problem)
@@ -101,10 +106,20 @@ async def explore_strategies(ctx, args) -> dict:
     catalog = await asyncio.to_thread(load_catalog, catalog_dir)
     recorder = ResearchRecorder(run_directory(project.root_dir, f"research-{label}"), label, model, config)
     solve_all = bool(options.get("solve"))
-    async with ctx.progress(f"{'Researching' if solve_all else 'Exploring strategies for'} {label}") as report:
+    title = f"{'Researching' if solve_all else 'Exploring strategies for'} {label}"
+    async with ctx.progress(title) as report:
+        shown = [title]
+
+        def progress(event) -> None:
+            shown[0] = event.line()
+            report(shown[0])
+
+        # before every model call: raises ProgressCancelled once the author cancelled, so only
+        # the calls already in flight finish (it re-sends the last progress line, a no-op for the eye)
+        provider.check = lambda: report(shown[0])
         inner_config = replace(inner_config_of(ctx, project), max_calls=None)  # the run's budget bounds all
         run = ResearchRun(run_index, label, provider, config, inner_config, ReviewLayer(provider,
-                          run_index.config), catalog, catalog_dir, recorder, lambda event: report(event.line()),
+                          run_index.config), catalog, catalog_dir, recorder, progress,
                           None if solve_all else "decompose", model)
         try:
             result = await run_research(run)
@@ -121,8 +136,12 @@ async def explore_strategies(ctx, args) -> dict:
                                                                              take_focus=False))
     except Exception as exc:  # a client without showDocument still gets the path
         log.info("showDocument failed: %s", exc)
-    if result.draft.strip() and result.status != "cancelled":
-        target = _free_output(project.snapshot().claims[label].file, label)
+    claim = project.snapshot().claims.get(label)
+    if result.draft.strip() and result.status != "cancelled" and claim is None:
+        answer["message"] += (f"; `{label}` is no longer in the document (renamed or removed during the run), so "
+                              f"the draft was not offered: it is in {recorder.directory.name}")
+    elif result.draft.strip() and result.status != "cancelled":
+        target = _free_output(claim.file, label)
         answer["skeleton"] = path_to_uri(target)
         answer["applied"] = await _offer_skeleton(ctx, project, label, result, target)
     return answer

@@ -264,3 +264,21 @@ async def test_a_cancellation_inside_a_section_lets_only_the_calls_in_flight_fin
     assert result.status == "cancelled" and state["in_flight"] >= 1
     assert len(inner.calls) == state["sent"]  # not one call started after the cancellation
     assert state["after"] <= state["in_flight"]  # only those already in flight were answered
+
+
+async def test_a_section_that_used_its_retries_is_not_solved_again_in_a_later_pass(project):
+    config = ResearchConfig(exploration_widths=(4, 1), seed=1, adaptive_widths=False, section_retries=1,
+                            max_explorations=1)
+    script = ResearchScript(generations=(2, 1), local_failures={"g1-1": 99, "g1-2": 99})  # both always fail
+    run, _ = make_run(project, script, config)
+    result = await run_research(run)
+    # g1-1 was re-cut and so tried again in the second pass; g1-2 had its 1 + 1 attempts and no more
+    assert script.counts["local:lem:goal-g1-2"] == 2 and result.sections["lem:goal-g1-2"].attempts == 2
+    assert script.counts["local:lem:goal-g1-1"] == 4 and result.sections["lem:goal-g1-1"].attempts == 4
+    # the message says exactly what happened: who failed after how many attempts, who never ran
+    assert result.status == "incomplete"
+    assert result.message == ("failed their local review after every attempt: lem:goal-g1-1 (4 attempts, re-cut "
+                              "once), lem:goal-g1-2 (2 attempts); never attempted, because what they rest on did "
+                              "not pass: lem:goal-g2-1, thm:goal")
+    assert {label: o.attempts for label, o in result.sections.items() if o.status == "blocked"} == {
+        "lem:goal-g2-1": 0, "thm:goal": 0}

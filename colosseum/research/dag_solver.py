@@ -95,10 +95,13 @@ class DagSolver:
 
     # ---- the DAG -------------------------------------------------------------------------------
     async def run(self, only: set[str] | None = None) -> dict[str, SectionOutcome]:
-        """Solve what is not yet passed (``only``: just these and what waits on them)."""
+        """Solve what is not yet passed (``only``: just these and what waits on them). A section
+        that already failed all its retries is not solved again unless it was re-cut or is named
+        in ``only``: each section gets ``1 + section_retries`` attempts per cut."""
+        named = set(only or ())
         passes = 1 + (self.config.max_redecompositions if self.config.redecompose else 0)
         for _ in range(passes):
-            failed = await self._pass(only)
+            failed = await self._pass(only, named)
             if not failed or not self.config.redecompose or self.redecompose is None:
                 break
             if len(self.redecompositions) >= self.config.max_redecompositions:
@@ -125,14 +128,21 @@ class DagSolver:
             parts.append(f"Attempt {r['attempt']}:\n{r['proof']}\n\nLocal review: {r['verdict']}\n{crit or '(no critique)'}")
         return "\n\n".join(parts)
 
-    async def _pass(self, only: set[str] | None) -> list[str]:
+    def _exhausted(self, label: str) -> bool:
+        """Failed after all its attempts at this cut (a re-cut section is "redecomposed")."""
+        outcome = self.outcomes.get(label)
+        return outcome is not None and outcome.status == "failed" and \
+            outcome.attempts >= 1 + self.config.section_retries
+
+    async def _pass(self, only: set[str] | None, named: set[str] = frozenset()) -> list[str]:
         draft = self.draft
         graph = draft.index.graph
         obligations = draft.obligations()
         wanted = set(obligations)
         generation = {n: i for i, layer in enumerate(graph.generations()) for n in layer}
         todo = [o for o in obligations if (self.outcomes.get(o) is None or self.outcomes[o].status != "passed")
-                and (only is None or o in only or (graph.ancestors(o) & only))]
+                and (only is None or o in only or (graph.ancestors(o) & only))
+                and (o in named or not self._exhausted(o))]
         waits = {o: graph.ancestors(o) & wanted for o in todo}
         finished = {o: asyncio.Event() for o in todo}
         limit = asyncio.Semaphore(self.config.max_parallel_sections)
@@ -146,8 +156,9 @@ class DagSolver:
                         await finished[before].wait()
                 blocked = [b for b in waits[label] if self.outcomes.get(b) is None
                            or self.outcomes[b].status != "passed"]
-                if blocked:
-                    self.outcomes[label] = SectionOutcome(label, "blocked", generation=generation.get(label, 0))
+                if blocked:  # never attempted in this pass: what it rests on did not pass
+                    outcome = self.outcomes.setdefault(label, SectionOutcome(label, "blocked"))
+                    outcome.status, outcome.generation = "blocked", generation.get(label, 0)
                     return
                 async with limit:
                     self.frontier.append(label)

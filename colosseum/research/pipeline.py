@@ -192,11 +192,12 @@ async def _review_rounds(run, draft, result, solver, context, attempt, state, re
         unfinished = [o for o in draft.obligations() if solver.outcomes.get(o) is None
                       or solver.outcomes[o].status != "passed"]
         if unfinished:
-            state["feedback"] = (f"The previous skeleton could not be completed: {', '.join(unfinished)} failed their "
-                                 f"local reviews after {config.section_retries} retries.\n\nThat draft:\n"
-                                 f"{draft.region_text}\n\n" + "\n\n".join(solver.attempts_text(o) for o in unfinished[:2]))
+            what = unfinished_summary(solver, unfinished)
+            failed = [o for o in unfinished if solver.outcomes.get(o) is not None and solver.outcomes[o].status == "failed"]
+            state["feedback"] = (f"The previous skeleton could not be completed: {what}.\n\nThat draft:\n"
+                                 f"{draft.region_text}\n\n" + "\n\n".join(solver.attempts_text(o) for o in failed[:2]))
             result.status = "incomplete"
-            result.message = f"sections that failed their retries: {', '.join(unfinished)}"
+            result.message = what
             return "re-explore" if state["attempt"] < config.max_explorations else "done"
         if state["round"] >= config.rounds:
             result.message = result.message or f"the round limit ({config.rounds}) was reached"
@@ -240,6 +241,30 @@ async def _review_rounds(run, draft, result, solver, context, attempt, state, re
         await _recheck(run, draft, solver, recheck, report)
         if recorder:
             recorder.sections(solver.outcomes, solver.redecompositions)
+
+
+def unfinished_summary(solver, unfinished: list[str]) -> str:
+    """Exactly what happened to the obligations that did not pass: which failed their local
+    review after how many attempts, and which were never attempted (what they rest on failed)."""
+    failed, blocked, other = [], [], []
+    for label in unfinished:
+        outcome = solver.outcomes.get(label)
+        if outcome is None or outcome.status == "blocked":
+            blocked.append(label)
+        elif outcome.status == "failed":
+            recut = sum(1 for r in solver.redecompositions if r["label"] == label and r["done"])
+            failed.append(f"{label} ({outcome.attempts} attempt{'s' if outcome.attempts != 1 else ''}"
+                          + (", re-cut once" if recut == 1 else f", re-cut {recut} times" if recut else "") + ")")
+        else:
+            other.append(f"{label} ({outcome.status})")
+    parts = []
+    if failed:
+        parts.append("failed their local review after every attempt: " + ", ".join(failed))
+    if blocked:
+        parts.append("never attempted, because what they rest on did not pass: " + ", ".join(blocked))
+    if other:
+        parts.append("not finished: " + ", ".join(other))
+    return "; ".join(parts)
 
 
 async def _recheck(run, draft, solver, labels: list[str], report) -> None:

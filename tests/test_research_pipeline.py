@@ -282,3 +282,24 @@ async def test_a_section_that_used_its_retries_is_not_solved_again_in_a_later_pa
                               "not pass: lem:goal-g2-1, thm:goal")
     assert {label: o.attempts for label, o in result.sections.items() if o.status == "blocked"} == {
         "lem:goal-g2-1": 0, "thm:goal": 0}
+
+
+class FlawInTheFirstLemma(ResearchScript):
+    """The global review flags the first generation's lemma (the reviser then changes its statement)."""
+
+    def _global_reviewer(self, system: str, user: str) -> dict:
+        data = super()._global_reviewer(system, user)
+        for c in data["critiques"]:
+            c["quote"] = "The quantity $Q_{1,1}$ is bounded by the quantities it uses."
+        return data
+
+
+async def test_a_changed_statement_rechecks_its_direct_users_only(project):
+    script = FlawInTheFirstLemma(generations=(1, 1, 1), global_verdicts=("revise", "accepted"))
+    run, _ = make_run(project, script)
+    result = await run_research(run)
+    assert result.status == "accepted" and result.rounds[0].revision.accepted
+    assert "$Q_{1,1}$ is bounded by the quantities it uses, when they are small" in result.draft
+    # g2-1 uses the changed statement; g3-1 and the theorem use statements that did not change
+    rechecked = {k for k, o in result.sections.items() if any(r["attempt"] == "revision" for r in o.reviews)}
+    assert rechecked == {"lem:goal-g1-1", "lem:goal-g2-1"}

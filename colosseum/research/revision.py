@@ -90,13 +90,14 @@ async def revise(draft: DraftDocument, report, context, provider, round_number: 
 
 
 def labels_to_recheck(draft: DraftDocument, before, sections: list[str]) -> list[str]:
-    """After an accepted revision: the claims in the rewritten sections, and every claim that
-    rests on one whose statement changed (its proof used the old statement)."""
+    """After an accepted revision: the claims in the rewritten sections, and the claims that use
+    one whose statement changed directly (their proofs used the old statement). Claims further
+    down are not: the statements they use did not change."""
     after = draft.structure()
     touched = [label for label, (section, _) in after.claims.items() if section in sections]
     if draft.section_of(draft.target) in sections:  # the section that assembles the theorem
         touched.append(draft.target)
     changed = [label for label in touched if before.claims.get(label, (None, None))[1] != after.claims[label][1]]
     graph = draft.index.graph
-    dependents = {d for label in changed for d in graph.descendants(label) if d in after.claims}
+    dependents = {d for label in changed for d in graph.succ.get(label, ()) if d in after.claims}
     return list(dict.fromkeys(touched + sorted(dependents)))

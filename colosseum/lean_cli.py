@@ -1,10 +1,12 @@
 """``colosseum lean PATH``: check the paper's Lean (declarations named with ``\\lean{...}`` and inline
 Lean) with a progress bar per file on stderr.
 
-Exit codes: 0 every check passed; 1 a check failed (a declaration missing, not elaborating, using
-``sorry`` or a non-standard axiom, or inline Lean with errors); 3 nothing failed but something
-could not be checked (Lean not installed, the project does not build, the time limit, a crash);
-2 bad arguments or no LaTeX project; 130 cancelled (Ctrl-C)."""
+Exit codes: 0 every check passed; 1 a check failed (a declaration missing or not elaborating, a
+``\leanok`` whose claim Lean refutes, e.g. a proof marked \leanok that uses ``sorry``, or inline
+Lean with errors); 3 nothing failed but something could not be checked (Lean not installed, the
+project does not build, the time limit, a crash); 2 bad arguments or no LaTeX project; 130
+cancelled (Ctrl-C). A statement formalized with its proof still ``sorry`` is not a failure unless
+its proof is marked \leanok."""
 
 from __future__ import annotations
 
@@ -107,8 +109,8 @@ def run_lean(args) -> int:
         from colosseum.lean.evidence import record_formal_evidence
 
         recorded = record_formal_evidence(catalog_directory(index.root_dir), results, report)
-    inline_errors = any(d.severity == "error" and d.code == "colosseum/lean-inline" for d in diagnostics)
-    failed = any(r.status == "failed" for r in results) or inline_errors
+    # a \leanok whose claim fails, inline Lean with errors, a declaration missing or not elaborating
+    failed = any(r.status == "failed" for r in results) or any(d.severity == "error" for d in diagnostics)
     unchecked = (any(r.status == "unchecked" for r in results) or report.problem is not None
                  or any(u.status not in ("checked", "cached") for u in report.units))
     if args.format == "json":
@@ -129,6 +131,7 @@ def run_lean(args) -> int:
         print(f"colosseum: Lean: {report.problem}", file=sys.stderr)
     files = report.units
     print(f"{len(results)} claim(s) with \\lean: {sum(r.status == 'formal' for r in results)} formal, "
+          f"{sum(r.status == 'statement' for r in results)} with the statement only, "
           f"{sum(r.status == 'failed' for r in results)} failed, {sum(r.status == 'unchecked' for r in results)} "
           f"unchecked; {len(files)} file(s): {report.count('checked')} checked by Lean, {report.count('cached')} "
           f"from the cache, {len(files) - report.count('checked') - report.count('cached')} not checked; "
@@ -149,7 +152,8 @@ def _json(index, report, results, diagnostics, recorded, diagnostic_record) -> d
         "files": [{"name": u.name, "kind": u.kind, "status": u.status, "seconds": round(u.seconds, 3),
                    "message": u.message} for u in report.units],
         "claims": [{"id": r.id, "kind": r.claim.kind, "file": index.relative(r.claim.file),
-                    "line": r.claim.location.range.start.line + 1, "leanok": r.marked_leanok, "status": r.status,
+                    "line": r.claim.location.range.start.line + 1, "leanok": r.marked_leanok,
+                    "leanok_statement": r.statement_marked, "leanok_proof": r.proof_marked, "status": r.status,
                     "dag_status": graph.status.get(r.id),
                     "declarations": [{"name": d.name, "status": d.status, "axioms": d.axioms, "message": d.message,
                                       "source": str(Path(d.source)) if d.source else None,

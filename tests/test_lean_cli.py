@@ -48,7 +48,7 @@ def test_a_formalized_lemma_is_checked_recorded_and_cached(tmp_path):
     assert "checked by Lean: no sorry, axioms: propext" in first.stdout
     assert "Lean [############............] 1/2 checked ExampleProject/Basic.lean" in first.stderr
     assert "Lean [########################] 2/2 checked inline Lean of main.tex" in first.stderr
-    assert "1 formal, 0 failed, 0 unchecked; 2 file(s): 2 checked by Lean, 0 from the cache" in first.stderr
+    assert "1 formal, 0 with the statement only, 0 failed, 0 unchecked; 2 file(s): 2 checked by Lean, 0 from the cache" in first.stderr
     (entry_file,) = (project / "knowledge").glob("lean-check-of-*.md")
     entry, problems = read_entry(entry_file)
     assert problems == [] and entry.data["strength"] == "formal"
@@ -76,10 +76,12 @@ def test_a_leanok_whose_proof_uses_sorry_fails(tmp_path):
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
     (claim,) = data["claims"]
-    assert claim["status"] == "failed" and claim["dag_status"] == "proved"
+    # the statement is formalized, the proof is not: the proof's \leanok is what fails
+    assert claim["status"] == "statement" and claim["dag_status"] == "proved"
+    assert claim["leanok_statement"] is True and claim["leanok_proof"] is True
     (error,) = [d for d in data["diagnostics"] if d["severity"] == "error"]
     assert error["code"] == "colosseum/lean-check-failed" and error["source"] == "colosseum-lean"
-    assert error["file"] == "sections/local-structure.tex" and error["line"] == 33  # the \leanok
+    assert error["file"] == "sections/local-structure.tex" and error["line"] == 38  # the proof's \leanok
     assert "uses `sorry`" in error["message"]
     assert list((project / "knowledge").glob("lean-check-of-*.md")) == []
 

@@ -99,8 +99,7 @@ SCRIPT = {
     "modules": {"Paper.Broken": {"errors": [
         {"line": 4, "character": 23, "endCharacter": 26,
          "message": "type mismatch\n  rfl\nhas type\n  1 = 1 : Prop\nbut is expected to have type\n  1 = 2 : Prop"}]}},
-    "rules": [{"contains": "sorry", "severity": 2, "message": "declaration uses 'sorry'"},
-              {"contains": "no_such_lemma", "severity": 1, "message": "unknown identifier 'no_such_lemma'"}],
+    "rules": [{"contains": "no_such_lemma", "severity": 1, "message": "unknown identifier 'no_such_lemma'"}],
 }
 
 
@@ -140,14 +139,16 @@ def test_each_kind_of_declaration_gets_its_verdict(make_project, tmp_path, lake_
     assert decls["Paper.good"].status == "ok" and decls["Paper.good"].axioms == ["propext"]
     assert decls["Paper.with_sorry"].status == "sorry" and "sorry" in decls["Paper.with_sorry"].message
     assert decls["Paper.uses_axiom"].status == "axioms" and "Paper.my_axiom" in decls["Paper.uses_axiom"].message
-    assert decls["Paper.nowhere"].status == "missing" and "does not exist" in decls["Paper.nowhere"].message
+    # Lean does not know it, but Paper.Broken was left out (it does not build): it may be there
+    assert decls["Paper.nowhere"].status == "unchecked"
+    assert "does not know it without Paper.Broken, which does not build" in decls["Paper.nowhere"].message
     # a module that does not build: its own error says which declaration fails, the other is unchecked
     assert decls["Paper.Broken.bad"].status == "error" and "Broken.lean:5" in decls["Paper.Broken.bad"].message
     assert decls["Paper.Broken.fine"].status == "unchecked" and "does not build" in decls["Paper.Broken.fine"].message
     claims = by_id(index, report)
     assert {k: v.status for k, v in claims.items()} == {
-        "lem:good": "formal", "lem:unmarked": "formal", "lem:sorry": "failed", "lem:axiom": "failed",
-        "lem:missing": "failed", "lem:broken": "failed", "lem:collateral": "unchecked"}
+        "lem:good": "formal", "lem:unmarked": "formal", "lem:sorry": "statement", "lem:axiom": "statement",
+        "lem:missing": "unchecked", "lem:broken": "failed", "lem:collateral": "unchecked"}
     # files: Basic, Broken (its scratch), Broken's own errors, then the one declaration not where the
     # outline put it (none here: Paper.nowhere is in no file, so it was asked with every module)
     assert [(u.name, u.status) for u in report.units] == [
@@ -177,9 +178,9 @@ def test_findings_on_the_paper(make_project, tmp_path, lake_double):
     (hint,) = by_claim["lem:unmarked"]
     assert hint.severity == "hint" and hint.code == CODE_CHECKED
     assert lines[hint.range.start.line].strip() == "\\lean{Paper.unmarked}"
-    # not marked and failing: information, or a warning for a name that does not exist
+    # not marked and failing: information (a name that does not exist: a warning, see below)
     assert [d.severity for d in by_claim["lem:axiom"]] == ["information"]
-    assert [d.severity for d in by_claim["lem:missing"]] == ["warning"]
+    assert "lem:missing" not in by_claim  # unchecked: Paper.Broken, where it might be, does not build
     assert "lem:good" not in by_claim  # formal and marked: nothing to say
     assert "lem:collateral" not in by_claim  # unchecked because the project does not build: said once
 
@@ -209,9 +210,12 @@ def test_answers_are_cached_by_lean_sources_and_toolchain(make_project, tmp_path
     root = make_paper(make_project, tmp_path)
     first = check_lean(ProjectIndex.open(root))
     second = check_lean(ProjectIndex.open(root))
-    assert {u.status for u in second.units} == {"cached"}
+    # an import that did not build is never cached (the build may be fixed without a file changing)
+    assert [(u.name, u.status) for u in second.units] == [
+        ("Paper/Basic.lean", "cached"), ("Paper/Broken.lean", "checked"),
+        ("Paper/Broken.lean (its own errors)", "cached"), ("declarations outside the project's files (1)", "cached")]
     assert {n: d.status for n, d in second.decls.items()} == {n: d.status for n, d in first.decls.items()}
-    assert len(starts(log)) == 1  # everything from the cache: lake serve was not even started
+    assert len(starts(log)) == 2
     # one file changed: only what reads it is asked again (the last file leaves Broken out: it does not build)
     (root / "lean" / "Paper" / "Broken.lean").write_text(BROKEN + "-- edited\n")
     third = check_lean(ProjectIndex.open(root))
@@ -282,7 +286,8 @@ def test_a_crash_leaves_its_file_unchecked_and_the_next_file_is_checked(make_pro
     assert "stopped while checking" in report.decls["Paper.Crashy.boom"].message
     assert report.decls["Paper.good"].status == "ok"  # checked before the crash
     assert report.decls["Paper.Broken.bad"].status == "error"
-    assert report.decls["Paper.nowhere"].status == "missing"  # asked after a restart, without Paper.Crashy
+    nowhere = report.decls["Paper.nowhere"]  # asked after a restart, without Paper.Crashy (nor Paper.Broken)
+    assert nowhere.status == "unchecked" and "without Paper.Broken, Paper.Crashy, which do not build" in nowhere.message
     assert len(starts(log)) == 2
 
 
@@ -297,7 +302,7 @@ def test_a_file_past_the_time_limit_is_stopped_and_the_others_checked(make_proje
     (late,) = [u for u in report.units if u.status == "timed-out"]
     assert late.name == "Paper/Broken.lean" and "time limit of 1.5 s" in late.message
     assert report.decls["Paper.Broken.bad"].status == "unchecked" and "time limit" in report.decls["Paper.Broken.bad"].message
-    assert report.decls["Paper.good"].status == "ok" and report.decls["Paper.nowhere"].status == "missing"
+    assert report.decls["Paper.good"].status == "ok" and report.decls["Paper.nowhere"].status == "unchecked"
     assert any(e.get("method") == "textDocument/didClose" and "Check_" in e["params"]["textDocument"]["uri"]
                for e in read_log(log))  # the late file's worker was closed
     assert not any(u.status == "cached" for u in check_lean(index).units if u.name == "Paper/Broken.lean")
@@ -361,7 +366,8 @@ example : no_such_lemma
     found = [d for d in lean_diagnostics(index, report) if d.code == CODE_INLINE]
     lines = (root / "main.tex").read_text().splitlines()
     spots = [(d.severity, lines[d.range.start.line][d.range.start.character:d.range.end.character]) for d in found]
-    assert spots == [("warning", "sorry"), ("error", "no_such_lemma")]
+    # Lean's warning for sorry sits on the declaration's name
+    assert spots == [("warning", "inline_gap"), ("error", "no_such_lemma")]
     assert found[1].range.start.line == 15 and found[1].message == "Lean: unknown identifier 'no_such_lemma'"
     # an edit of the block: its old findings are not shown on the new text
     index.update_document(root / "main.tex", (root / "main.tex").read_text().replace("inline_gap", "inline_gap'"))

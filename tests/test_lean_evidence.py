@@ -89,6 +89,8 @@ def test_the_report_shows_the_formal_check_apart_from_review(checked):
     assert "- Review (model referees)" in text and "never merged" in text
     assert "not formally checked" in evidence_section(index, "lem:resampling", report)
     report.decls["ExampleProject.edge_degree_bound"].status = "sorry"
+    assert "**statement formalized, proof not checked**" in evidence_section(index, LABEL, report)
+    report.decls["ExampleProject.edge_degree_bound"].status = "missing"
     assert "**fails**" in evidence_section(index, LABEL, report)
 
 

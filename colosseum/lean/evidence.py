@@ -107,6 +107,8 @@ def evidence_section(index, label: str, report: LeanReport) -> str:
         formal = f"**checked by Lean** ({report.toolchain}): {result.summary}."
     elif result.status == "failed":
         formal = f"**fails**: {result.summary}."
+    elif result.status == "statement":
+        formal = f"**statement formalized, proof not checked**: {result.summary}."
     else:
         formal = f"not checked: {result.summary}."
     return "\n".join(["## Evidence by kind", "",

@@ -10,6 +10,7 @@ since it was checked gets no stale findings (it is checked again on the next run
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,16 +23,27 @@ CODE_FAILED = "colosseum/lean-check-failed"
 CODE_CHECKED = "colosseum/lean-checked"
 CODE_UNCHECKED = "colosseum/lean-unchecked"
 CODE_INLINE = "colosseum/lean-inline"
+CODE_STATEMENT = "colosseum/lean-statement-only"
+_CHECKED_MESSAGE = re.compile(r"^Lean checked \S+ `(?P<id>[^`]+)` \(\\lean\{(?P<names>[^}]*)\}\)")
 _LEAN_COMMAND = re.compile(r"\\lean\s*\{([^{}]*)\}")
 _LEANOK = re.compile(r"\\leanok(?![A-Za-z@])")
 _BEGIN_PROOF = re.compile(r"\\begin\s*\{proof\*?\}")
 
 
+STATEMENT_FAILURES = ("missing", "error")  # the declaration is not there, or does not elaborate
+PROOF_FAILURES = ("sorry", "axioms")  # it is there; its proof is not accepted
+
+
 @dataclass(slots=True)
 class ClaimResult:
+    """A claim's verdict: ``formal`` (every declaration checked: no sorry, standard axioms),
+    ``statement`` (every declaration exists and elaborates, but a proof uses sorry or a
+    non-standard axiom: the statement is formalized, the proof is not), ``failed`` (a
+    declaration is missing or does not elaborate) or ``unchecked``."""
+
     id: str
     claim: Claim
-    status: str  # formal | failed | unchecked
+    status: str
     decls: list[DeclResult] = field(default_factory=list)
 
     @property
@@ -39,13 +51,29 @@ class ClaimResult:
         return self.claim.leanok or (self.claim.proof is not None and self.claim.proof.leanok)
 
     @property
+    def statement_marked(self) -> bool:
+        """``\\leanok`` in the statement: leanblueprint's "the statement is formalized"."""
+        return self.claim.leanok
+
+    @property
+    def proof_marked(self) -> bool:
+        """``\\leanok`` in the proof, or on a claim without a proof of its own: "the proof is
+        formalized" (what a claim with no separate proof marks is all of it)."""
+        proof = self.claim.proof
+        return proof.leanok if proof is not None else self.claim.leanok
+
+    @property
+    def fully_marked(self) -> bool:
+        """Every \\leanok it can carry is there: nothing to add."""
+        return self.claim.leanok and (self.claim.proof is None or self.claim.proof.leanok)
+
+    @property
     def summary(self) -> str:
         return "; ".join(d.message for d in self.decls)
 
 
 def claim_results(index, report: LeanReport) -> list[ClaimResult]:
-    """One verdict per claim with ``\\lean{...}``: formal when Lean checked every declaration it
-    names, failed when one fails, unchecked otherwise."""
+    """One verdict per claim with ``\\lean{...}`` (see ClaimResult)."""
     out = []
     for cid, claim in sorted(index.claims.items(), key=lambda item: item[1].order):
         names = [n.strip() for n in claim.lean_decls if n.strip()]
@@ -54,10 +82,12 @@ def claim_results(index, report: LeanReport) -> list[ClaimResult]:
         decls = [report.decls.get(n) or DeclResult(n, "unchecked", message=f"`{n}` not checked") for n in names]
         if all(d.passed for d in decls):
             status = "formal"
-        elif any(d.status in ("missing", "error", "sorry", "axioms") for d in decls):
+        elif any(d.status in STATEMENT_FAILURES for d in decls):
             status = "failed"
-        else:
+        elif any(d.status == "unchecked" for d in decls):
             status = "unchecked"
+        else:
+            status = "statement"
         out.append(ClaimResult(cid, claim, status, decls))
     return out
 
@@ -67,25 +97,60 @@ def formal_ids(results: list[ClaimResult]) -> set[str]:
 
 
 def apply_formal(index, ids: set[str]) -> bool:
-    """Make exactly ``ids`` formal in the index's DAG. Returns whether anything changed. (The
-    statuses are recomputed by a rebuild from the index's cached readings: no file is read.)"""
-    ids = set(ids)
-    if ids == index.formal_labels:
-        return False
-    index.formal_labels.clear()
-    index.formal_labels.update(ids)
-    index.rebuild()
-    return True
+    """Make exactly ``ids`` formal in the index's DAG. Returns whether anything changed. Cheap:
+    the index updates the statuses without reading or linking a file again."""
+    return index.set_formal_labels(set(ids))
+
+
+@dataclass(slots=True)
+class _CachedState:
+    key: tuple
+    ids: set[str]
+
+
+_cached_states: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def apply_cached_results(index) -> set[str]:
-    """Make formal what the last checks passed, from the cache alone (Lean is not run, nothing is
-    asked that is not cached): what a new process shows before its first check. Returns the ids."""
+    """Make formal what the last checks passed, from the cache alone (Lean is not run): what a new
+    process shows before its first check, and what a language server calls after each
+    (re)index. Cheap when nothing it depends on changed (the claims' ``\\lean`` names, the Lean
+    project's files, the cache itself): then only their dates and sizes are read. Returns the ids."""
     from colosseum.lean.checker import plan_check, run_plan
 
-    ids = formal_ids(claim_results(index, run_plan(plan_check(index), cache_only=True)))
-    apply_formal(index, ids)
-    return ids
+    key = _cache_state_key(index)
+    state = _cached_states.get(index)
+    if state is None or state.key != key:
+        plan = plan_check(index, inline=False)
+        ids = formal_ids(claim_results(index, run_plan(plan, cache_only=True))) if plan.names else set()
+        state = _cached_states[index] = _CachedState(key, ids)
+    apply_formal(index, state.ids)
+    return set(state.ids)
+
+
+def _cache_state_key(index) -> tuple:
+    """What the cached verdicts of the index's claims depend on, read without reading a file."""
+    from colosseum.lean.cache import LeanCache
+    from colosseum.lean.project import lean_files_state
+    from colosseum.lean.settings import lean_settings
+
+    claims = tuple(sorted((cid, tuple(c.lean_decls)) for cid, c in index.claims.items() if c.lean_decls))
+    if not claims:
+        return (claims,)
+    settings = lean_settings(index.config)
+    try:
+        from colosseum.lean.project import find_lean_project
+
+        root = find_lean_project(index.root_dir, list(index.roots), settings.project)
+    except Exception:  # noqa: BLE001 - a bad [lean] project: plan_check says so
+        root = None
+    cache_dir = LeanCache(index.root_dir).directory
+    try:
+        cache_stat = cache_dir.stat()
+        cache_state = (cache_stat.st_mtime_ns, cache_stat.st_size)
+    except OSError:
+        cache_state = None
+    return claims, settings.project, str(root), lean_files_state(root) if root else None, cache_state
 
 
 def lean_diagnostics(index, report: LeanReport, results: list[ClaimResult] | None = None) -> list[Diagnostic]:
@@ -98,29 +163,46 @@ def lean_diagnostics(index, report: LeanReport, results: list[ClaimResult] | Non
 
 
 def _claim_findings(index, report: LeanReport, result: ClaimResult) -> list[Diagnostic]:
+    """What each \\leanok claims is checked against Lean's verdict: a statement's \\leanok that
+    the declaration exists and elaborates (its proof may still use sorry), a proof's \\leanok (or
+    that of a claim without a proof of its own) that nothing is left: no sorry, standard axioms.
+    A \\leanok whose claim fails is an error, on that \\leanok."""
     claim = result.claim
     lean_at = _lean_command(index, claim) or claim.location
+    statement_bad = [d for d in result.decls if d.status in STATEMENT_FAILURES]
+    proof_bad = [d for d in result.decls if d.status in PROOF_FAILURES]
+    related = tuple(RelatedInfo(Location(e.file, Range(Position(e.line, e.character),
+                                                       Position(e.end_line, e.end_character))),
+                                f"Lean: {e.message.strip().splitlines()[0] if e.message.strip() else 'error'}")
+                    for d in statement_bad for e in d.errors[:3])
     if result.status == "formal":
-        if claim.leanok:
+        if result.fully_marked:
             return []
         return [Diagnostic(claim.file, lean_at.range, "hint", CODE_CHECKED,
-                           f"Lean checked {claim.kind} `{claim.id}`: {result.summary}. Mark it \\leanok.",
-                           source=SOURCE)]
-    if result.status == "failed":
-        related = tuple(RelatedInfo(Location(e.file, Range(Position(e.line, e.character),
-                                                           Position(e.end_line, e.end_character))),
-                                    f"Lean: {e.message.strip().splitlines()[0] if e.message.strip() else 'error'}")
-                        for d in result.decls for e in d.errors[:3])
-        bad = "; ".join(d.message for d in result.decls if d.status in ("missing", "error", "sorry", "axioms"))
-        if result.marked_leanok:
-            leanok = _leanok_location(index, claim) or lean_at
-            return [Diagnostic(leanok.file, leanok.range, "error", CODE_FAILED,
-                               f"{claim.kind} `{claim.id}` is marked \\leanok but its Lean check fails: {bad}",
-                               related, SOURCE)]
-        missing = any(d.status == "missing" for d in result.decls)
+                           f"Lean checked {claim.kind} `{claim.id}` ({_names(result)}): {result.summary}. "
+                           f"Mark it \\leanok.", source=SOURCE)]
+    if result.proof_marked and (statement_bad or proof_bad):
+        bad = "; ".join(d.message for d in statement_bad + proof_bad)
+        leanok = _leanok_location(index, claim, proof=claim.proof is not None) or lean_at
+        what = "its proof is marked \\leanok" if claim.proof is not None else "it is marked \\leanok"
+        return [Diagnostic(leanok.file, leanok.range, "error", CODE_FAILED,
+                           f"{claim.kind} `{claim.id}`: {what} but its Lean check fails: {bad}", related, SOURCE)]
+    if result.statement_marked and statement_bad:
+        bad = "; ".join(d.message for d in statement_bad)
+        leanok = _leanok_location(index, claim, proof=False) or lean_at
+        return [Diagnostic(leanok.file, leanok.range, "error", CODE_FAILED,
+                           f"{claim.kind} `{claim.id}`: its statement is marked \\leanok but its Lean check "
+                           f"fails: {bad}", related, SOURCE)]
+    if result.statement_marked and proof_bad:
+        bad = "; ".join(d.message for d in proof_bad)
+        return [Diagnostic(claim.file, lean_at.range, "information", CODE_STATEMENT,
+                           f"{claim.kind} `{claim.id}`: statement formalized, proof not yet: {bad}", source=SOURCE)]
+    if statement_bad or proof_bad:
+        bad = "; ".join(d.message for d in statement_bad + proof_bad)
+        missing = any(d.status == "missing" for d in statement_bad)
         return [Diagnostic(claim.file, lean_at.range, "warning" if missing else "information", CODE_FAILED,
                            f"Lean check of {claim.kind} `{claim.id}`: {bad}", related, SOURCE)]
-    if report.problem and all(report.problem in d.message for d in result.decls):
+    if report.problem and all(report.problem in d.message for d in result.decls if not d.passed):
         return []  # said once, not on every claim
     if result.marked_leanok:
         why = "; ".join(d.message for d in result.decls if not d.passed)
@@ -128,6 +210,19 @@ def _claim_findings(index, report: LeanReport, result: ClaimResult) -> list[Diag
                            f"{claim.kind} `{claim.id}` is marked \\leanok but could not be checked: {why}",
                            source=SOURCE)]
     return []
+
+
+def _names(result: ClaimResult) -> str:
+    return "\\lean{" + ", ".join(d.name for d in result.decls) + "}"
+
+
+def checked_claim(message: str) -> tuple[str, list[str]] | None:
+    """The claim id and its \\lean names a CODE_CHECKED finding was made for (read back from its
+    message by the editor's quick fix, which must not trust the finding's position)."""
+    m = _CHECKED_MESSAGE.match(message)
+    if not m:
+        return None
+    return m.group("id"), [n.strip() for n in m.group("names").split(",") if n.strip()]
 
 
 def inline_diagnostics(index, report: LeanReport) -> list[Diagnostic]:
@@ -175,10 +270,12 @@ def _lean_command(index, claim: Claim) -> Location | None:
     return Location(claim.file, ft.lines.range(m.start(), m.end())) if m else None
 
 
-def _leanok_location(index, claim: Claim) -> Location | None:
-    places = [(claim.file, claim.spans[0], claim.spans[3])] if claim.leanok else []
-    if claim.proof is not None and claim.proof.leanok:
-        places.append((claim.proof.file, claim.proof.spans[0], claim.proof.spans[3]))
+def _leanok_location(index, claim: Claim, proof: bool) -> Location | None:
+    """The ``\\leanok`` of the proof (``proof``) or of the statement."""
+    if proof:
+        places = [(claim.proof.file, claim.proof.spans[0], claim.proof.spans[3])] if claim.proof is not None else []
+    else:
+        places = [(claim.file, claim.spans[0], claim.spans[3])] if claim.leanok else []
     for file, start, end in places:
         ft = index.text_of(file)
         m = _LEANOK.search(ft.text, start, end) if ft is not None else None

@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 
 _MODIFIERS = r"(?:(?:private|protected|noncomputable|partial|unsafe|nonrec|scoped|local)\s+)*"
 _ATTRIBUTES = r"(?:@\[[^\]]*\]\s*)*"
+_NAME = r"(?:«[^»\n]*»|[^\s:({\[⦃«])+"  # «...» may hold spaces and dots
 _DECLARATION = re.compile(
     r"^[ \t]*" + _ATTRIBUTES + _MODIFIERS + r"(?:(?:noncomputable|private|protected)\s+)?"
     r"(theorem|lemma|def|abbrev|instance|structure|class(?:\s+inductive)?|inductive|opaque|axiom|example)"
-    r"(?:\s+([^\s:({\[⦃]+))?", re.M)
-_PRIVATE = re.compile(r"^\s*" + _ATTRIBUTES + r"(?:\w+\s+)*private\s", re.M)
+    r"(?:(?:[ \t]+|[ \t]*\n[ \t]+)(" + _NAME + r"))?", re.M)  # a name on the next line is indented
+_ATTRIBUTE_TEXT = re.compile(r"@\[[^\]]*\]")
+_PLAIN_COMPONENT = re.compile(r"[^\W\d][\w'!?₀-ₜᵢ-ᵪ]*")
 _SCOPE = re.compile(r"^[ \t]*(namespace|section|end|mutual|noncomputable\s+section)\b[ \t]*([^\s]*)", re.M)
 _COMMAND_START = re.compile(r"^(?:[#@]|[A-Za-z_])", re.M)
 _IMPORT = re.compile(r"^\s*(?:public\s+)?(?:meta\s+)?import\s+(.+)$")
@@ -27,6 +29,16 @@ class Outline:
     imports: list[str] = field(default_factory=list)
     header_lines: int = 0  # lines taken by the module header (module, imports, comments)
     declarations: dict[str, tuple[int, int]] = field(default_factory=dict)  # full name -> (first, last) line
+    private: dict[str, tuple[int, int]] = field(default_factory=dict)  # private ones: Lean mangles their names
+
+
+def normalize_name(name: str) -> str:
+    """A Lean name as Lean prints it: ``«foo».«b c»`` -> ``foo.«b c»`` (guillemets only where
+    a component is not a plain identifier)."""
+    from colosseum.lean.lakefile import name_parts
+
+    parts = name_parts(name)
+    return ".".join(p if _PLAIN_COMPONENT.fullmatch(p) else f"«{p}»" for p in parts)
 
 
 def blank_comments_and_strings(text: str) -> str:
@@ -103,9 +115,9 @@ def outline(text: str) -> Outline:
     for m in _DECLARATION.finditer(plain):
         kind = m.group(1)
         name = m.group(2) or ""
-        if _PRIVATE.match(plain, m.start()):
-            name = ""  # private names are mangled: not reachable from another module
-        events.append((m.start(), "decl:" + kind, name))
+        modifiers = _ATTRIBUTE_TEXT.sub(" ", plain[m.start():m.start(1)]).split()
+        # private names are mangled: not reachable from another module
+        events.append((m.start(), ("private:" if "private" in modifiers else "decl:") + kind, name))
     events.sort()
     command_lines = sorted({line_of(m.start()) for m in _COMMAND_START.finditer(plain)} | {line_of(e[0]) for e in events})
     scopes: list[tuple[str, list[str]]] = []
@@ -119,7 +131,7 @@ def outline(text: str) -> Outline:
         elif kind == "end":
             if scopes:
                 scopes.pop()
-        elif kind.startswith("decl:") and name and kind != "decl:example":
+        elif kind.startswith(("decl:", "private:")) and name and not kind.endswith(":example"):
             if name.startswith("_root_."):
                 full = name[len("_root_."):]
             else:
@@ -130,5 +142,6 @@ def outline(text: str) -> Outline:
             last = (later[0] - 1) if later else len(lines) - 1
             while last > first and not lines[last].strip():
                 last -= 1
-            result.declarations.setdefault(full.strip(), (first, last))
+            found = result.private if kind.startswith("private:") else result.declarations
+            found.setdefault(normalize_name(full.strip()), (first, last))
     return result

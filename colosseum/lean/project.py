@@ -8,11 +8,11 @@ import hashlib
 import os
 import re
 import shutil
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colosseum.lean.outline import Outline, outline
+from colosseum.lean.lakefile import Lakefile, Library, read_lakefile
+from colosseum.lean.outline import Outline, normalize_name, outline
 
 LAKEFILES = ("lakefile.lean", "lakefile.toml")
 SKIPPED_DIRS = frozenset((".lake", "lake-packages", ".git", "build", ".colosseum"))
@@ -66,6 +66,7 @@ class SourceFile:
     module: str  # e.g. ExampleProject.Basic
     text: str
     outline: Outline
+    importable: bool = True  # part of a lean_lib of the lakefile: other files can import it
 
     @property
     def digest(self) -> str:
@@ -79,27 +80,39 @@ class LeanProject:
     sources: dict[str, SourceFile] = field(default_factory=dict)  # module -> file
     build_inputs: str = ""  # lakefile, manifest and toolchain: what every result depends on
     has_mathlib: bool = False
+    libraries: list[Library] = field(default_factory=list)
+    libraries_known: bool = True  # False: the lakefile names no library we could read
 
     @classmethod
     def load(cls, root: Path) -> "LeanProject":
         root = root.resolve()
-        toolchain = _read(root / "lean-toolchain").strip()
-        inputs = [f"toolchain:{toolchain}"]
+        toolchain_text = _read(root / "lean-toolchain")
+        toolchain = toolchain_text.strip()
+        inputs = [f"toolchain:{hashlib.sha256(toolchain_text.encode()).hexdigest()}"]
         for name in LAKEFILES + ("lake-manifest.json",):
             text = _read(root / name)
             if text:
                 inputs.append(f"{name}:{hashlib.sha256(text.encode()).hexdigest()}")
+        lakefile = read_lakefile(root)
+        for dependency in lakefile.path_dependencies:  # a local package's sources are read like ours
+            inputs.append(f"path-dependency:{dependency}:{_sources_digest(dependency)}")
         manifest = _read(root / "lake-manifest.json")
         project = cls(root, toolchain, build_inputs="\n".join(inputs),
-                      has_mathlib=bool(re.search(r'"name"\s*:\s*"mathlib"', manifest)))
-        src_dirs = _source_dirs(root)
+                      has_mathlib=bool(re.search(r'"name"\s*:\s*"mathlib"', manifest)),
+                      libraries=lakefile.libraries, libraries_known=lakefile.readable)
         for path in _lean_files(root):
-            module = _module_name(root, path, src_dirs)
+            module, importable = _module_of(root, path, lakefile)
             if module is None or module in project.sources:
                 continue
             text = _read(path)
-            project.sources[module] = SourceFile(path, module, text, outline(text))
+            project.sources[module] = SourceFile(path, module, text, outline(text), importable)
         return project
+
+    @property
+    def importable(self) -> list[str]:
+        """The modules a file may import: those of the lakefile's libraries (Lake builds nothing
+        else), sorted."""
+        return sorted(m for m, s in self.sources.items() if s.importable)
 
     def relative(self, path: Path) -> str:
         try:
@@ -133,8 +146,19 @@ class LeanProject:
     def locate(self, name: str) -> tuple[SourceFile, int, int] | None:
         """The file and line span (0-based, inclusive) where a declaration is written, when the
         outline finds it; Lean itself stays the authority on whether it exists."""
+        name = normalize_name(name)
         for source in self.sources.values():
             span = source.outline.declarations.get(name)
+            if span is not None:
+                return source, span[0], span[1]
+        return None
+
+    def locate_private(self, name: str) -> tuple[SourceFile, int, int] | None:
+        """Where a ``private`` declaration of that name is written (Lean mangles its name: no other
+        file can name it)."""
+        name = normalize_name(name)
+        for source in self.sources.values():
+            span = source.outline.private.get(name)
             if span is not None:
                 return source, span[0], span[1]
         return None
@@ -167,22 +191,21 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _source_dirs(root: Path) -> list[Path]:
-    """``srcDir`` of the package and of its libraries (Lake's default is the package folder)."""
-    dirs: list[str] = []
-    toml_text = _read(root / "lakefile.toml")
-    if toml_text:
+def lean_files_state(root: Path) -> tuple:
+    """The dates and sizes of everything a Lean project's answers depend on (its sources, the
+    lakefile, the manifest, the toolchain, local dependencies' sources): equal tuples mean
+    nothing changed, without reading a file."""
+    paths = [root / name for name in LAKEFILES + ("lake-manifest.json", "lean-toolchain")] + _lean_files(root)
+    for dependency in read_lakefile(root).path_dependencies:
+        paths += _lean_files(dependency)
+    state = []
+    for path in paths:
         try:
-            data = tomllib.loads(toml_text)
-        except tomllib.TOMLDecodeError:
-            data = {}
-        for table in [data] + [t for t in data.get("lean_lib", []) if isinstance(t, dict)]:
-            if isinstance(table.get("srcDir"), str):
-                dirs.append(table["srcDir"])
-    lean_text = _read(root / "lakefile.lean")
-    dirs += re.findall(r'srcDir\s*:=\s*"([^"]*)"', lean_text)
-    resolved = [(root / d).resolve() for d in dirs] + [root]
-    return sorted(set(resolved), key=lambda p: -len(p.parts))  # the most specific first
+            stat = path.stat()
+        except OSError:
+            continue
+        state.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(state)
 
 
 def _lean_files(root: Path) -> list[Path]:
@@ -197,13 +220,33 @@ def _lean_files(root: Path) -> list[Path]:
     return found
 
 
-def _module_name(root: Path, path: Path, src_dirs: list[Path]) -> str | None:
-    for base in src_dirs:
-        try:
-            relative = path.resolve().relative_to(base)
-        except ValueError:
-            continue
-        parts = relative.with_suffix("").parts
-        if parts and all(re.fullmatch(r"[^\s.]+", p) for p in parts):
-            return ".".join(parts)
-    return None
+def _module_of(root: Path, path: Path, lakefile: Lakefile) -> tuple[str | None, bool]:
+    """The module a file is (named from its library's srcDir), and whether it can be imported:
+    a library claims it (Lake's rule, see Library.is_local). A file no library claims keeps a
+    name, so that its declarations are still found and said to be out of reach."""
+    resolved = path.resolve()
+    for library in sorted(lakefile.libraries, key=lambda lib: -len(lib.src_dir.parts)):
+        parts = _parts_under(resolved, library.src_dir)
+        if parts and library.is_local(tuple(parts)):
+            return ".".join(parts), True
+    for base in [lib.src_dir for lib in lakefile.libraries] + [lakefile.package_src_dir, root]:
+        parts = _parts_under(resolved, base)
+        if parts:
+            return ".".join(parts), not lakefile.readable
+    return None, False
+
+
+def _parts_under(path: Path, base: Path) -> list[str] | None:
+    try:
+        relative = path.relative_to(base)
+    except ValueError:
+        return None
+    parts = list(relative.with_suffix("").parts)
+    return parts if parts and all(re.fullmatch(r"[^\s.]+", p) for p in parts) else None
+
+
+def _sources_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in _lean_files(folder):
+        digest.update(f"\0{path.relative_to(folder).as_posix()}\0".encode() + _read(path).encode("utf-8"))
+    return digest.hexdigest()

@@ -10,12 +10,16 @@ from __future__ import annotations
 import logging
 import os
 import re
+import signal
+import subprocess
 import threading
 import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from colosseum.lean.project import SCRATCH_DIR, LeanProject
+from colosseum.lean.results import first_line
 
 log = logging.getLogger(__name__)
 MAX_RESTARTS = 2  # a server that keeps dying is not restarted forever
@@ -63,13 +67,43 @@ class CancelToken:
             self._process = None
 
 
+_OWN_GROUPS: set[int] = set()  # pids of the `lake serve` processes started in a process group of their own
+_starting = threading.local()  # set while this thread constructs a client: its Popen gets its own group
+
+
+class _SubprocessInOwnGroup(types.ModuleType):
+    """What leanclient sees as ``subprocess``: the real module, except that the ``lake serve``
+    our client starts is the leader of a new process group (leanclient passes no options to
+    Popen). Killing that group reaches every process it started, even one started after we
+    looked, or one whose parent already exited."""
+
+    def __getattr__(self, name):
+        return getattr(subprocess, name)
+
+    @staticmethod
+    def Popen(*args, **kwargs):  # noqa: N802 - the name leanclient calls
+        own = getattr(_starting, "active", False)
+        if own:
+            kwargs.setdefault("start_new_session", True)
+        process = subprocess.Popen(*args, **kwargs)
+        if own and kwargs.get("start_new_session"):
+            _OWN_GROUPS.add(process.pid)
+        return process
+
+
 def kill_tree(process) -> None:
-    """``lake serve`` and the ``lean --server`` workers it started."""
+    """``lake serve`` and every process it started (the ``lean --server`` workers, the builds):
+    its whole process group, then whatever descendants are outside it."""
+    if process.pid in _OWN_GROUPS:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # the group is gone
     try:
         import psutil
 
         children = psutil.Process(process.pid).children(recursive=True)
-    except Exception:  # gone already, or psutil missing: the parent is enough to end the waits
+    except Exception:  # gone already, or psutil missing: the group kill did it
         children = []
     for child in children:
         try:
@@ -90,6 +124,15 @@ class FileOutcome:
     diagnostics: list[dict] = field(default_factory=list)  # LSP diagnostics as Lean sent them
     seconds: float = 0.0
     message: str = ""
+    fatal: bool = False  # Lean reported a fatal error for the file (e.g. its imports): never cached
+
+
+def request_bound(method: str, timeout: float | None, time_limit: float) -> float:
+    """How long to wait for the answer to one request: leanclient's own bound (120 s by default)
+    within the time limit, except ``initialize``, which gets the whole time limit."""
+    if method == "initialize" or timeout is None:
+        return time_limit
+    return min(timeout, time_limit)
 
 
 MIN_LEANCLIENT = (0, 13)  # get_diagnostics with max_timeout and timed_out
@@ -105,23 +148,32 @@ def _client_class():
     numbers = tuple(int(part) for part in re.findall(r"\d+", found)[:2])
     if numbers < MIN_LEANCLIENT:
         raise LeanServerFailed(f"leanclient {found} is too old for the Lean check: `pip install 'leanclient>=0.13'`")
-    from leanclient import LeanLSPClient
+    from leanclient import LeanLSPClient, base_client
+
+    if not isinstance(base_client.subprocess, _SubprocessInOwnGroup):
+        base_client.subprocess = _SubprocessInOwnGroup("subprocess")
 
     class CancellableClient(LeanLSPClient):
         """leanclient's client, with its process handed to the cancel token as soon as it exists
-        (before ``initialize`` is answered) and its request waits bounded by the time limit."""
+        (before ``initialize`` is answered) and its request waits bounded by the time limit.
+        ``initialize`` gets the whole time limit: `lake serve` answers it only once elan has
+        installed the toolchain and Lake has read (and possibly fetched) the dependencies."""
 
         def __init__(self, project_path: str, token: CancelToken, time_limit: float):
             self._colosseum_token = token
             self._colosseum_limit = time_limit
-            super().__init__(project_path, max_opened_files=4, prevent_cache_get=True)
+            _starting.active = True
+            try:
+                super().__init__(project_path, max_opened_files=4, prevent_cache_get=True)
+            finally:
+                _starting.active = False
 
         def _send_request_sync(self, method, params, timeout=120.0):
             self._colosseum_token.attach(self.process)
             if self._colosseum_token.cancelled:
                 raise LeanCheckCancelled()
-            bound = self._colosseum_limit if timeout is None else min(timeout, self._colosseum_limit)
-            return super()._send_request_sync(method, params, timeout=bound)
+            return super()._send_request_sync(method, params,
+                                              timeout=request_bound(method, timeout, self._colosseum_limit))
 
     return CancellableClient
 
@@ -154,6 +206,7 @@ class LeanSession:
             code = None
             if process is not None:
                 kill_tree(process)
+                _OWN_GROUPS.discard(process.pid)
                 try:
                     code = process.wait(timeout=CLOSE_TIMEOUT)
                 except Exception:
@@ -221,20 +274,40 @@ class LeanSession:
             raise LeanCheckCancelled()
         if not self._alive():
             return self._crashed(label, started, "")
+        fatal = self._fatal(relative)
         if result.timed_out:
-            try:
-                self.client.close_files([relative], blocking=False)  # stops that file's worker
-            except Exception:
-                pass
+            self._close_file(relative)  # stops that file's worker
             return FileOutcome("timed-out", [], seconds,
                                f"Lean did not finish {label} within the time limit of {self.time_limit:g} s "
                                "([lean] time_limit in colosseum.toml)")
-        diagnostics = [d for d in result.diagnostics if isinstance(d, dict) and "range" in d]
+        self._close_file(relative)
+        diagnostics = [d for d in result.diagnostics if isinstance(d, dict)]
+        # leanclient hands over what is no diagnostic of the file (no range) when the request
+        # failed (Lean's watchdog errors the pending requests of a worker that crashed) or when
+        # Lean said "fatal" and nothing else: the worker of this file died, the server did not
+        unplaced = [d for d in diagnostics if "range" not in d]
+        placed = [d for d in diagnostics if "range" in d]
+        if unplaced or (fatal and not any(d.get("severity", 1) == 1 for d in placed)):
+            detail = "; ".join(str(d.get("message", "")).strip() for d in unplaced if d.get("message")) or \
+                "Lean reported a fatal error without a message"
+            return FileOutcome("crashed", [], seconds, f"Lean's worker for {label} crashed: {first_line(detail)}",
+                               fatal=True)
+        return FileOutcome("done", placed, seconds, fatal=fatal)
+
+    def _fatal(self, relative: str) -> bool:
+        """Whether Lean's last ``$/lean/fileProgress`` for the file said "fatal error"."""
+        try:
+            with self.client._opened_files_lock:
+                state = self.client.opened_files.get(relative)
+                return bool(state is not None and state.fatal_error)
+        except Exception:  # another leanclient's bookkeeping: then only the diagnostics tell
+            return False
+
+    def _close_file(self, relative: str) -> None:
         try:
             self.client.close_files([relative], blocking=False)
         except Exception:
             pass
-        return FileOutcome("done", diagnostics, seconds)
 
     def _crashed(self, label: str, started: float, detail: str) -> FileOutcome:
         code = None
@@ -262,3 +335,5 @@ class LeanSession:
                 client.close(timeout=CLOSE_TIMEOUT)
             except Exception:
                 log.debug("closing lake serve failed", exc_info=True)
+            kill_tree(client.process)  # what leanclient's close leaves: processes started late, orphans
+            _OWN_GROUPS.discard(client.process.pid)

@@ -27,7 +27,7 @@ from colosseum.lean import (
     plan_check,
     run_plan,
 )
-from colosseum.lean.findings import CODE_CHECKED
+from colosseum.lean.findings import CODE_CHECKED, checked_claim
 from colosseum_lsp.convert import engine_position, path_to_uri, position, uri_to_path
 from colosseum_lsp.features import registry
 from colosseum_lsp.progress import ProgressCancelled
@@ -45,6 +45,7 @@ class _LeanState:
     report: object = None
     token: CancelToken | None = None
     published: set = field(default_factory=set)  # uris with Lean findings
+    findings_for: object = None  # the index snapshot the published findings were placed on
 
 
 def _state(project) -> _LeanState:
@@ -149,11 +150,13 @@ async def _check_once(ctx, project, on_save: bool) -> dict:
     summary = {
         "status": "done", "formal": sum(r.status == "formal" for r in results),
         "failed": sum(r.status == "failed" for r in results),
+        "statement": sum(r.status == "statement" for r in results),
         "unchecked": sum(r.status == "unchecked" for r in results),
         "files": {s: lean_report.count(s) for s in ("checked", "cached", "timed-out", "crashed", "unchecked")},
         "problem": lean_report.problem, "catalog": recorded, "toolchain": lean_report.toolchain,
     }
-    summary["message"] = (f"Lean: {summary['formal']} formal, {summary['failed']} failed, {summary['unchecked']} "
+    summary["message"] = (f"Lean: {summary['formal']} formal, {summary['statement']} with the statement only, "
+                          f"{summary['failed']} failed, {summary['unchecked']} "
                           f"unchecked ({summary['files']['checked']} file(s) checked, {summary['files']['cached']} "
                           "from the cache)")
     return summary
@@ -166,7 +169,33 @@ def _apply(index, lean_report):
     return results, lean_diagnostics(index, lean_report, results)
 
 
+def refresh_findings(ctx, project) -> bool:
+    """Place the last check's findings again on the index as it is now (after an edit, claims
+    and lines move; a finding must never point at the old place). Cheap when the index did not
+    change since they were placed. Runs in the event loop; skipped while an update holds the
+    project (that update publishes, and calls this again, when it is done). Returns whether the
+    findings were placed again (the caller publishes)."""
+    state = _state(project)
+    index = project.index
+    if state.report is None or index is None or project.lock.locked():
+        return False
+    if state.findings_for is index.snapshot:
+        return False
+    diagnostics = lean_diagnostics(index, state.report)
+    _store(ctx, project, diagnostics, index.snapshot)
+    return True
+
+
+if hasattr(registry, "on_index"):  # the server calls it after each (re)index, before it publishes
+    registry.on_index(refresh_findings)
+
+
 def _publish(ctx, project, diagnostics) -> None:
+    _store(ctx, project, diagnostics, project.index.snapshot if project.index is not None else None)
+    ctx.publish(project)
+
+
+def _store(ctx, project, diagnostics, snapshot) -> None:
     state = _state(project)
     by_uri: dict[str, list] = {}
     for diag in diagnostics:
@@ -176,7 +205,7 @@ def _publish(ctx, project, diagnostics) -> None:
     for uri, found in by_uri.items():
         ctx.extra_diagnostics[(SOURCE, uri)] = (found, None)
     state.published = set(by_uri)
-    ctx.publish(project)
+    state.findings_for = snapshot
 
 
 def _say_once(ctx, problem: str | None) -> None:
@@ -213,13 +242,16 @@ def lean_code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams,
     project = ctx.project_for(path)
     if project.index is None:
         return []
+    if refresh_findings(ctx, project):  # the editor shows findings placed before an edit: replace them
+        ctx.publish(project)
+    state = _state(project)
     actions = []
     for diag in params.context.diagnostics:
         if diag.source != SOURCE or diag.code != CODE_CHECKED:
             continue
-        claim = _claim_at(snap, path, engine_position(diag.range.start))
+        claim = _checked_claim_now(project, state, diag.message)
         if claim is None:
-            continue
+            continue  # no longer checked as it was (edited, renamed, another \lean): no edit offered
         edit = _leanok_edit(ctx, project, claim)
         if edit is not None:
             actions.append(types.CodeAction(title=f"Add \\leanok to `{claim.id}` (checked by Lean)",
@@ -232,6 +264,21 @@ def lean_code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams,
             command=types.Command(title="Check the Lean declarations", command="colosseum.checkLean",
                                   arguments=[uri])))
     return actions
+
+
+def _checked_claim_now(project, state, message: str):
+    """The claim a "checked by Lean" finding was made for, read from the finding (never from its
+    position, which may be older than the text), if the last check still makes it formal in the
+    index as it is now, with the same \\lean names."""
+    named = checked_claim(message)
+    if named is None or state.report is None or project.lock.locked():
+        return None
+    claim_id, names = named
+    claim = project.index.claims.get(claim_id)
+    if claim is None or [n.strip() for n in claim.lean_decls if n.strip()] != names:
+        return None
+    result = next((r for r in claim_results(project.index, state.report) if r.id == claim_id), None)
+    return claim if result is not None and result.status == "formal" and not result.fully_marked else None
 
 
 def _leanok_edit(ctx, project, claim) -> types.WorkspaceEdit | None:

@@ -9,11 +9,23 @@ when interrupted."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import re
 import sys
 from pathlib import Path
+
+
+def _at_least_one(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (0 rounds or 0 judges is no run at all)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def add_arguments(sub) -> None:
@@ -25,10 +37,13 @@ def add_arguments(sub) -> None:
     research.add_argument("--select-with", metavar="MODEL_B",
                           help="also run the pipeline with MODEL_B; B judges A's proof (--judges times) and A is "
                                "submitted if at least --threshold judges find it correct, else B")
-    research.add_argument("--judges", type=int, help="cross-model selection: how many judgements (default 8)")
-    research.add_argument("--threshold", type=int, help="cross-model selection: how many must say correct (default 5)")
-    research.add_argument("--rounds", type=int, help="global reviews at most (default 3)")
-    research.add_argument("--max-calls", type=int, help="budget for the whole run, both models and the judges")
+    research.add_argument("--judges", type=_at_least_one,
+                          help="cross-model selection: how many judgements (default [research] judges, or 8)")
+    research.add_argument("--threshold", type=_at_least_one, help="cross-model selection: how many must say "
+                                                                  "correct (default [research] select_threshold, or 5)")
+    research.add_argument("--rounds", type=_at_least_one, help="global reviews at most (default 3)")
+    research.add_argument("--max-calls", type=_at_least_one,
+                          help="budget for the whole run, both models and the judges")
     research.add_argument("--dry-run", action="store_true", help="say what it would cost, spend nothing")
     research.add_argument("--model", help="model A (default: [models] model in colosseum.toml)")
     research.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
@@ -47,12 +62,46 @@ def input_line(out: Path, root: Path) -> str:
 
 def skeleton_file_text(result, label: str, out: Path, root: Path, replaces_proof: bool) -> str:
     where = "in place of its empty proof" if replaces_proof else "right after the theorem"
-    header = [f"% Written by `colosseum research` for {label} (run {Path(str(result.run_dir)).name}, model "
-              f"{result.model}, status {result.status}).",
-              f"% Put {input_line(out, root)} {where}. Each lemma below was proved by the inner loop and passed its",
-              "% local review; the global review's verdict is in the run directory. Model review is evidence,",
-              "% not a formal check: read it before relying on it."]
-    return "\n".join(header) + "\n\n" + result.draft.strip() + "\n"
+    header = [f"Written by `colosseum research` for {label} (run {Path(str(result.run_dir)).name}, model "
+              f"{result.model}, status {result.status}).", f"Put {input_line(out, root)} {where}."]
+    header += draft_summary(result)
+    header.append("Model review is evidence, not a formal check: read it before relying on it.")
+    return "\n".join(f"% {line}" for line in header) + "\n\n" + result.draft.strip() + "\n"
+
+
+def draft_summary(result) -> list[str]:
+    """Exactly what the draft holds: which obligations were proved and passed their local review,
+    what happened to the others, and what the global review said (if it ran)."""
+    obligations = list(result.decomposition.obligations) if result.decomposition is not None else []
+    outcomes = result.sections
+    passed = [o for o in obligations if outcomes.get(o) is not None and outcomes[o].status == "passed"]
+    lines = []
+    if obligations and len(passed) == len(obligations):
+        lines.append(f"Each of the {len(obligations)} obligations below was proved by the inner loop and passed "
+                     "its local review.")
+    elif obligations:
+        lines.append(f"{len(passed)} of the {len(obligations)} obligations below were proved by the inner loop and "
+                     "passed their local review" + (f" ({', '.join(passed)})" if passed else "") + "; the others "
+                     "have no reviewed proof:")
+        lines += [f"  {o}: {_unproved(outcomes.get(o))}" for o in obligations if o not in passed]
+    if result.rounds:
+        lines.append(f"Global review: {result.final_verdict} (round {len(result.rounds)}); its report is in the "
+                     "run directory.")
+    else:
+        lines.append("No global review was run on this draft.")
+    return lines
+
+
+def _unproved(outcome) -> str:
+    if outcome is None:
+        return "never attempted (the run stopped before it)"
+    if outcome.status == "blocked":
+        return "never attempted (what it rests on did not pass)"
+    if outcome.status == "failed" and outcome.attempts:
+        return f"did not pass its local review ({outcome.attempts} attempt{'s' if outcome.attempts != 1 else ''})"
+    if outcome.status == "failed":
+        return "not finished (the run stopped during its first attempt)"
+    return outcome.status
 
 
 class _Line:
@@ -82,11 +131,17 @@ def run_research_command(args) -> int:
     except DraftError as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
         return 2
+    if args.select_with and (args.judges or args.threshold):
+        # the selection as it will run: the command line over colosseum.toml, compared once resolved
+        _, configured, _ = research_settings(index.config)
+        judges, threshold = args.judges or configured.judges, args.threshold or configured.threshold
+        if threshold > judges:
+            print(f"colosseum: the selection threshold ({threshold}{' from --threshold' if args.threshold else ''}) "
+                  f"cannot be more than the number of judges ({judges}{' from --judges' if args.judges else ''})",
+                  file=sys.stderr)
+            return 2
     config, selection, problems = research_settings(index.config, args.rounds, args.max_calls, args.judges,
                                                     args.threshold)
-    if args.select_with and (args.threshold or 5) > (args.judges or selection.judges):
-        print("colosseum: --threshold cannot be more than --judges", file=sys.stderr)
-        return 2
     for problem in problems + [p.message for p in index.config.problems]:
         print(f"colosseum: colosseum.toml: {problem} (the default is used)", file=sys.stderr)
     out = Path(args.out).resolve() if args.out else default_output(draft.file, args.label)

@@ -4,19 +4,24 @@ research script (a test double)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from colosseum.cli import main
+from colosseum.config import load_config
+from colosseum.research.pipeline import run_research
+from colosseum.research.settings import research_settings
 from doubles.research_script import ResearchScript, role_of
 from doubles.messages_api import MessagesAPIDouble, tool_answer
-from test_research_pipeline import MAIN, RESULT
+from test_research_pipeline import MAIN, RESULT, SMALL, make_run
 
 TOML = """root = "main.tex"
 [research]
@@ -112,3 +117,61 @@ def test_bad_input_is_a_clear_message(project, capsys):
     assert "already has a proof" in capsys.readouterr().err
     assert main(["research", str(project), "--label", "thm:goal", "--select-with", "m", "--judges", "3",
                  "--threshold", "4"]) == 2
+
+
+def test_counts_below_one_are_refused_by_the_command_line(project, capsys):
+    for flag in ("--rounds", "--judges", "--threshold", "--max-calls"):
+        with pytest.raises(SystemExit) as stopped:
+            main(["research", str(project), "--label", "thm:goal", flag, "0"])
+        assert stopped.value.code == 2
+        assert f"argument {flag}: must be at least 1, got 0" in capsys.readouterr().err
+    assert not (project / ".colosseum").exists()  # nothing ran, no status "running" was written
+    # the engine's own entry points say so too
+    config, selection, problems = research_settings(load_config(project), rounds=0, judges=0)
+    assert (config.rounds, selection.judges) == (3, 8) and len(problems) == 2
+    run, provider = make_run(project, ResearchScript(), replace(SMALL, rounds=0))
+    with pytest.raises(ValueError, match="at least one round of global review"):
+        asyncio.run(run_research(run))
+    assert provider.inner.calls == []
+
+
+def test_the_selection_settings_are_compared_once_resolved(project, capsys):
+    (project / "colosseum.toml").write_text(TOML.replace("[research]\n", "[research]\njudges = 3\nselect_threshold = 2\n"))
+    dry = ["research", str(project), "--label", "thm:goal", "--dry-run", "--select-with", "m2"]
+    assert main(dry) == 0  # a valid configuration, 2 of 3 judges, with no flag
+    assert "3 judgements" in capsys.readouterr().out
+    assert main(dry + ["--threshold", "3"]) == 0  # 3 of the 3 configured judges
+    capsys.readouterr()
+    assert main(dry + ["--judges", "1"]) == 2  # the configured threshold 2 against one judge
+    assert "the selection threshold (2) cannot be more than the number of judges (1 from --judges)" in \
+        capsys.readouterr().err
+
+
+def test_the_draft_header_says_exactly_what_was_proved_and_reviewed(project):
+    from colosseum.research.records import ResearchConfig
+    from colosseum.research_cli import skeleton_file_text
+
+    out = project / "sections" / "result-thm-goal-skeleton.tex"
+    failing = ResearchScript(generations=(2, 1), local_failures={"g1-2": 99})  # g1-2 never passes
+    config = ResearchConfig(exploration_widths=(4, 1), seed=1, adaptive_widths=False, section_retries=1,
+                            max_explorations=1, redecompose=False)
+    run, _ = make_run(project, failing, config)
+    incomplete = asyncio.run(run_research(run))
+    assert incomplete.status == "incomplete" and incomplete.draft.strip()
+    header = [line for line in skeleton_file_text(incomplete, "thm:goal", out, project / "main.tex",
+                                                  False).splitlines() if line.startswith("%")]
+    text = "\n".join(header)
+    assert "Each " not in text and "was proved by the inner loop and passed its" not in text
+    assert "% 1 of the 4 obligations below were proved by the inner loop and passed their local review " \
+           "(lem:goal-g1-1); the others have no reviewed proof:" in header
+    assert "%   lem:goal-g1-2: did not pass its local review (2 attempts)" in header
+    assert "%   lem:goal-g2-1: never attempted (what it rests on did not pass)" in header
+    assert "% No global review was run on this draft." in header
+    # a complete, accepted run says so
+    (project / ".colosseum").rename(project / "first-run")
+    run, _ = make_run(project, ResearchScript(generations=(2, 1)), replace(config, section_retries=2))
+    accepted = asyncio.run(run_research(run))
+    header = skeleton_file_text(accepted, "thm:goal", out, project / "main.tex", False).splitlines()
+    assert accepted.status == "accepted"
+    assert "% Each of the 4 obligations below was proved by the inner loop and passed its local review." in header
+    assert "% Global review: accepted (round 1); its report is in the run directory." in header

@@ -64,6 +64,8 @@ def _contains(exc: BaseException, kinds) -> BaseException | None:
 async def run_research(run: ResearchRun) -> ResearchResult:
     """Never raises for a budget, a cancellation from the progress callback or a provider failure:
     the result's status and message say what stopped it, and the run directory has what it did."""
+    if run.config.rounds < 1:  # bad input, before any call: a run must end in a global review
+        raise ValueError(f"a research run needs at least one round of global review, not {run.config.rounds}")
     draft = DraftDocument(run.index, run.label)  # raises DraftError before any call
     result = ResearchResult(run.label, "running", "", "", [], [], None, {}, [], run.provider.usage, {},
                             run.recorder.directory if run.recorder else None, run.model)

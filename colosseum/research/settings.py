@@ -63,6 +63,13 @@ def research_settings(project_config, rounds: int | None = None, max_calls: int 
         if key in KEYS and KEYS[key][0](value):
             values[key] = value
     fields = {FIELDS[k]: (tuple(v) if isinstance(v, list) else v) for k, v in values.items() if k in FIELDS}
+    for name, given in (("rounds", rounds), ("max_calls", max_calls), ("judges", judges), ("threshold", threshold)):
+        if given is not None and not _positive_int(given):
+            problems.append(f"`{name}` must be a positive integer, not {given!r}: the configured value is used")
+    rounds = rounds if _positive_int(rounds) else None
+    judges = judges if _positive_int(judges) else None
+    threshold = threshold if _positive_int(threshold) else None
+    max_calls = max_calls if _positive_int(max_calls) else None
     if max_calls is None:
         budget = raw.get("budget", {})
         candidate = budget.get("max_calls") if isinstance(budget, dict) else None

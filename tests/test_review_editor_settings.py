@@ -14,6 +14,7 @@ import pytest
 from colosseum.index import ProjectIndex
 from colosseum_lsp.features import registry
 from colosseum_lsp.features import review as feature
+from colosseum_lsp.features import review_findings as findings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +39,7 @@ def project(tmp_path):
     shutil.copytree(ROOT / "example-project", tmp_path / "paper")
     index = ProjectIndex.open(tmp_path / "paper")
     yield SimpleNamespace(root_dir=index.root_dir, index=index)
-    feature._STATE.pop(index.root_dir, None)
+    findings.STATE.pop(index.root_dir, None)
 
 
 def test_review_on_save_is_off_by_default_and_only_true_turns_it_on(project):

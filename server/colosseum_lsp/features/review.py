@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsprotocol import types
@@ -26,49 +25,19 @@ from colosseum.review import (
     retry_claim,
     write_report,
 )
-from colosseum.review.anchoring import DocumentText
-from colosseum.review.view import frozen
 from colosseum.review.local_review import material
 from colosseum.review.storage import reviews_directory
-from colosseum.structure import Diagnostic
 from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.registry import CommandFailed
+from colosseum_lsp.features.review_findings import SOURCE, republish, state_of
 from colosseum_lsp.progress import ProgressCancelled
 
 log = logging.getLogger(__name__)
-SOURCE = "colosseum-review"
-SEVERITY = {"fatal": "error", "major": "warning", "minor": "information"}
-FAILED_CODE = "colosseum/review-failed"
 
 
 class ReviewError(CommandFailed):
     pass
-
-
-@dataclass
-class _ProjectReviews:
-    """What the editor shows for one project: the last global review, the last local review of
-    each claim, and the incremental reviewer (its cache is also on disk)."""
-
-    global_critiques: list = field(default_factory=list)
-    report: str | None = None
-    local: dict = field(default_factory=dict)  # label -> ClaimReview
-    reviewer: LocalReviewer | None = None
-    reviewer_model: str = ""
-    saving: asyncio.Task | None = None
-    save_again: bool = False
-    generation: int = 0  # bumped whenever the findings change (a review, a dismissal)
-    last_seen: dict = field(default_factory=dict)  # id(critique) -> (file, 1-based line) where its quote was last
-    document: object = None  # the DocumentText last searched (unchanged files' search forms are reused)
-    live: tuple | None = None  # (snapshot, generation, findings by uri) last computed
-
-
-_STATE: dict[Path, _ProjectReviews] = {}
-
-
-def _state(project) -> _ProjectReviews:
-    return _STATE.setdefault(project.root_dir, _ProjectReviews())
 
 
 # ---- shared pieces -----------------------------------------------------------------------------
@@ -104,7 +73,7 @@ def _provider_and_config(ctx, project):
 def _local_reviewer(ctx, project) -> LocalReviewer:
     """The project's incremental reviewer (its cache lives on), with the settings as they are
     now: a budget or provider changed in the editor applies to the next review."""
-    state = _state(project)
+    state = state_of(project)
     provider, model, config = _provider_and_config(ctx, project)
     if state.reviewer is None or state.reviewer_model != model:
         cache = LocalReviewCache(reviews_directory(project.root_dir) / "local")
@@ -141,121 +110,6 @@ def _leaves(exc: BaseException):
         yield exc
 
 
-# ---- diagnostics ---------------------------------------------------------------------------------
-def _diagnostic(critique, prefix: str = "") -> Diagnostic | None:
-    if critique.file is None or critique.range is None or not critique.active:
-        return None  # unanchored: in the report, never pinned to a guessed line
-    who = f" [{', '.join(critique.reviewers)}]" if critique.reviewers else ""
-    message = f"{prefix}{critique.severity} {critique.kind}: {critique.message}{who}"
-    if critique.repair:
-        message += f" Repair: {critique.repair}"
-    return Diagnostic(critique.file, critique.range, SEVERITY.get(critique.severity, "warning"),
-                      f"colosseum/review-{critique.kind}", message, (), SOURCE)
-
-
-def _republish(ctx, project) -> None:
-    """Our findings changed (a review, a dismissal): register them for every file of the project
-    and publish. The entries are live (``_LiveFindings``): each publish, so after every re-index,
-    reads the critiques where their quotes are in the text just indexed."""
-    state = _state(project)
-    state.generation += 1
-    for c in _shown_critiques(state):
-        if c.file is not None and c.range is not None and id(c) not in state.last_seen:
-            state.last_seen[id(c)] = (c.file, c.line)
-    alive = {id(c) for c in _shown_critiques(state)}
-    state.last_seen = {k: v for k, v in state.last_seen.items() if k in alive}
-    for key in [k for k in ctx.extra_diagnostics if k[0] == SOURCE]:
-        del ctx.extra_diagnostics[key]
-    if state.global_critiques or state.local:
-        snap = project.snapshot()
-        files = {path for result in snap.root_results for path in result.files} if snap is not None else set()
-        files |= {path for path, _ in state.last_seen.values()}
-        for path in files:
-            uri = path_to_uri(path)
-            ctx.extra_diagnostics[(SOURCE, uri)] = _LiveFindings(project, uri)
-    ctx.publish(project)
-
-
-def _shown_critiques(state: _ProjectReviews) -> list:
-    return list(state.global_critiques) + [c for r in state.local.values() for c in r.critiques]
-
-
-class _LiveFindings:
-    """The ``(diagnostics, extra)`` pair of one file in ``ctx.extra_diagnostics``, computed when
-    it is read against the index's current text: publishing after a re-index shows every critique
-    on the range its quote now has, without waiting for a save."""
-
-    __slots__ = ("project", "uri")
-
-    def __init__(self, project, uri: str):
-        self.project, self.uri = project, uri
-
-    def _pair(self) -> tuple[list, dict]:
-        found = _live_findings(self.project)
-        return found.get(self.uri) or ([], {"report": _state(self.project).report, "items": {}})
-
-    def __iter__(self):
-        return iter(self._pair())
-
-    def __getitem__(self, i):
-        return self._pair()[i]
-
-    def __len__(self) -> int:
-        return 2
-
-
-def _live_findings(project) -> dict[str, tuple[list, dict]]:
-    """Every review finding as diagnostics by uri, for the index's current text: each critique
-    is found again from where it was last seen (cheap: only edited files are searched anew, and
-    only when the index or our findings changed). One whose quote is gone is not shown until it
-    comes back; a critique that was never anchored is never pinned."""
-    state = _state(project)
-    index = project.index
-    if index is None:
-        return {}
-    if state.live is not None and state.live[0] is index.snapshot and state.live[1] == state.generation:
-        return state.live[2]
-    view = frozen(index)  # one reading: the snapshot and the texts it was built from
-    doc = DocumentText(view)
-    doc.carry_over(state.document)
-    state.document = doc
-    by_uri: dict[str, tuple[list, dict]] = {}
-
-    def add(diag: Diagnostic | None, item) -> None:
-        if diag is None:
-            return
-        found, lookup = by_uri.setdefault(path_to_uri(diag.file), ([], {"report": state.report, "items": {}}))
-        found.append(diag)
-        lookup["items"][(diag.range.start.line, diag.range.start.character, diag.code, diag.message)] = item
-
-    def follow(c) -> bool:
-        last = state.last_seen.get(id(c))
-        if last is None:
-            return False
-        now = doc.follow(c.quote, last[0], last[1])
-        if now is None:
-            return False
-        c.file, c.range = now
-        state.last_seen[id(c)] = (c.file, c.line)
-        return True
-
-    for c in state.global_critiques:
-        if follow(c):
-            add(_diagnostic(c), ("global", c))
-    claims = view.claims
-    for label, review in state.local.items():
-        for c in review.critiques:
-            if follow(c):
-                add(_diagnostic(c, f"local review of {label}: "), ("local", c))
-        claim = claims.get(label)
-        if not review.passed and claim is not None:
-            reasons = "; ".join(review.reasons) or "a critique stands"
-            add(Diagnostic(claim.file, claim.location.range, "warning", FAILED_CODE,
-                           f"local review of {label} failed: {reasons}", (), SOURCE), ("failed", label))
-    state.live = (view.snapshot, state.generation, by_uri)
-    return by_uri
-
-
 # ---- commands --------------------------------------------------------------------------------------
 @registry.command("colosseum.globalReview")
 async def global_review(ctx, args) -> dict:
@@ -275,9 +129,9 @@ async def global_review(ctx, args) -> dict:
     except Exception as exc:  # noqa: BLE001 - _stopped re-raises what is not a stop
         return _stopped(exc, "the global review")
     path = await asyncio.to_thread(write_report, result, index, "global", prices)
-    state = _state(project)
+    state = state_of(project)
     state.global_critiques, state.report = result.critiques, str(path)
-    _republish(ctx, project)
+    republish(ctx, project)
     active = [c for c in result.critiques if c.active]
     unanchored = sum(1 for c in active if not c.anchored)
     return {"status": "done", "verdict": result.verdict, "reasons": result.reasons, "critiques": len(active),
@@ -305,8 +159,8 @@ async def review_claim_command(ctx, args) -> dict:
             review = await reviewer.review(index, label, progress=lambda stage, done, total: report(stage))
     except Exception as exc:  # noqa: BLE001
         return _stopped(exc, f"the review of {label}")
-    _state(project).local[label] = review
-    _republish(ctx, project)
+    state_of(project).local[label] = review
+    republish(ctx, project)
     return {"status": "done", "label": label, "verdict": review.verdict, "cached": review.cached,
             "critiques": len([c for c in review.critiques if c.active]),
             "message": f"{label}: {review.verdict}" + (" (unchanged: no call)" if review.cached else "")}
@@ -317,7 +171,7 @@ async def dismiss_critique(ctx, args) -> dict:
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ReviewError("usage: colosseum.dismissReviewCritique [document uri, critique key]")
     project, _index = await _project_and_index(ctx, args[0])
-    state = _state(project)
+    state = state_of(project)
     critiques = list(state.global_critiques) + [c for r in state.local.values() for c in r.critiques]
     matching = [c for c in critiques if c.key == args[1]]
     if not matching:
@@ -325,7 +179,7 @@ async def dismiss_critique(ctx, args) -> dict:
     await asyncio.to_thread(DismissalStore(project.root_dir).dismiss, matching[0])
     for c in matching:
         c.dismissed = True
-    _republish(ctx, project)
+    republish(ctx, project)
     return {"status": "dismissed", "key": args[1]}
 
 
@@ -340,7 +194,7 @@ async def retry_claim_command(ctx, args) -> dict:
         raise ReviewError("usage: colosseum.retryClaim [document uri, claim label]")
     project, index = await _project_and_index(ctx, args[0])
     label = args[1]
-    failed = _state(project).local.get(label)
+    failed = state_of(project).local.get(label)
     if failed is None or failed.passed:
         raise ReviewError(f"`{label}` has no failed local review to retry from: review it first")
     if label not in index.claims:
@@ -458,7 +312,7 @@ def review_on_save(ctx, path: Path, uri: str) -> None:
     project = ctx.project_for(path)
     if project.index is None:
         return
-    state = _state(project)
+    state = state_of(project)
     if state.saving is not None and not state.saving.done():
         state.save_again = True  # one review at a time; the last save is reviewed after it
         return
@@ -466,7 +320,7 @@ def review_on_save(ctx, path: Path, uri: str) -> None:
 
 
 async def _review_saved(ctx, project, path: Path) -> None:
-    state = _state(project)
+    state = state_of(project)
     for _ in range(8):  # bounded: saves arriving during a review make at most a few more rounds
         state.save_again = False
         if project.pending is not None and not project.pending.done():
@@ -492,6 +346,6 @@ async def _review_saved(ctx, project, path: Path) -> None:
                 return
             for review in reviews:
                 state.local[review.label] = review
-            _republish(ctx, project)
+            republish(ctx, project)
         if not state.save_again:
             return

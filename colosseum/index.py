@@ -11,9 +11,9 @@ import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colosseum.chunks import Chunk, split
 from colosseum.config import ProjectConfig, load_config
 from colosseum.diagnostic_state import DiagnosticState
-from colosseum.chunks import Chunk, split
 from colosseum.file_analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
 from colosseum.incremental_scan import rescan
 from colosseum.latex_scanner import ScanResult, scan
@@ -23,30 +23,18 @@ from colosseum.macros import MacroTable
 from colosseum.project_files import (
     FileText,
     discover_roots,
-    is_within,
     list_tex_files,
     read_file,
-    resolve_include,
+    root_signature,
     text_from_editor,
 )
+from colosseum.project_walk import IncludeProblem, Walker
 from colosseum.structure import Claim, Diagnostic, Label, Reference, Section
 
-MAX_INCLUDE_DEPTH = 64
 
 
 class ProjectError(Exception):
     """The path given cannot be indexed at all (it does not exist, or holds no root file)."""
-
-
-@dataclass(slots=True)
-class IncludeProblem:
-    file: Path
-    start: int
-    end: int
-    code: str
-    severity: str
-    message: str
-    root: Path
 
 
 @dataclass(slots=True)
@@ -103,8 +91,7 @@ class ProjectIndex:
         # labels whose Lean proof was checked (the Lean bridge sets it; it outlives rebuilds):
         # their DAG status is "formal", trusted whatever the paper's own proof says
         self.formal_labels: set[str] = set()
-        self._resolved: dict[tuple[Path, ...], object] = {}
-        self._include_targets: dict[tuple, tuple] = {}
+        self._walker = Walker(self)
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
         self._near_misses: dict[Path, object] = {}
         self._suggestions: dict[tuple[Path, str], tuple[frozenset, list[str]]] = {}
@@ -193,6 +180,7 @@ class ProjectIndex:
 
     def _update_documents(self, changes: dict[Path, str | None]) -> bool:
         changed = []
+        same_root: set[Path] = set()
         for path, text in changes.items():
             path = Path(path).resolve()
             if text is None:
@@ -207,20 +195,24 @@ class ProjectIndex:
             entry = self._scans.pop(path, None)
             if old is not None and entry is not None:
                 self._previous_scans[path] = (old.text, entry)  # for rescanning only the edit
+            if path in self.roots and old is not None and new is not None \
+                    and root_signature(old.text) == root_signature(new.text):
+                same_root.add(path)  # still a root for the same reasons: no discovery needed
             changed.append(path)
         if not changed:
             return False
         if any(p.name == "colosseum.toml" for p in changed):
             self.config = self.config_loader(self.root_dir)
-        rediscover = any(p.name == "colosseum.toml" or p in self.roots or p not in self._texts
+        rediscover = any(p.name == "colosseum.toml" or (p in self.roots and p not in same_root) or p not in self._texts
                          or (p.suffix == ".tex" and p not in self.file_roots) for p in changed)
-        self.rebuild(discover=rediscover)
+        self.rebuild(discover=rediscover, changed=changed)
         return True
 
     def _forget_build_state(self) -> None:
         self._link_memo = {}
         self._link_state = LinkState()
         self._diagnostic_state = DiagnosticState()
+        self._walker.last = None
 
     def reload(self, config: ProjectConfig | None = None) -> None:
         """Forget every cached reading of the files the editor does not hold, and index again."""
@@ -245,9 +237,12 @@ class ProjectIndex:
         self.rebuild(discover=True)
 
     # ---- building --------------------------------------------------------------------------------
-    def rebuild(self, discover: bool = False) -> None:
+    def rebuild(self, discover: bool = False, changed: list[Path] | None = None) -> None:
+        """Index again from the cached readings; ``changed``: the files edited since the last
+        build, when only they changed (the walk of the roots may then be kept)."""
         if discover:
             self._discover()
+            changed = None
         base = MacroTable(label_commands=frozenset(self.config.index.label_definition_commands),
                           reference_commands=frozenset(self.config.index.label_reference_commands))
         snap = self._building = IndexSnapshot()
@@ -256,7 +251,7 @@ class ProjectIndex:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            self._build(base, snap)
+            self._build(base, snap, changed)
             snap.diagnostics = self._diagnostic_state.update(self, self.last_change)
             snap.diagnostics_by_file = self._diagnostic_state.by_file
         except BaseException:
@@ -271,29 +266,32 @@ class ProjectIndex:
                 gc.enable()
         self.snapshot = snap
 
-    def _build(self, base: MacroTable, snap: IndexSnapshot) -> None:
-        walks: list[tuple[Path, Visit]] = []
-        scanned: list[tuple[Path, ScanResult, FileText]] = []
-        for root in self.roots:
-            self._document_ended = False
-            walked = self._walk(root, root, base, [], scanned, None)
-            if walked is not None:
-                walks.append((root, walked[0]))
-        walks = self._drop_included_roots(walks)
+    def _build(self, base: MacroTable, snap: IndexSnapshot, changed: list[Path] | None = None) -> None:
+        walk = self._walker.walk(base, changed)
+        walks = walk.walks
+        snap.include_problems = walk.problems
         # theorem-like environments declared anywhere in the project count everywhere
         envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
         styles: dict[str, tuple[str, str]] = {}
-        for _path, result, _ft in scanned:
+        for _path, result, _ft in walk.scanned():
             for decl in result.theorem_declarations(theorem_declarations):
                 envs.add(decl.env)
                 styles.setdefault(decl.env, (decl.title, decl.style))
         snap.theorem_environments = frozenset(envs)
         # claims' roles come from the declarations' titles and styles too: part of the key
         env_key = "\0".join(sorted(envs)) + "\1" + repr(sorted(styles.items()))
-        rank: dict[Path, int] = {}
-        file_chunks: dict[Path, list[Chunk]] = {}
-        for _root, visit in walks:
-            self._chunk_tree(visit, env_key, rank, file_chunks)
+        if walk.reused is not None and env_key == self._link_memo_key:
+            # the same walk: only the edited files' visits are cut into chunks again
+            rank, file_chunks = self._file_rank, dict(self._file_chunks)
+            for visit in walk.reused:
+                self._chunk_visit(visit, env_key)
+            for path in {visit.path for visit in walk.reused}:
+                file_chunks[path] = walk.by_path[path][0].chunks
+        else:
+            rank = {}
+            file_chunks = {}
+            for _root, visit in walks:
+                self._chunk_tree(visit, env_key, rank, file_chunks)
         self._file_chunks = file_chunks
         reuse = env_key == self._link_memo_key and rank == self._file_rank
         if not reuse:  # claims' order numbers and roles change everywhere: link afresh
@@ -318,29 +316,8 @@ class ProjectIndex:
 
         snap.graph = DependencyGraph.build(self, self.snapshot.graph, self.last_change)
 
-    def _drop_included_roots(self, walks: list[tuple[Path, Visit]]) -> list[tuple[Path, Visit]]:
-        """A file with \\documentclass that another root \\inputs (a chapter compiled alone
-        through docmute or standalone) is a part of that document, not a document of its own."""
-        if len(walks) < 2 or self.config.index.roots or self.explicit_root is not None:
-            return walks
-        reads: dict[Path, set[Path]] = {}
-        for root, visit in walks:
-            seen: set[Path] = set()
-            stack = list(visit.children.values())
-            while stack:
-                child = stack.pop()
-                if child.path not in seen:
-                    seen.add(child.path)
-                    stack.extend(child.children.values())
-            reads[root] = seen
-        kept = [(root, visit) for root, visit in walks
-                if not any(root in reads[other] and other not in reads[root] for other, _ in walks if other != root)]
-        self.roots = [root for root, _ in kept]
-        return kept
-
     def _discover(self) -> None:
-        self._resolved.clear()
-        self._include_targets.clear()
+        self._walker.forget()
         if self.explicit_root is not None:
             self.roots = [self.explicit_root]
             return
@@ -376,6 +353,12 @@ class ProjectIndex:
         """Cut every file of a root's walk into analysed chunks (colosseum.chunks), reusing the
         chunks of the text before the edit; note the order in which files are first read."""
         rank.setdefault(visit.path, len(rank))
+        self._chunk_visit(visit, env_key)
+        file_chunks.setdefault(visit.path, visit.chunks)
+        for child in visit.children.values():
+            self._chunk_tree(child, env_key, rank, file_chunks)
+
+    def _chunk_visit(self, visit: Visit, env_key: str) -> None:
         entry = self._scans[visit.path]
         key = (id(visit.scan), env_key)
         chunks = entry.chunks.get(key)
@@ -390,106 +373,6 @@ class ProjectIndex:
             entry.chunks[key] = chunks
             self._moved_chunks.update(moved)
         visit.chunks = chunks
-        file_chunks.setdefault(visit.path, chunks)
-        for child in visit.children.values():
-            self._chunk_tree(child, env_key, rank, file_chunks)
-
-    def _walk(self, path: Path, root: Path, table: MacroTable, chain: list[Path],
-              scanned: list, import_base: Path | None) -> tuple[Visit, MacroTable] | None:
-        ft = self.text_of(path)
-        if ft is None:
-            return None
-        first = self._scan(path, ft, table, [])
-        visit = Visit(path, self.relative(path), ft, first)  # analysed once all roots are walked
-        scanned.append((path, first, ft))
-        current = table
-        updates: list[tuple[int, MacroTable]] = []
-        include_index = -1
-        children: dict[int, Visit] = {}
-        for ev in first.structural:
-            if ev.kind == "end" and ev.name == "document":
-                self._document_ended = True
-            if self._document_ended:
-                break  # LaTeX reads nothing after \end{document}
-            if ev.kind == "def":
-                current = current.with_def(ev.extra)
-            elif ev.kind == "include":
-                include_index += 1
-                child = self._follow(ev, path, root, current, chain + [path], scanned, import_base)
-                if child is None:
-                    continue
-                child_visit, child_table = child
-                if ev.name == "subfile":
-                    self._document_ended = False
-                children[include_index] = child_visit
-                if child_table is not current:
-                    updates.append((ev.end, child_table))
-                    current = child_table
-        if updates:
-            rescanned = self._scan(path, ft, table, updates)
-            visit.scan = rescanned
-            scanned.append((path, rescanned, ft))
-        visit.children = children
-        return visit, current
-
-    def _follow(self, ev, path: Path, root: Path, table: MacroTable, chain: list[Path], scanned: list,
-                import_base: Path | None):
-        key = (ev.name, ev.value, ev.extra if isinstance(ev.extra, str) else None, path, root, import_base)
-        found = self._include_targets.get(key)
-        if found is None:  # building and resolving paths costs: once per include until files change
-            candidates = tuple(resolve_include(key[0], key[1], key[2], path, root, import_base))
-            target = self._resolve_first(candidates) if candidates else None
-            inside = isinstance(target, Path) and is_within(target, self.root_dir)
-            found = self._include_targets[key] = (candidates, target, inside)
-        candidates, target, inside = found
-        if not candidates:
-            return None
-        if target == "loop":
-            self._include_problem(path, ev, "include-cycle", "error",
-                                  f"\\{ev.name}{{{ev.value}}} goes through a symbolic link cycle; not followed", root)
-            return None
-        if target is None:
-            self._include_problem(path, ev, "missing-input", "error",
-                                  f"\\{ev.name}{{{ev.value}}}: file not found (looked for "
-                                  + ", ".join(self.relative(c) for c in candidates[:3]) + ")", root)
-            return None
-        if not inside:
-            self._include_problem(path, ev, "include-outside-project", "warning",
-                                  f"\\{ev.name}{{{ev.value}}} points outside the project ({target}); not followed", root)
-            return None
-        if target in chain:
-            cycle = " -> ".join(self.relative(p) for p in chain[chain.index(target):] + [target])
-            self._include_problem(path, ev, "include-cycle", "error", f"include cycle: {cycle}", root)
-            return None
-        if len(chain) >= MAX_INCLUDE_DEPTH:
-            self._include_problem(path, ev, "include-cycle", "error",
-                                  f"includes nested deeper than {MAX_INCLUDE_DEPTH} levels; not followed", root)
-            return None
-        base = import_base
-        if ev.name in ("import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"):
-            base = target.parent
-        return self._walk(target, root, table, chain, scanned, base)
-
-    def _resolve_first(self, candidates: tuple[Path, ...]):
-        """The first candidate that is a file, resolved; "loop" for a symlink cycle. Cached until
-        files appear or disappear (a re-discovery clears it): resolving costs system calls."""
-        cached = self._resolved.get(candidates, False)
-        if cached is not False:
-            return cached
-        target = None
-        for candidate in candidates:
-            try:
-                if candidate.is_file():
-                    target = candidate.resolve(strict=True)
-                    break
-            except (OSError, RuntimeError):
-                target = "loop"
-                break
-        self._resolved[candidates] = target
-        return target
-
-    def _include_problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path) -> None:
-        self._current().include_problems.append(IncludeProblem(path, ev.start, ev.end, code, severity, message, root))
 
     # ---- results ---------------------------------------------------------------------------------
     def near_misses(self, root: Path):

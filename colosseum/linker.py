@@ -34,6 +34,9 @@ class Visit:
     scan: object  # the ScanResult this visit read
     chunks: list[Chunk] = field(default_factory=list)
     children: dict[int, "Visit"] = field(default_factory=dict)
+    table: object = None  # the MacroTable it is read with
+    first_scan: object = None  # its scan before what its includes define (== scan without them)
+    updates: list = field(default_factory=list)  # (offset, table): what its includes define
 
 
 @dataclass(slots=True)
@@ -344,7 +347,12 @@ class Linker:
             claim_ids: dict[int, str] = {}
             section_ids: dict[int, str] = {}
             segments = _segments(fa)
+            bare_first = not (fa.incoming_labels or fa.incoming_refs or fa.incoming_obligation)
             for number, (lo, hi) in enumerate(segments):
+                if hi - lo == 1 and number < len(segments) - 1 and (number or bare_first):
+                    # nothing but an include (a root's list of chapters): no unit to keep
+                    self._include(visit, fa, _timeline(fa)[lo], chunk, claim_ids, state, result, units)
+                    continue
                 key = (path, chunk, number, state.signature(),
                        tuple(claim_ids.items()) if number else (), tuple(section_ids.items()) if number else ())
                 unit = self.memo.get(key) or self._old_memo.get(key)
@@ -375,6 +383,21 @@ class Linker:
                 record.fallbacks += unit.fallbacks
                 record.borrowed.extend(unit.borrowed)
             self.files[record_key] = record
+
+    def _include(self, visit: Visit, fa: FileAnalysis, item: tuple, chunk: Chunk, claim_ids: dict, state: _State,
+                 result: RootResult, units: list[Unit]) -> None:
+        """A segment that is one include command: what a unit of it would do, without the unit."""
+        offset, _kind, index = item
+        if state.ended or (fa.document_end >= 0 and offset > fa.document_end):
+            return
+        closed = fa.include_last_closed[index]
+        if closed != INCOMING and claim_ids.get(closed) is not None:
+            state.last_claim = claim_ids[closed]
+        child = visit.children.get(chunk.includes + index)
+        if child is not None:
+            self._visit(child, state, result, units)
+            if fa.includes[index].name == "subfile":
+                state.ended = False  # a subfile's own \end{document} ends only the subfile
 
     def _replay(self, unit, state: _State) -> bool:
         """Replay a unit (or a whole file's units) read in the same state, unless the node ids

@@ -116,6 +116,19 @@ def list_tex_files(root_dir: Path, exclude: list[str] | None = None) -> list[Pat
     return found
 
 
+def root_signature(text: str) -> tuple:
+    """What of a file's text decides whether it is a root (see discover_roots): an edit that
+    leaves this alone needs no new discovery."""
+    magic = _MAGIC_ROOT.search(text[:20000])
+    m = _documentclass(text)
+    return (magic.group(1).strip() if magic else None, m.group(1).strip() if m else None)
+
+
+def _documentclass(text: str):
+    # the pattern tries every line start: first ask whether the word is there at all (in C)
+    return _DOCUMENTCLASS.search(text) if "\\documentclass" in text else None
+
+
 def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]) -> Discovery:
     """Roots: configured ones, else every .tex file with a \\documentclass (not a subfile or a
     standalone figure) that no ``% !TEX root`` comment points elsewhere."""
@@ -136,7 +149,7 @@ def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]
             target = (path.parent / magic.group(1).strip()).resolve()
             if target != path.resolve():
                 continue
-        m = _DOCUMENTCLASS.search(text)
+        m = _documentclass(text)
         if m and m.group(1).strip() not in NOT_ROOT_CLASSES:
             result.roots.append(path)
     result.roots.sort()

@@ -1,0 +1,243 @@
+"""Walking every root of a project as LaTeX reads it: which files each one reads, in which order,
+with which macro table, and what goes wrong on the way (missing files, cycles).
+
+The walk is kept from one build to the next. An edit that leaves the edited file's structure as
+it was (the same includes, definitions and ``\\end{document}``, which is almost every edit) reads
+the same files in the same order: the last walk is kept, with the edited file's new text and scan
+put in its visits, instead of walking a few hundred files again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from colosseum.latex_scanner import Event
+from colosseum.linker import Visit
+from colosseum.macros import MacroTable
+from colosseum.project_files import is_within, resolve_include
+
+if TYPE_CHECKING:
+    from colosseum.index import ProjectIndex
+
+MAX_INCLUDE_DEPTH = 64
+
+
+@dataclass(slots=True)
+class IncludeProblem:
+    file: Path
+    event: Event  # the include command (its offsets follow edits of the file)
+    code: str
+    severity: str
+    message: str
+    root: Path
+
+    @property
+    def start(self) -> int:
+        return self.event.start
+
+    @property
+    def end(self) -> int:
+        return self.event.end
+
+
+@dataclass
+class Walk:
+    walks: list[tuple[Path, Visit]]  # each root kept, with its tree of visits
+    visits: list[Visit] = field(default_factory=list)  # every visit, in reading order
+    by_path: dict[Path, list[Visit]] = field(default_factory=dict)
+    problems: list[IncludeProblem] = field(default_factory=list)
+    roots: tuple[Path, ...] = ()
+    base: str = ""  # the fingerprint of the table the roots are read with
+    reused: list[Visit] | None = None  # when the last walk was kept: the visits given new text
+
+    def scanned(self) -> list:
+        """(path, scan, text) of every reading, for the theorem declarations."""
+        out = []
+        for visit in self.visits:
+            out.append((visit.path, visit.first_scan, visit.text))
+            if visit.scan is not visit.first_scan:
+                out.append((visit.path, visit.scan, visit.text))
+        return out
+
+
+def _shape(scan) -> tuple:
+    """What of a file's scan decides the walk: its includes, definitions, \\end{document}."""
+    return tuple((ev.kind, ev.name, ev.value, ev.extra.key if ev.kind == "def" else
+                  ev.extra if isinstance(ev.extra, str) else None) for ev in scan.structural)
+
+
+class Walker:
+    def __init__(self, index: "ProjectIndex"):
+        self.index = index
+        self._resolved: dict[tuple[Path, ...], object] = {}
+        self._include_targets: dict[tuple, tuple] = {}
+        self.last: Walk | None = None
+
+    def forget(self) -> None:
+        """Files appeared or disappeared, or the configuration changed: resolve everything again."""
+        self._resolved.clear()
+        self._include_targets.clear()
+        self.last = None
+
+    def walk(self, base: MacroTable, changed: list[Path] | None) -> Walk:
+        kept = self._keep(base, changed) if changed is not None else None
+        if kept is not None:
+            return kept
+        walk = Walk([], roots=tuple(self.index.roots), base=base.fingerprint)
+        self._current = walk
+        for root in self.index.roots:
+            self._document_ended = False
+            walked = self._walk(root, root, base, [], None)
+            if walked is not None:
+                walk.walks.append((root, walked[0]))
+        walk.walks = self._drop_included_roots(walk.walks)
+        walk.roots = tuple(self.index.roots)
+        self.last = walk
+        return walk
+
+    def _keep(self, base: MacroTable, changed: list[Path]) -> Walk | None:
+        """The last walk, if the changed files were changed in a way the walk does not see."""
+        last = self.last
+        index = self.index
+        if last is None or tuple(index.roots) != last.roots or base.fingerprint != last.base:
+            return None
+        fresh = []
+        for path in changed:
+            visits = last.by_path.get(path)
+            if not visits:
+                continue  # read by no root: it changes nothing here (discovery looks after new roots)
+            text = index.text_of(path)
+            if text is None or any(p.file == path for p in last.problems):
+                return None
+            for visit in visits:
+                if visit.updates:
+                    return None  # files it includes change its macros: walk it again
+                scan = index._scan(path, text, visit.table, [])
+                if _shape(scan) != _shape(visit.first_scan):
+                    return None
+                fresh.append((visit, text, scan))
+        for visit, text, scan in fresh:
+            visit.text, visit.first_scan, visit.scan = text, scan, scan
+        last.reused = [visit for visit, _text, _scan in fresh]
+        return last
+
+    def _walk(self, path: Path, root: Path, table: MacroTable, chain: list[Path],
+              import_base: Path | None) -> tuple[Visit, MacroTable] | None:
+        index = self.index
+        ft = index.text_of(path)
+        if ft is None:
+            return None
+        first = index._scan(path, ft, table, [])
+        visit = Visit(path, index.relative(path), ft, first, table=table, first_scan=first)
+        self._current.visits.append(visit)
+        self._current.by_path.setdefault(path, []).append(visit)
+        current = table
+        updates: list[tuple[int, MacroTable]] = []
+        include_index = -1
+        children: dict[int, Visit] = {}
+        for ev in first.structural:
+            if ev.kind == "end" and ev.name == "document":
+                self._document_ended = True
+            if self._document_ended:
+                break  # LaTeX reads nothing after \end{document}
+            if ev.kind == "def":
+                current = current.with_def(ev.extra)
+            elif ev.kind == "include":
+                include_index += 1
+                child = self._follow(ev, path, root, current, chain + [path], import_base)
+                if child is None:
+                    continue
+                child_visit, child_table = child
+                if ev.name == "subfile":
+                    self._document_ended = False
+                children[include_index] = child_visit
+                if child_table is not current:
+                    updates.append((ev.end, child_table))
+                    current = child_table
+        if updates:
+            visit.scan = index._scan(path, ft, table, updates)
+            visit.updates = updates
+        visit.children = children
+        return visit, current
+
+    def _follow(self, ev, path: Path, root: Path, table: MacroTable, chain: list[Path], import_base: Path | None):
+        index = self.index
+        key = (ev.name, ev.value, ev.extra if isinstance(ev.extra, str) else None, path, root, import_base)
+        found = self._include_targets.get(key)
+        if found is None:  # building and resolving paths costs: once per include until files change
+            candidates = tuple(resolve_include(key[0], key[1], key[2], path, root, import_base))
+            target = self._resolve_first(candidates) if candidates else None
+            inside = isinstance(target, Path) and is_within(target, index.root_dir)
+            found = self._include_targets[key] = (candidates, target, inside)
+        candidates, target, inside = found
+        if not candidates:
+            return None
+        if target == "loop":
+            self._problem(path, ev, "include-cycle", "error",
+                          f"\\{ev.name}{{{ev.value}}} goes through a symbolic link cycle; not followed", root)
+            return None
+        if target is None:
+            self._problem(path, ev, "missing-input", "error",
+                          f"\\{ev.name}{{{ev.value}}}: file not found (looked for "
+                          + ", ".join(index.relative(c) for c in candidates[:3]) + ")", root)
+            return None
+        if not inside:
+            self._problem(path, ev, "include-outside-project", "warning",
+                          f"\\{ev.name}{{{ev.value}}} points outside the project ({target}); not followed", root)
+            return None
+        if target in chain:
+            cycle = " -> ".join(index.relative(p) for p in chain[chain.index(target):] + [target])
+            self._problem(path, ev, "include-cycle", "error", f"include cycle: {cycle}", root)
+            return None
+        if len(chain) >= MAX_INCLUDE_DEPTH:
+            self._problem(path, ev, "include-cycle", "error",
+                          f"includes nested deeper than {MAX_INCLUDE_DEPTH} levels; not followed", root)
+            return None
+        base = import_base
+        if ev.name in ("import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"):
+            base = target.parent
+        return self._walk(target, root, table, chain, base)
+
+    def _resolve_first(self, candidates: tuple[Path, ...]):
+        """The first candidate that is a file, resolved; "loop" for a symlink cycle. Cached until
+        files appear or disappear (a re-discovery clears it): resolving costs system calls."""
+        cached = self._resolved.get(candidates, False)
+        if cached is not False:
+            return cached
+        target = None
+        for candidate in candidates:
+            try:
+                if candidate.is_file():
+                    target = candidate.resolve(strict=True)
+                    break
+            except (OSError, RuntimeError):
+                target = "loop"
+                break
+        self._resolved[candidates] = target
+        return target
+
+    def _problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path) -> None:
+        self._current.problems.append(IncludeProblem(path, ev, code, severity, message, root))
+
+    def _drop_included_roots(self, walks: list[tuple[Path, Visit]]) -> list[tuple[Path, Visit]]:
+        """A file with \\documentclass that another root \\inputs (a chapter compiled alone
+        through docmute or standalone) is a part of that document, not a document of its own."""
+        index = self.index
+        if len(walks) < 2 or index.config.index.roots or index.explicit_root is not None:
+            return walks
+        reads: dict[Path, set[Path]] = {}
+        for root, visit in walks:
+            seen: set[Path] = set()
+            stack = list(visit.children.values())
+            while stack:
+                child = stack.pop()
+                if child.path not in seen:
+                    seen.add(child.path)
+                    stack.extend(child.children.values())
+            reads[root] = seen
+        kept = [(root, visit) for root, visit in walks
+                if not any(root in reads[other] and other not in reads[root] for other, _ in walks if other != root)]
+        index.roots = [root for root, _ in kept]
+        return kept

@@ -205,3 +205,60 @@ async def test_without_lake_the_editor_is_told_once(client_without_lake: Languag
     told = [m for m in client.messages if "`lake` is not on PATH" in m.message]
     assert len(told) == 1 and told[0].type == types.MessageType.Warning
     assert lean_findings(client, uri) == []  # not repeated on the claim
+
+
+def change(client: LanguageClient, uri: str, version: int, line: int, text: str, end_line: int | None = None) -> None:
+    end = types.Position(line=end_line if end_line is not None else line, character=0)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=line, character=0), end=end), text=text)]))
+
+
+async def add_leanok_actions(client: LanguageClient, uri: str, hint: types.Diagnostic) -> list[types.CodeAction]:
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=hint.range,
+        context=types.CodeActionContext(diagnostics=[hint])))
+    return [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Add \\leanok")]
+
+
+async def test_after_an_edit_the_quick_fix_targets_its_claim_where_it_is_now(client: LanguageClient):
+    """The hint was placed before the author inserted a lemma above it: its position is stale, and
+    at that position is now another claim. The fix still edits the claim Lean checked, at its
+    place in the current text, as an edit of the current version; the findings are placed again."""
+    script(declarations=FINE)
+    uri, path = open_section(client)
+    await check(client, uri)
+    (stale,) = lean_findings(client, uri)
+    text = path.read_text()
+    lines = text.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("\\begin{lemma}[Degree arithmetic]"))
+    block = "\\begin{lemma}\\label{lem:inserted}\n  \\lean{Other.thing}\n  See \\cref{lem:not-yet}.\n\\end{lemma}\n"
+    change(client, uri, 2, at, block)
+    for _ in range(600):  # until the server has indexed the edit: its finding on the new \cref (bounded)
+        if any("lem:not-yet" in d.message for d in client.diagnostics.get(uri, [])):
+            break
+        await asyncio.sleep(0.05)
+    (add,) = await add_leanok_actions(client, uri, stale)
+    assert "`lem:degree-arith`" in add.title
+    (edit,) = add.edit.document_changes
+    assert edit.text_document.version == 2
+    edited = apply_edits(block.join([text.split(lines[at], 1)[0], lines[at] + text.split(lines[at], 1)[1]]),
+                         edit.edits)
+    assert "\\lean{ExampleProject.edge_degree_bound}\\leanok\n" in edited and "\\lean{Other.thing}\n" in edited
+    for _ in range(600):  # the findings were placed again on the current text
+        found = lean_findings(client, uri)
+        if found and found[0].range.start.line == stale.range.start.line + 4:
+            break
+        await asyncio.sleep(0.05)
+    (moved,) = lean_findings(client, uri)
+    assert moved.range.start.line == stale.range.start.line + 4
+    # the claim now names another declaration: Lean did not check that one, no edit is offered
+    renamed = stale.range.start.line + 4
+    change(client, uri, 3, renamed, "  \\lean{ExampleProject.edge_degree_bound_one}\\leanok\n", renamed + 1)
+    for _ in range(600):
+        if not lean_findings(client, uri) or lean_findings(client, uri)[0].code != "colosseum/lean-checked":
+            break
+        await add_leanok_actions(client, uri, moved)  # asking refreshes the findings
+        await asyncio.sleep(0.05)
+    assert await add_leanok_actions(client, uri, moved) == []

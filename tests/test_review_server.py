@@ -276,3 +276,19 @@ async def test_critiques_follow_their_quotes_at_every_re_index_without_a_save(cl
     # the code actions still find the critique behind the diagnostic where it now is
     commands = await actions_for(client, uri, back[0])
     assert "Dismiss this critique" in {c.title for c in commands}
+    # the sentence is cut from this file and pasted into another: the critique follows it there
+    other = client.project / "sections" / "preliminaries.tex"
+    other_uri = open_document(client, other)
+    cut = original.replace("every edge of $H$ meets\n  at most $k(\\Delta-1)$ other edges", "it holds")
+    assert cut != original and await edited(5, cut, lambda f: not f) == []
+    pasted = other.read_text() + "\nHere every edge of $H$ meets at most $k(\\Delta-1)$ other edges.\n"
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=other_uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=pasted)]))
+    for _ in range(200):  # bounded wait for the re-index and its publication
+        await asyncio.sleep(0.05)
+        if review_diagnostics(client, other_uri):
+            break
+    (there,) = review_diagnostics(client, other_uri)
+    assert there.range.start.line == len(pasted.splitlines()) - 1 and there.code == "colosseum/review-gap"
+    assert review_diagnostics(client, uri) == []

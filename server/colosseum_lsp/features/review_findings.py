@@ -37,6 +37,7 @@ class ProjectReviews:
     last_seen: dict = field(default_factory=dict)  # id(critique) -> (file, 1-based line) where its quote was last
     document: object = None  # the DocumentText last searched (unchanged files' search forms are reused)
     live: tuple | None = None  # (snapshot, generation, findings by uri) last computed
+    registering: bool = False  # a registration of files that newly hold findings is scheduled
 
 
 STATE: dict[Path, ProjectReviews] = {}
@@ -58,9 +59,10 @@ def diagnostic(critique, prefix: str = "") -> Diagnostic | None:
 
 
 def republish(ctx, project) -> None:
-    """Our findings changed (a review, a dismissal): register them for every file of the project
-    and publish. The entries are live (``_LiveFindings``): each publish, so after every re-index,
-    reads the critiques where their quotes are in the text just indexed."""
+    """Our findings changed (a review, a dismissal): register an entry for each file that holds
+    one, and publish. The entries are live (``_LiveFindings``): each publish, so after every
+    re-index, reads the critiques where their quotes are in the text just indexed. Files without
+    our findings get no entry, so the publisher's per-file identity check stays a cheap look."""
     state = state_of(project)
     state.generation += 1
     for c in _shown_critiques(state):
@@ -70,14 +72,23 @@ def republish(ctx, project) -> None:
     state.last_seen = {k: v for k, v in state.last_seen.items() if k in alive}
     for key in [k for k in ctx.extra_diagnostics if k[0] == SOURCE]:
         del ctx.extra_diagnostics[key]
-    if state.global_critiques or state.local:
-        snap = project.snapshot()
-        files = {path for result in snap.root_results for path in result.files} if snap is not None else set()
-        files |= {path for path, _ in state.last_seen.values()}
-        for path in files:
-            uri = path_to_uri(path)
-            ctx.extra_diagnostics[(SOURCE, uri)] = _LiveFindings(project, uri)
+    state.live = None
+    for uri in _live_findings(ctx, project, register_moved=False):
+        ctx.extra_diagnostics[(SOURCE, uri)] = _LiveFindings(ctx, project, uri)
     ctx.publish(project)
+
+
+def _register_moved(ctx, project) -> None:
+    """A critique whose quote moved to a file with no entry yet: register it (after the publish
+    that found it, never while the publisher reads the entries) and publish again."""
+    state = state_of(project)
+    state.registering = False
+    missing = [uri for uri in (state.live[2] if state.live is not None else {})
+               if (SOURCE, uri) not in ctx.extra_diagnostics]
+    if missing:
+        for uri in missing:
+            ctx.extra_diagnostics[(SOURCE, uri)] = _LiveFindings(ctx, project, uri)
+        ctx.publish(project)
 
 
 def _shown_critiques(state: ProjectReviews) -> list:
@@ -89,13 +100,13 @@ class _LiveFindings:
     it is read against the index's current text: publishing after a re-index shows every critique
     on the range its quote now has, without waiting for a save."""
 
-    __slots__ = ("project", "uri")
+    __slots__ = ("ctx", "project", "uri")
 
-    def __init__(self, project, uri: str):
-        self.project, self.uri = project, uri
+    def __init__(self, ctx, project, uri: str):
+        self.ctx, self.project, self.uri = ctx, project, uri
 
     def _pair(self) -> tuple[list, dict]:
-        found = _live_findings(self.project)
+        found = _live_findings(self.ctx, self.project)
         return found.get(self.uri) or ([], {"report": state_of(self.project).report, "items": {}})
 
     def __iter__(self):
@@ -108,7 +119,7 @@ class _LiveFindings:
         return 2
 
 
-def _live_findings(project) -> dict[str, tuple[list, dict]]:
+def _live_findings(ctx, project, register_moved: bool = True) -> dict[str, tuple[list, dict]]:
     """Every review finding as diagnostics by uri, for the index's current text: each critique
     is found again from where it was last seen (cheap: only edited files are searched anew, and
     only when the index or our findings changed). One whose quote is gone is not shown until it
@@ -157,4 +168,11 @@ def _live_findings(project) -> dict[str, tuple[list, dict]]:
             add(Diagnostic(claim.file, claim.location.range, "warning", FAILED_CODE,
                            f"local review of {label} failed: {reasons}", (), SOURCE), ("failed", label))
     state.live = (view.snapshot, state.generation, by_uri)
+    if register_moved and not state.registering and any((SOURCE, uri) not in ctx.extra_diagnostics
+                                                        for uri in by_uri):
+        try:
+            asyncio.get_running_loop().call_soon(_register_moved, ctx, project)
+            state.registering = True
+        except RuntimeError:  # no event loop (a direct call): the next republish registers it
+            pass
     return by_uri

@@ -13,7 +13,7 @@ always the one a full scan gives, which the tests check on random edits.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import attrgetter
 
 from colosseum.latex_scanner import Event, ScanResult, _is_structural, new_scanner
@@ -56,18 +56,34 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return k
 
 
-def _straddles(starts: list[int], reach: list[int], skips: list[tuple[int, int]], point: int) -> int | None:
+def _reach(scan: ScanResult, upto: int) -> list[int]:
+    """``reach[i]``: the furthest end of the events up to ``i``, for ``i < upto``. It is kept in
+    the scan and extended when asked: after an edit, what lies before the edit stays valid, and
+    the next edit, usually nearby, asks for little more."""
+    reach = scan._reach
+    if reach is None:
+        reach = scan._reach = []
+    known = len(reach)
+    if known < upto:
+        events = scan.events[known:upto]
+        reach.extend(accumulate(chain((reach[-1] if reach else -1,), map(_END, events)), max))
+        del reach[known]  # the seed of the running maximum
+    return reach
+
+
+def _straddles(scan: ScanResult, skips: list[tuple[int, int]], point: int) -> int | None:
     """The earliest start of an event or skipped region that begins before ``point`` and ends
-    after it, or None. ``reach[i]`` is the furthest end of the events up to ``i``: it only grows,
-    so the first event that reaches past ``point`` is found by bisection."""
+    after it, or None. The furthest end reached only grows along the events: the first event
+    that reaches past ``point`` is found by bisection."""
     earliest = None
     for start, end in skips:
         if start < point < end:
             earliest = start if earliest is None else min(earliest, start)
-    before = bisect_left(starts, point)  # events are in start order: only these can straddle
-    first = bisect_right(reach, point, 0, before)
+    events = scan.events
+    before = bisect_left(events, point, key=_START)  # events are in start order: only these can straddle
+    first = bisect_right(_reach(scan, before), point, 0, before)
     if first < before:
-        start = starts[first]
+        start = events[first].start
         earliest = start if earliest is None else min(earliest, start)
     return earliest
 
@@ -84,13 +100,11 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     events, skips = old.events, old.skips
     if not old.ordered:
         return None  # positions out of order (an error reported behind its command)
-    starts = list(map(_START, events))
-    reach = list(accumulate(map(_END, events), max))
 
     # where to start: a line start before the edit that nothing straddles
     restart = old_text.rfind("\n", 0, prefix) + 1
     for _ in range(64):
-        earlier = _straddles(starts, reach, skips, restart)
+        earlier = _straddles(old, skips, restart)
         if earlier is None:
             break
         restart = old_text.rfind("\n", 0, earlier) + 1
@@ -100,7 +114,8 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     newline = old_text.find("\n", old_end)
     sync_old = len(old_text) if newline == -1 else newline + 1
     for _ in range(64):
-        later = [ev.end for ev in events[bisect_left(starts, restart):bisect_left(starts, sync_old)] if ev.end > sync_old]
+        later = [ev.end for ev in events[bisect_left(events, restart, key=_START):bisect_left(events, sync_old, key=_START)]
+                 if ev.end > sync_old]
         later += [end for start, end in skips if start < sync_old < end]
         if not later:
             break
@@ -112,7 +127,7 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     if sync_new < restart or sync_new < new_end:
         return None
 
-    first, last = bisect_left(starts, restart), bisect_left(starts, sync_old)
+    first, last = bisect_left(events, restart, key=_START), bisect_left(events, sync_old, key=_START)
     changes = old.table_changes
     if any(ev.kind in ("def", "magic-root") for ev in events[first:last]) \
             or any(restart < at <= sync_old for at, _table in changes):
@@ -148,6 +163,8 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     result = ScanResult(merged, old.table_out, skips=merged_skips,
                         table_changes=[(at, t) if at <= restart else (at + delta, t) for at, t in changes])
     result.edit = (first, last, len(region), sync_old, delta, restart)
+    if old._reach is not None:
+        result._reach = old._reach[:first]  # still true before the edit
     _carry_over(old, result, first, last, region, old_region)
     return result
 

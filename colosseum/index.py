@@ -297,8 +297,9 @@ class ProjectIndex:
         if not reuse:  # claims' order numbers and roles change everywhere: link afresh
             self._link_state = LinkState()
         linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank)
-        snap.root_results = [linker.link_root(root, visit) for root, visit in walks]
-        self._link_memo, self._link_memo_key, self._file_rank = {"units": linker.memo, "files": linker.files}, env_key, rank
+        edited = walk.reused if reuse and walk.reused is not None else ()
+        snap.root_results = [linker.link_root(root, visit, edited) for root, visit in walks]
+        self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
         snap.claims = linker.claims
         snap.sections = linker.sections
         self.last_change = self._link_state.update(linker, linker.claims, linker.sections, rank, self._moved_chunks)

@@ -91,6 +91,7 @@ class ScanResult:
     _structural_index: list[int] | None = None
     _theorem_decls: list | None = None
     _ordered: bool | None = None
+    _reach: list[int] | None = None  # running furthest end of the events (incremental_scan)
     # set by colosseum.incremental_scan.rescan: what changed since the scan it started from,
     # (first event rescanned, old index where the unchanged tail began, events rescanned,
     # old offset where the tail began, shift of the tail, offset where the rescan began)

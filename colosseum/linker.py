@@ -12,242 +12,27 @@ however many roots read them; colosseum.link_state adds the units up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from colosseum.chunks import Chunk
 from colosseum.file_analysis import INCOMING, FileAnalysis, LabelRec, RefRec, claim_role
-from colosseum.project_files import FileText
-from colosseum.structure import ORDER_SHIFT, Claim, Label, Proof, Reference, Section
+from colosseum.link_units import (  # noqa: F401 (re-exported: the linker's vocabulary)
+    EnvProblem,
+    _Blocks,
+    PendingProof,
+    RootLink,
+    RootResult,
+    Unit,
+    Visit,
+    _FileRecord,
+    _Places,
+    _State,
+)
+from colosseum.structure import Claim, Label, Proof, Reference, Section
 
 SECTION_RANK = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4,
                 "paragraph": 5, "subparagraph": 6}
-
-
-@dataclass(slots=True, eq=False)
-class Visit:
-    """One file as read by one root, with the files it includes (by include index)."""
-
-    path: Path
-    rel: str
-    text: FileText
-    scan: object  # the ScanResult this visit read
-    chunks: list[Chunk] = field(default_factory=list)
-    children: dict[int, "Visit"] = field(default_factory=dict)
-    table: object = None  # the MacroTable it is read with
-    first_scan: object = None  # its scan before what its includes define (== scan without them)
-    updates: list = field(default_factory=list)  # (offset, table): what its includes define
-
-
-@dataclass(slots=True)
-class EnvProblem:
-    file: Path
-    start: int  # relative to the anchor when there is one (where the chunk is now)
-    end: int
-    code: str
-    message: str
-    anchor: object = None
-
-
-@dataclass
-class RootResult:
-    root: Path
-    label_list: list[Label] = field(default_factory=list)  # every definition, in reading order
-    references: list[Reference] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-    problems: list[EnvProblem] = field(default_factory=list)
-    _labels: dict[str, list[Label]] | None = None
-
-    @property
-    def labels(self) -> dict[str, list[Label]]:
-        """Label name -> its definitions in this build."""
-        if self._labels is None:
-            table: dict[str, list[Label]] = {}
-            for label in self.label_list:
-                found = table.get(label.name)
-                if found is None:
-                    table[label.name] = [label]
-                else:
-                    found.append(label)
-            self._labels = table
-        return self._labels
-
-
-@dataclass(slots=True)
-class _State:
-    section: str | None = None
-    section_stack: list[tuple[int, str]] = field(default_factory=list)
-    last_claim: str | None = None  # the last claim closed: what a proof with no claim before it proves
-    envs: list[tuple[str, Path, int, int]] = field(default_factory=list)  # dangling begins
-    ended: bool = False  # \end{document} was read: LaTeX stops there
-
-    def signature(self) -> tuple:
-        return (self.section, tuple(self.section_stack), self.last_claim, tuple(self.envs), self.ended)
-
-    def copy(self) -> "_State":
-        return _State(self.section, list(self.section_stack), self.last_claim, list(self.envs), self.ended)
-
-
-@dataclass(slots=True, eq=False)
-class PendingProof:
-    """A proof, attached to its claim once every label is known (a named proof may come first)."""
-
-    proof: Proof
-    named: str | None
-    fallback: str | None  # the claim it follows (what it proves when the name is unknown)
-    refs: list[Reference]
-    labels: list[Label]
-    rank: int
-    target: str | None = None  # the claim it proves, as last settled
-    # what other readings of the same proof found beyond these (another root's macros)
-    extra: dict = field(default_factory=dict)  # Unit -> (references, labels)
-
-    @property
-    def order(self) -> int:
-        return (self.rank << ORDER_SHIFT) | self.proof.spans[0]
-
-    def every_ref(self) -> list[Reference]:
-        if not self.extra:
-            return self.refs
-        return self.refs + [r for refs, _labels in self.extra.values() for r in refs]
-
-    def every_label(self) -> list[Label]:
-        if not self.extra:
-            return self.labels
-        return self.labels + [lab for _refs, labels in self.extra.values() for lab in labels]
-
-
-@dataclass(slots=True, eq=False)
-class Unit:
-    """What one chunk contributed, read in one state."""
-
-    path: Path
-    chunk: Chunk
-    analysis: FileAnalysis
-    entry: tuple  # the state signature it was read in
-    key: tuple = ()  # its key in the linker's memo
-    # node ids made of a line number (or an offset) hold only while the chunk stays there
-    pinned_line: int | None = None
-    pinned_offset: int | None = None
-    claims: list[tuple[Claim, str]] = field(default_factory=list)  # with the id each wanted
-    claim_map: dict[str, Claim] = field(default_factory=dict)
-    claim_bases: dict[str, tuple[bool, tuple[str, ...]]] = field(default_factory=dict)
-    sections: list[Section] = field(default_factory=list)
-    section_map: dict[str, Section] = field(default_factory=dict)
-    section_bases: dict[str, bool] = field(default_factory=dict)
-    labels: list[Label] = field(default_factory=list)
-    refs: list[Reference] = field(default_factory=list)
-    pendings: list[PendingProof] = field(default_factory=list)
-    problems: list[EnvProblem] = field(default_factory=list)
-    marked_sections: list[str] = field(default_factory=list)
-    exit: _State | None = None
-    shared: bool = False  # holds objects another reading of the same place made
-    borrowed: list["Unit"] = field(default_factory=list)  # the readings that made them
-    fallbacks: tuple[str, ...] = ()  # ids claims wanted but could not have (taken before)
-    # the same, by key, for link_state, the graph and the checks
-    labels_by_name: dict[str, list[Label]] = field(default_factory=dict)
-    refs_by_owner: dict[str | None, list[Reference]] = field(default_factory=dict)  # not proofs'
-    refs_by_label: dict[str, list[Reference]] = field(default_factory=dict)  # proofs' too
-    by_target: dict[str, list[PendingProof]] = field(default_factory=dict)  # unnamed proofs
-    named: list[PendingProof] = field(default_factory=list)
-    nodes: set[str] = field(default_factory=set)  # ids whose derived data this unit feeds
-    semantic: tuple = ()  # equal for two readings that differ only in where the chunk sits
-    edge_counts: dict | None = None  # its share of the dependency graph (colosseum.dag)
-    claim_ids: dict[int, str] = field(default_factory=dict)  # claim index in the chunk -> id
-    section_ids: dict[int, str] = field(default_factory=dict)
-    child: int | None = None  # the include it ends with, to be read next
-    child_is_subfile: bool = False
-
-    def seal(self) -> None:
-        pending_refs = set()
-        for pending in self.pendings:
-            pending_refs.update(map(id, pending.refs))
-            more = pending.extra.get(self)
-            if more:
-                pending_refs.update(map(id, more[0]))
-            if pending.named is None:
-                if pending.fallback is not None:
-                    self.by_target.setdefault(pending.fallback, []).append(pending)
-            else:
-                self.named.append(pending)
-        # each place is read once in a unit: no object comes twice
-        for label in self.labels:
-            found = self.labels_by_name.get(label.name)
-            if found is None:
-                self.labels_by_name[label.name] = [label]
-            else:
-                found.append(label)
-        for ref in self.refs:
-            found = self.refs_by_label.get(ref.label)
-            if found is None:
-                self.refs_by_label[ref.label] = [ref]
-            else:
-                found.append(ref)
-            if pending_refs and id(ref) in pending_refs:
-                continue
-            found = self.refs_by_owner.get(ref.owner)
-            if found is None:
-                self.refs_by_owner[ref.owner] = [ref]
-            else:
-                found.append(ref)
-        nodes = self.nodes
-        nodes.update(self.claim_map)
-        nodes.update(self.section_map)
-        nodes.update(owner for owner in self.refs_by_owner if owner is not None)
-        nodes.update(self.by_target)
-        nodes.update(self.marked_sections)
-        self.semantic = (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
-                         self.fallbacks)
-
-
-@dataclass(slots=True, eq=False)
-class _FileRecord:
-    """The units of a file that includes nothing, read in one state: replayed in one step."""
-
-    chunks: list[Chunk]
-    units: list[Unit]
-    claim_map: dict[str, Claim] = field(default_factory=dict)
-    section_map: dict[str, Section] = field(default_factory=dict)
-    fallbacks: tuple[str, ...] = ()
-    exit: _State | None = None
-    key: tuple = ()
-    borrowed: list[Unit] = field(default_factory=list)
-
-
-class _Places:
-    """The objects already made for places of one file in this build (another root read it, or
-    the same root twice): a second reading of a place reuses them, and notes whose they are."""
-
-    def __init__(self):
-        self.claims: dict[int, tuple[Claim, Unit]] = {}
-        self.sections: dict[int, tuple[Section, Unit]] = {}
-        self.labels: dict[tuple[int, str], tuple[Label, Unit]] = {}
-        self.refs: dict[tuple[int, str, str], tuple[Reference, Unit]] = {}
-        self.pendings: dict[int, tuple[PendingProof, Unit]] = {}
-
-    def add(self, unit: Unit) -> None:
-        for claim, _wanted in unit.claims:
-            self.claims.setdefault(claim.spans[0], (claim, unit))
-        for section in unit.sections:
-            self.sections.setdefault(section.order & ((1 << ORDER_SHIFT) - 1), (section, unit))
-        for label in unit.labels:
-            self.labels.setdefault((label.offset, label.name), (label, unit))
-        for ref in unit.refs:
-            self.refs.setdefault((ref.offset, ref.label, ref.command), (ref, unit))
-        for pending in unit.pendings:
-            self.pendings.setdefault(pending.proof.spans[0], (pending, unit))
-
-    @staticmethod
-    def take(table: dict, key, unit: Unit):
-        """The object made for this place before, noting in ``unit`` whose it is (a replay of
-        ``unit`` holds only while that reading is part of the build too)."""
-        found = table.get(key)
-        if found is None:
-            return None
-        obj, lender = found
-        if lender is not unit and lender not in unit.borrowed:
-            unit.borrowed.append(lender)
-        return obj
 
 
 class Linker:
@@ -266,25 +51,112 @@ class Linker:
         self._old_files = memo.get("files", {}) if memo is not None else {}
         self.memo: dict = {}  # the units used in this build: the next build's memo
         self.files: dict = {}  # the same for whole files that include nothing
-        self._units_of: dict[Path, list[Unit]] = {}  # units of each file read so far in this build
+        self._read: set[Path] = set()  # files read so far in this build
         self._places: dict[Path, _Places] = {}
+        # the last build's roots, and the node ids it gave out: an edit of one file re-links that
+        # file and splices its units between the last build's before and after it
+        self._old_roots: dict[Path, RootLink] = memo.get("roots", {}) if memo is not None else {}
+        self._old_ids = memo.get("ids", ({}, {})) if memo is not None else ({}, {})
+        self.root_links: dict[Path, RootLink] = {}
+        self._spans: dict[Visit, tuple[int, int, _State, _State]] = {}
+        self._blocks: dict = {}
+
+    def memo_for_next(self) -> dict:
+        """What the next build's linker starts from."""
+        return {"units": self.memo, "files": self.files, "roots": self.root_links,
+                "ids": (self.claims, self.sections)}
 
     # ---- public ------------------------------------------------------------------------------
-    def link_root(self, root: Path, visit: Visit) -> RootResult:
+    def link_root(self, root: Path, visit: Visit, edited=()) -> RootResult:
+        """Link one root. ``edited``: the visits whose file was edited since the last build, when
+        the walk was kept (then the root's other units may be spliced in as they were)."""
         result = RootResult(root)
         units: list[Unit] = []
-        state = _State()
-        self._visit(visit, state, result, units)
-        problems = [p for unit in units for p in unit.problems]
+        self._spans, self._blocks = {}, {}
+        state = self._splice(root, edited, result, units) if edited else None
+        if state is None:
+            state = _State()
+            self._visit(visit, state, result, units)
+        self.root_links[root] = RootLink(units, self._spans, state.copy(), list(result.files), self._blocks)
+        problems = list(chain.from_iterable(unit.problems for unit in units if unit.problems))
         for env, path, anchor, start, end in state.envs:
             problems.append(EnvProblem(path, start, end, "unterminated-environment",
                                        f"\\begin{{{env}}} is never closed", anchor))
         result.problems = problems
-        result.label_list = [label for unit in units for label in unit.labels]
-        result.references = [ref for unit in units for ref in unit.refs]
+        result._units = units  # its label list and references, when asked
         self.roots.append(result)
         self.root_units.append(units)
         return result
+
+    # ---- splicing an edited file into the last build's reading of a root ----------------------
+    def _splice(self, root: Path, edited, result: RootResult, units: list[Unit]) -> _State | None:
+        """Read the one edited file of this root afresh and take the root's other units as the
+        last build read them; None (and nothing changed) when that would not be what reading the
+        whole root gives: the edited file now leaves another state behind, takes a node id
+        someone after it had, or a later unit had to fall back from an id."""
+        old = self._old_roots.get(root)
+        if old is None or self._places:
+            return None
+        mine = [visit for visit in edited if visit in old.spans]
+        if len(mine) != 1 or mine[0].path in self._read:
+            return None
+        visit = mine[0]
+        a, b, entry, exit_state = old.spans[visit]
+        blocks = old.blocks.get(visit)
+        if blocks is None or blocks.a != a or blocks.b != b:
+            blocks = _Blocks(old.units, a, b)
+        if blocks.fallbacks:
+            return None
+        saved = (dict(self.claims), dict(self.sections), len(self.units), set(self._read))
+        self._append(blocks.before, blocks.before_claims, blocks.before_sections, blocks.before_paths, units)
+        state = entry.copy()
+        start = len(units)
+        self._visit(visit, state, result, units, record_file=False)
+        fresh = units[start:]
+        before = {node for unit in old.units[a:b] for node in (*unit.claim_map, *unit.section_map)}
+        old_claims, old_sections = self._old_ids
+        if state.signature() != exit_state.signature() or any(
+                node not in before and (node in old_claims or node in old_sections)
+                for unit in fresh for node in (*unit.claim_map, *unit.section_map)):
+            self._undo(saved, units)  # read the whole root instead
+            return None
+        self._append(blocks.after, blocks.after_claims, blocks.after_sections, blocks.after_paths, units)
+        shift = len(fresh) - (b - a)
+        spans = {}
+        for other, (a2, b2, entry2, exit2) in old.spans.items():
+            if other is visit:
+                spans[other] = (a, a + len(fresh), entry, state.copy())
+            else:
+                spans[other] = (a2, b2, entry2, exit2) if b2 <= a else (a2 + shift, b2 + shift, entry2, exit2)
+        self._spans = spans
+        self._blocks = {visit: blocks.moved(a, a + len(fresh))}  # the next edit of this file reuses them
+        result.files = list(old.files)
+        return old.final.copy()
+
+    def _append(self, block: list[Unit], claims: dict, sections: dict, paths: set, units: list[Unit]) -> None:
+        """Units taken as the last build read them (their ids merged beforehand: ``claims``)."""
+        self.claims.update(claims)
+        self.sections.update(sections)
+        self._read.update(paths)
+        units.extend(block)
+        in_build = self._in_build
+        if not in_build.isdisjoint(map(id, block)):
+            block = [u for u in block if id(u) not in in_build]
+        in_build.update(map(id, block))
+        self.units.extend(block)
+
+    def _undo(self, saved: tuple, units: list[Unit]) -> None:
+        claims, sections, count, read = saved
+        self.claims.clear()
+        self.claims.update(claims)
+        self.sections.clear()
+        self.sections.update(sections)
+        self._read = read
+        for unit in self.units[count:]:
+            self._in_build.discard(id(unit))
+        del self.units[count:]
+        units.clear()
+        self._spans = {}
 
     # ---- the walk ----------------------------------------------------------------------------
     def _add_unit(self, unit: Unit, units: list[Unit]) -> None:
@@ -292,11 +164,7 @@ class Linker:
         if id(unit) not in self._in_build:
             self._in_build.add(id(unit))
             self.units.append(unit)
-        found = self._units_of.get(unit.path)
-        if found is None:
-            self._units_of[unit.path] = [unit]
-        else:
-            found.append(unit)
+        self._read.add(unit.path)
         if unit.exit is not None:  # a replayed unit: a later reading of its places reuses them
             places = self._places.get(unit.path)
             if places is not None:
@@ -311,11 +179,7 @@ class Linker:
             in_build.update(map(id, fresh))
             self.units.extend(fresh)
         path = replayed[0].path if replayed else None
-        found = self._units_of.get(path)
-        if found is None:
-            self._units_of[path] = list(replayed)
-        else:
-            found.extend(replayed)
+        self._read.add(path)
         places = self._places.get(path)
         if places is not None:
             for unit in replayed:
@@ -328,11 +192,16 @@ class Linker:
         if places is not None:
             places.add(unit)
 
-    def _visit(self, visit: Visit, state: _State, result: RootResult, units: list[Unit]) -> None:
-        result.files.append(visit.path)
+    def _visit(self, visit: Visit, state: _State, result: RootResult, units: list[Unit],
+               record_file: bool = True) -> None:
+        if record_file:
+            result.files.append(visit.path)
         path = visit.path
+        leaf = not visit.children
+        if leaf:  # where its units are in the root's, for splicing it in the next build
+            span_start, span_entry = len(units), state.copy()
         # read before in this build (another root, or twice): its places may exist already
-        again = path in self._units_of
+        again = path in self._read
         record_key = None
         if not visit.children:  # a file that includes nothing: replayed in one step if it can
             record_key = (path, state.signature())
@@ -340,6 +209,7 @@ class Linker:
             if record is not None and record.chunks is visit.chunks and self._replay(record, state):
                 self.files[record.key] = record  # its own key: a replay allocates nothing that lives on
                 self._add_units(record.units, units)
+                self._spans[visit] = (span_start, len(units), span_entry, record.exit)
                 return
             first_unit = len(units)
         for chunk in visit.chunks:
@@ -375,6 +245,8 @@ class Linker:
                         self._visit(child, state, result, units)
                         if unit.child_is_subfile:
                             state.ended = False  # a subfile's own \end{document} ends only the subfile
+        if leaf:
+            self._spans[visit] = (span_start, len(units), span_entry, state.copy())
         if record_key is not None:
             record = _FileRecord(visit.chunks, units[first_unit:], exit=state.copy(), key=record_key)
             for unit in record.units:
@@ -426,8 +298,9 @@ class Linker:
         places = self._places.get(path)
         if places is None:
             places = self._places[path] = _Places()
-            for unit in self._units_of.get(path, ()):
-                places.add(unit)
+            for unit in self.units:  # rare (a file read twice): look through all read so far
+                if unit.path == path:
+                    places.add(unit)
         return places
 
     def _execute(self, visit: Visit, chunk: Chunk, lo: int, hi: int, last: bool, state: _State, unit: Unit,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import accumulate
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from colosseum.file_analysis import theorem_declarations
 from colosseum.incremental_scan import common_prefix, common_suffix, rescan
 from colosseum.latex_scanner import scan
 from colosseum.macros import MacroTable
@@ -30,9 +32,29 @@ def test_rescan_equals_full_scan(text, where, length, inserted):
     start = int(where * len(text))
     new_text = text[:start] + "".join(inserted) + text[start + length:]
     old = scan(text, table)
+    old.structural, old.ordered, old.theorem_declarations(theorem_declarations)  # what a rescan carries over
     incremental = rescan(text, new_text, old, table)
     if incremental is not None:
-        assert _key(incremental) == _key(scan(new_text, table))
+        full = scan(new_text, table)
+        assert _key(incremental) == _key(full)
+        # what it carried over from the old scan is what the full scan computes
+        assert [(e.kind, e.start, e.name, e.value) for e in incremental.structural] == \
+            [(e.kind, e.start, e.name, e.value) for e in full.structural]
+        assert incremental.ordered == full.ordered
+        assert [(d.env, d.title, d.style) for d in incremental.theorem_declarations(theorem_declarations)] == \
+            [(d.env, d.title, d.style) for d in full.theorem_declarations(theorem_declarations)]
+        reach = incremental._reach or []
+        assert reach == list(accumulate((e.end for e in incremental.events[:len(reach)]), max))
+
+
+def test_rescan_reads_with_the_macros_the_file_defined_before_the_edit():
+    text = "\\newcommand{\\foo}[1]{\\ref{#1}}\n" + "Text.\n" * 40 + "End.\n"
+    new_text = text.replace("End.", "End \\foo{lem:x}.")
+    table = MacroTable()
+    incremental = rescan(text, new_text, scan(text, table), table)
+    assert incremental is not None
+    assert _key(incremental) == _key(scan(new_text, table))
+    assert any(e.kind == "ref" and e.value == "lem:x" for e in incremental.events)
 
 
 def test_rescan_is_used_for_an_ordinary_edit():

@@ -54,6 +54,23 @@ class IndexSnapshot:
     diagnostics: list[Diagnostic] | None = None
     diagnostics_by_file: dict[Path, list[Diagnostic]] = field(default_factory=dict)  # a file's list is
     # the same object from one snapshot to the next while its findings stay the same
+    units: list = field(default_factory=list)  # what each chunk of each file contributed, reading order
+    _units_by_path: dict | None = None
+
+    def units_of(self, path: Path) -> list:
+        """The units (colosseum.link_units.Unit: a chunk's labels, references, claims...) read
+        from one file, in reading order."""
+        table = self._units_by_path
+        if table is None:
+            table = {}
+            for unit in self.units:
+                found = table.get(unit.path)
+                if found is None:
+                    table[unit.path] = [unit]
+                else:
+                    found.append(unit)
+            self._units_by_path = table
+        return table.get(path, [])
     label_owner: dict[str, str | None] = field(default_factory=dict)  # label -> node of its first definition
 
 
@@ -305,6 +322,7 @@ class ProjectIndex:
         self.last_change = self._link_state.update(linker, linker.claims, linker.sections, rank, self._moved_chunks)
         snap.labels = self._link_state.labels
         snap.references = self._link_state.references
+        snap.units = self._link_state.units
         snap.label_owner = self._link_state.label_owner
         for result in snap.root_results:
             for f in result.files:
@@ -416,7 +434,7 @@ class ProjectIndex:
         from colosseum.dag import DependencyGraph
 
         current = self.snapshot
-        snap = self._building = replace(current)
+        snap = self._building = replace(current, _units_by_path=None)
         change = LinkChange(full=False)  # no unit changed: only statuses
         try:
             snap.graph = DependencyGraph.build(self, current.graph, change)

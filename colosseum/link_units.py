@@ -161,6 +161,7 @@ class Unit:
     section_ids: dict[int, str] = field(default_factory=dict)
     child: int | None = None  # the include it ends with, to be read next
     child_is_subfile: bool = False
+    hits: list | None = None  # its labels and references by position in the chunk (the server's hit tests)
 
     def seal(self) -> None:
         pending_refs = set()

@@ -31,34 +31,55 @@ class Project:
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
-    _by_file: dict | None = None
     _completion_cache: tuple | None = None
 
     def snapshot(self) -> IndexSnapshot | None:
         return self.index.snapshot if self.index is not None else None
 
-    def lookup(self, path: Path) -> list[tuple[Position, Position, str, object]]:
-        """The labels and references of one file sorted by position, for hit tests; built per
-        snapshot and per file, when first asked (positions cost, and most files are not asked)."""
+    def lookup(self, path: Path) -> list[tuple[object, list]]:
+        """The labels and references of one file for hit tests: per chunk of the file, sorted by
+        where the chunk starts, (its anchor, its items sorted by position *in the chunk*). A
+        chunk's items keep these positions however far an edit before it moves it: they are
+        computed once per chunk, and per snapshot only the chunks are listed."""
         snap = self.snapshot()
         if snap is None:
             return []
         if self._lookup_for != id(snap):
-            self._lookup, self._by_file, self._lookup_for = {}, None, id(snap)
-        items = self._lookup.get(path)
-        if items is None:
-            if self._by_file is None:
-                by_file: dict[Path, list] = {}
-                for labels in snap.labels.values():
-                    for label in labels:
-                        by_file.setdefault(label.file, []).append(("label", label))
-                for ref in snap.references:
-                    by_file.setdefault(ref.file, []).append(("ref", ref))
-                self._by_file = by_file
-            items = [(x.location.range.start, x.location.range.end, kind, x) for kind, x in self._by_file.get(path, [])]
-            items.sort(key=lambda item: (item[0], item[1]))
-            self._lookup[path] = items
-        return items
+            self._lookup, self._lookup_for = {}, id(snap)
+        found = self._lookup.get(path)
+        if found is None:
+            groups: dict[int, tuple[object, list]] = {}
+            for unit in snap.units_of(path):
+                items = unit.hits
+                if items is None:
+                    items = unit.hits = _relative_items(unit)
+                for anchor, group in items:
+                    mine = groups.get(id(anchor))
+                    if mine is None:
+                        groups[id(anchor)] = (anchor, list(group))
+                    else:
+                        mine[1].extend(group)
+            found = sorted(groups.values(), key=lambda g: g[0].line)
+            for _anchor, group in found:
+                group.sort(key=lambda item: (item[0], item[1]))
+            self._lookup[path] = found
+        return found
+
+
+def _relative_items(unit) -> list[tuple[object, list]]:
+    """A unit's labels and references, by anchor, at their positions relative to it."""
+    by_anchor: dict[int, tuple[object, list]] = {}
+    for kind, group in (("label", unit.labels), ("ref", unit.refs)):
+        for item in group:
+            anchor = item._lines
+            if anchor is None:
+                continue
+            lines = anchor.lines
+            found = by_anchor.get(id(anchor))
+            if found is None:
+                found = by_anchor[id(anchor)] = (anchor, [])
+            found[1].append((lines.position(item._start), lines.position(item._end), kind, item))
+    return list(by_anchor.values())
 
 
 def _settle_memory() -> None:
@@ -235,17 +256,20 @@ class ServerContext:
     # ---- lookups -------------------------------------------------------------------------------
     def item_at(self, path: Path, pos: Position) -> tuple[Project, str, Label | Reference] | None:
         project = self.project_for(path)
-        items = project.lookup(path)
-        if not items:
-            return None
-        i = bisect_right(items, (pos, Position(10**9, 0))) - 1
-        while i >= 0:
-            start, end, kind, item = items[i]
-            if start <= pos <= end:
-                return project, kind, item
-            if end.line < pos.line - 1:
+        for anchor, items in project.lookup(path):
+            if anchor.line > pos.line:
                 break
-            i -= 1
+            if pos.line > anchor.line + len(anchor.lines.line_starts) - 1:
+                continue  # a chunk that ends before the position
+            rel = Position(pos.line - anchor.line, pos.character)
+            i = bisect_right(items, (rel, Position(10**9, 0))) - 1
+            while i >= 0:
+                start, end, kind, item = items[i]
+                if start <= rel <= end:
+                    return project, kind, item
+                if end.line < rel.line - 1:
+                    break
+                i -= 1
         return None
 
     # ---- progress ------------------------------------------------------------------------------

@@ -329,6 +329,12 @@ class LeanSession:
 
     def close_client_only(self) -> None:
         client, self.client = self.client, None
+        if client is not None and client.process.poll() is None and not self.token.cancelled:
+            try:  # LSP's orderly end: what was sent before is handled, Lean stops its workers itself
+                client._send_request_sync("shutdown", None, timeout=CLOSE_TIMEOUT)
+                client._send_notification("exit", None)
+            except Exception:
+                log.debug("lake serve did not shut down in order", exc_info=True)
         self.token.detach()
         if client is not None:
             try:

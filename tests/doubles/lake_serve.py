@@ -113,6 +113,7 @@ class DoubleServer:
         self.script, self.cwd = script, cwd
         self.docs: dict[str, dict] = {}  # uri -> {"text", "version", "finished"}
         self.waiting: list[tuple[object, str, int]] = []  # (request id, uri, version)
+        self._libraries: list[dict] | None = None
         self.stdin, self.stdout = sys.stdin.buffer, sys.stdout.buffer
 
     # ---- framing -----------------------------------------------------------------------------------
@@ -224,8 +225,14 @@ class DoubleServer:
 
     # ---- "elaboration" -----------------------------------------------------------------------------
     def libraries(self) -> list[dict]:
-        """The lakefile's libraries: the script's ``lean_libs``, else lakefile.toml's; a project
-        whose libraries the double cannot tell has one library holding every file."""
+        """The lakefile's libraries (read once: Lake reads the lakefile when it starts)."""
+        if self._libraries is None:
+            self._libraries = self.read_libraries()
+        return self._libraries
+
+    def read_libraries(self) -> list[dict]:
+        """The script's ``lean_libs``, else lakefile.toml's; a project whose libraries the double
+        cannot tell has one library holding every file."""
         if "lean_libs" in self.script:
             return self.script["lean_libs"]
         try:

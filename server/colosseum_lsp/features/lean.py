@@ -46,6 +46,7 @@ class _LeanState:
     token: CancelToken | None = None
     published: set = field(default_factory=set)  # uris with Lean findings
     findings_for: object = None  # the index snapshot the published findings were placed on
+    formal_task: asyncio.Task | None = None  # formal claims from the cache, after an index update
 
 
 def _state(project) -> _LeanState:
@@ -186,8 +187,35 @@ def refresh_findings(ctx, project) -> bool:
     return True
 
 
-if hasattr(registry, "on_index"):  # the server calls it after each (re)index, before it publishes
-    registry.on_index(refresh_findings)
+def after_index(ctx, project) -> None:
+    """What the server should call after each (re)index of a project, before it publishes: the
+    last check's findings placed on the new text, and the claims the cache says are formal (in
+    the background, under the project lock; cheap when nothing changed)."""
+    refresh_findings(ctx, project)
+    state = _state(project)
+    if project.index is None or (state.running is not None and not state.running.done()):
+        return  # a running check sets the formal claims itself
+    if state.formal_task is None or state.formal_task.done():
+        state.formal_task = ctx.spawn(_formal_from_cache(ctx, project))
+
+
+async def _formal_from_cache(ctx, project) -> None:
+    from colosseum.lean import apply_cached_results
+
+    async with project.lock:
+        index = project.index
+        before = set(index.formal_labels) if index is not None else set()
+        try:
+            after = await asyncio.to_thread(apply_cached_results, index) if index is not None else set()
+        except Exception:  # the cache is a shortcut: never a reason to fail the index update
+            log.exception("Lean results from the cache could not be applied")
+            return
+    if after != before:
+        ctx.publish(project)  # statuses changed: so may the index's findings
+
+
+if hasattr(registry, "on_index"):  # wired where the server offers the hook (see docs/lean.md)
+    registry.on_index(after_index)
 
 
 def _publish(ctx, project, diagnostics) -> None:

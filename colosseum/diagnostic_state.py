@@ -161,10 +161,13 @@ class DiagnosticState:
             for unit in added:
                 check.extend(unit.refs)
             in_root = set(units_of_root[root]) if flipped or self.moved else ()
+            placed = set()  # names of labels that only moved: what is found about them, placed again
             for unit in self.moved:
                 if unit in in_root:
-                    check.extend(ref for ref in unit.refs if ref in undefined)
-                    names = names | unit.labels_by_name.keys()
+                    if undefined:
+                        check.extend(ref for ref in unit.refs if ref in undefined)
+                    placed.update(name for name in unit.labels_by_name
+                                  if len(defined.get(name, ())) > 1 or "," in name)
             if flipped:
                 for name in flipped:
                     for unit in state.by_ref.get(name, ()):
@@ -185,7 +188,7 @@ class DiagnosticState:
                     near = self.near[root] = NearMisses(defined)
                 undefined.add(ref)
                 findings.set(("undefined", root, ref), [(undefined_finding(index, ref, near), root)])
-            for name in names:
+            for name in names | placed if placed else names:
                 labels = defined.get(name, ())
                 findings.set(("duplicate", root, name), [(d, root) for d in duplicate_findings(index, name, labels)])
                 if "," in name:
@@ -241,7 +244,10 @@ class DiagnosticState:
                             referenced.pop(name, None)
                         if (count > 0) != (count - sign > 0):
                             flipped.add(name)
-        todo = set(claims) if full else change.nodes | self.moved_nodes
+        if full:
+            todo = set(claims)
+        else:  # a claim that only moved has new findings only if it had some (at the old place)
+            todo = change.nodes | {cid for cid in self.moved_nodes if ("claim", cid) in findings.items}
         for name in flipped | (set() if full else change.names):
             for label in labels.get(name, ()):
                 if label.owner in claims:

@@ -26,6 +26,8 @@ BIN = install(DOUBLE, {})
 SCRIPT, LOG = DOUBLE / "lake-double-script.json", DOUBLE / "log.jsonl"
 FINE = {"ExampleProject.edge_degree_bound": {"module": "ExampleProject.Basic", "axioms": ["propext"]}}
 SECTION = Path("sections") / "local-structure.tex"
+# the server runs the code under test: the same modules as this process (e.g. from a git worktree)
+PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
 
 
 def script(**fields) -> None:
@@ -72,7 +74,7 @@ def add_inline(project: Path) -> None:
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "colosseum", "serve"],
-                                              server_env={"PATH": f"{BIN}:{os.environ['PATH']}"}))
+                                              server_env=dict(PASSED_ON, PATH=f"{BIN}:{os.environ['PATH']}")))
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     await start(lsp_client, tmp_path_factory, unmark)
     yield
@@ -80,7 +82,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "colosseum", "serve"],
-                                              server_env={"PATH": f"{BIN}:{os.environ['PATH']}"}))
+                                              server_env=dict(PASSED_ON, PATH=f"{BIN}:{os.environ['PATH']}")))
 async def client_with_inline(lsp_client: LanguageClient, tmp_path_factory):
     await start(lsp_client, tmp_path_factory, add_inline)
     yield
@@ -88,7 +90,7 @@ async def client_with_inline(lsp_client: LanguageClient, tmp_path_factory):
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "colosseum", "serve"],
-                                              server_env={"PATH": "/usr/bin:/bin", "HOME": str(DOUBLE / "home")}))
+                                              server_env=dict(PASSED_ON, PATH="/usr/bin:/bin", HOME=str(DOUBLE / "home"))))
 async def client_without_lake(lsp_client: LanguageClient, tmp_path_factory):
     await start(lsp_client, tmp_path_factory)
     yield

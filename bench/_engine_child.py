@@ -82,7 +82,7 @@ def edits(directory: str, params_json: str, n: int, seed: int) -> dict:
     index = ProjectIndex.open(directory)
     first = index.diagnostics()  # not timed: the cold index's own diagnostics
     _touch_graph(index)
-    samples, kinds, checks = [], [], []
+    samples, kinds, checks, work = [], [], [], []
     mismatches = []
     for edit in seq.edits(n):
         t0 = time.perf_counter()
@@ -91,6 +91,10 @@ def edits(directory: str, params_json: str, n: int, seed: int) -> dict:
         _touch_graph(index)
         samples.append(time.perf_counter() - t0)
         kinds.append(edit.kind)
+        # what the edit cost in work done, whatever the machine's speed (an engine that counts it)
+        done = getattr(index, "last_work", None)
+        if done is not None:
+            work.append({k: getattr(done, k) for k in getattr(done, "__slots__", ()) if isinstance(getattr(done, k), int)})
         got, want = _undefined(diags), seq.expected_undefined_references()
         checks.append((got, want))
         if got != want:
@@ -98,6 +102,7 @@ def edits(directory: str, params_json: str, n: int, seed: int) -> dict:
     return {
         "samples_s": samples,
         "kinds": kinds,
+        "work": work,
         "file": project.big_file,
         "file_lines": edit.text.count("\n") if n else None,
         "initial_undefined": _undefined(first),

@@ -509,7 +509,7 @@ def bench_synthetic_edit(ctx: Ctx, single: bool = False) -> list[Row]:
             return rows
         samples += data["samples_s"]
         per_run.append({"median_s": median(data["samples_s"]), "p95_s": p95(data["samples_s"]),
-                        "maxrss_mib": m["maxrss_mib"], "kinds": data["kinds"]})
+                        "maxrss_mib": m["maxrss_mib"], "kinds": data["kinds"], "work": data.get("work", [])})
         mismatches += data["mismatches"]
     med, hi = median(samples), p95(samples)
     r_med.ours, r_p95.ours = fmt_ms(med), fmt_ms(hi)
@@ -521,6 +521,11 @@ def bench_synthetic_edit(ctx: Ctx, single: bool = False) -> list[Row]:
                      f"{kinds.count('retarget')} retarget, {kinds.count('add-label')} add-label, "
                      f"{kinds.count('remove-label')} remove-label each) in {project.big_file}; "
                      f"min {fmt_ms(min(samples))}, max {fmt_ms(max(samples))}")
+    work = [w for run in per_run for w in run["work"]]
+    if work:
+        counts = ", ".join(f"{name.replace('_', ' ')} {median([w[name] for w in work]):g} (max {max(w[name] for w in work)})"
+                           for name in work[0])
+        ctx.notes.append(f"{key}: work per edit, median (max) over the edits, from the engine's own count: {counts}")
     if mismatches:
         ctx.notes.append(f"SANITY: {len(mismatches)} edits left a wrong undefined-reference count, first: {mismatches[0]}")
     else:

@@ -81,6 +81,7 @@ class DiagnosticState:
         self.origins: set[str] = set()
         self.file_roots: dict[Path, list[Path]] = {}
         self.structural_files: set[Path] = set()
+        self.last_dirty = 0  # files whose findings changed in the last update
 
     def update(self, index: "ProjectIndex", change: "LinkChange | None") -> list[Diagnostic]:
         """Bring the findings up to date with the index's current build; returns all of them,
@@ -102,6 +103,7 @@ class DiagnosticState:
             findings.dirty.update(index.file_roots.keys() | self.file_roots.keys())
             self.file_roots = {f: list(r) for f, r in index.file_roots.items()}
         multi_root = len(index.roots) > 1
+        self.last_dirty = len(findings.dirty)
         for path in findings.dirty:
             found = _assemble(index, findings.of_file(path), multi_root)
             if found:

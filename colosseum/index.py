@@ -75,6 +75,18 @@ class IndexSnapshot:
 
 
 @dataclass(slots=True)
+class BuildWork:
+    """What the last build did (counted, to show what an edit costs whatever the machine's speed)."""
+
+    files_walked: int = 0  # files whose includes were followed again (0: the last walk was kept)
+    chunks_analysed: int = 0  # chunks of text grouped into claims, proofs, sections afresh
+    units_linked: int = 0  # chunks read in a new state (the rest replayed as they were)
+    units_moved: int = 0  # chunks an edit moved, kept as they were
+    nodes_settled: int = 0  # claims and sections whose proof, references, status were looked at again
+    files_with_new_findings: int = 0  # files whose list of findings changed
+
+
+@dataclass(slots=True)
 class _ScanEntry:
     version: int
     results: dict[str, ScanResult] = field(default_factory=dict)
@@ -99,6 +111,7 @@ class ProjectIndex:
         self._link_state = LinkState()
         self._diagnostic_state = DiagnosticState()
         self.last_change: LinkChange | None = None  # what the last build changed
+        self.last_work = BuildWork()
         self._file_rank: dict[Path, int] = {}
         self._file_chunks: dict[Path, list[Chunk]] = {}  # the chunks of each file's first reading
         self._rescanned: dict[int, tuple[str, ScanResult]] = {}  # id(scan) -> (old text, old scan)
@@ -271,6 +284,7 @@ class ProjectIndex:
             self._build(base, snap, changed)
             snap.diagnostics = self._diagnostic_state.update(self, self.last_change)
             snap.diagnostics_by_file = self._diagnostic_state.by_file
+            self.last_work.files_with_new_findings = self._diagnostic_state.last_dirty
         except BaseException:
             self._forget_build_state()  # half updated: the next build starts from nothing
             raise
@@ -286,6 +300,7 @@ class ProjectIndex:
     def _build(self, base: MacroTable, snap: IndexSnapshot, changed: list[Path] | None = None) -> None:
         walk = self._walker.walk(base, changed)
         walks = walk.walks
+        work = self.last_work = BuildWork(files_walked=0 if walk.reused is not None else len(walk.visits))
         snap.include_problems = walk.problems
         # theorem-like environments declared anywhere in the project count everywhere
         envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
@@ -319,7 +334,9 @@ class ProjectIndex:
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
         snap.claims = linker.claims
         snap.sections = linker.sections
-        self.last_change = self._link_state.update(linker, linker.claims, linker.sections, rank, self._moved_chunks)
+        self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
+                                                            self._moved_chunks)
+        work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
         snap.labels = self._link_state.labels
         snap.references = self._link_state.references
         snap.units = self._link_state.units
@@ -389,6 +406,8 @@ class ProjectIndex:
                 previous = old[1].chunks.get((id(origin[1]), env_key)) if old is not None else None
             chunks, moved = split(visit.text.text, visit.scan, self.theorem_environments, previous,
                                   origin[0] if origin is not None else None)
+            kept = set(map(id, previous)) if previous else ()
+            self.last_work.chunks_analysed += sum(1 for chunk in chunks if id(chunk) not in kept)
             entry.chunks[key] = chunks
             self._moved_chunks.update(moved)
         visit.chunks = chunks

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 
 from colosseum.linker import Linker, PendingProof, Unit
 from colosseum.structure import Claim, Label, Section
 
 _MISSING = object()
+_REFS = attrgetter("refs")
 
 
 @dataclass
@@ -166,7 +168,7 @@ class LinkState:
             if section is not None:
                 self._settle_section(section, pos)
 
-        every = chain.from_iterable(unit.refs for unit in units)
+        every = chain.from_iterable(map(_REFS, units))
         self.references = list(dict.fromkeys(every)) if self.shared else list(every)
         self._roots(linker, change)
         return change

@@ -10,7 +10,7 @@ from pathlib import Path
 from colosseum.index import ProjectIndex
 from colosseum.lean import apply_cached_results, check_lean
 from colosseum.lean.lakefile import Glob, read_lakefile
-from colosseum.lean.outline import outline
+from colosseum.lean.outline import normalize_name, outline
 from colosseum.lean.project import LeanProject
 from doubles.lake_serve import read_log
 from test_lean_engine import BASIC, SCRIPT, lake_double, make_paper  # noqa: F401 - lake_double: a fixture
@@ -160,6 +160,8 @@ def test_outline_private_only_on_its_own_declaration_and_quoted_names():
     found = outline(text)
     assert set(found.declarations) == {"A.Point", "A.«b c».d", "A.plain"}
     assert set(found.private) == {"A.hidden"}
+    # names as Lean prints them: guillemets only where a component needs them (spaces, keywords)
+    assert [normalize_name(n) for n in ("«Foo».bar", "Foo.«end»", "A.«b c»")] == ["Foo.bar", "Foo.«end»", "A.«b c»"]
 
 
 def test_cached_results_are_applied_cheaply_when_nothing_changed(make_project, tmp_path, lake_double, monkeypatch):

@@ -18,6 +18,10 @@ _DECLARATION = re.compile(
     r"(?:(?:[ \t]+|[ \t]*\n[ \t]+)(" + _NAME + r"))?", re.M)  # a name on the next line is indented
 _ATTRIBUTE_TEXT = re.compile(r"@\[[^\]]*\]")
 _PLAIN_COMPONENT = re.compile(r"[^\W\d][\w'!?₀-ₜᵢ-ᵪ]*")
+# keywords keep their guillemets even where a plain identifier would do (`Foo.«end»`)
+_KEYWORDS = frozenset("""abbrev axiom by calc class def deriving do else end example extends fun have if import in
+inductive instance let match mutual namespace nomatch nofun open partial private protected return section show
+structure then theorem universe unsafe variable where with Prop Sort Type""".split())
 _SCOPE = re.compile(r"^[ \t]*(namespace|section|end|mutual|noncomputable\s+section)\b[ \t]*([^\s]*)", re.M)
 _COMMAND_START = re.compile(r"^(?:[#@]|[A-Za-z_])", re.M)
 _IMPORT = re.compile(r"^\s*(?:public\s+)?(?:meta\s+)?import\s+(.+)$")
@@ -38,7 +42,7 @@ def normalize_name(name: str) -> str:
     from colosseum.lean.lakefile import name_parts
 
     parts = name_parts(name)
-    return ".".join(p if _PLAIN_COMPONENT.fullmatch(p) else f"«{p}»" for p in parts)
+    return ".".join(p if _PLAIN_COMPONENT.fullmatch(p) and p not in _KEYWORDS else f"«{p}»" for p in parts)
 
 
 def blank_comments_and_strings(text: str) -> str:

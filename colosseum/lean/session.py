@@ -127,6 +127,14 @@ class FileOutcome:
     fatal: bool = False  # Lean reported a fatal error for the file (e.g. its imports): never cached
 
 
+def _error_text(message) -> str:
+    """The message of an error response as leanclient words it (``LSP Error: {'code': ..,
+    'message': '...'}``), or the text itself."""
+    text = str(message).strip()
+    found = re.search(r"'message':\s*'((?:[^'\\]|\\.)*)'", text)
+    return found.group(1) if found else text
+
+
 def request_bound(method: str, timeout: float | None, time_limit: float) -> float:
     """How long to wait for the answer to one request: leanclient's own bound (120 s by default)
     within the time limit, except ``initialize``, which gets the whole time limit."""
@@ -288,7 +296,7 @@ class LeanSession:
         unplaced = [d for d in diagnostics if "range" not in d]
         placed = [d for d in diagnostics if "range" in d]
         if unplaced or (fatal and not any(d.get("severity", 1) == 1 for d in placed)):
-            detail = "; ".join(str(d.get("message", "")).strip() for d in unplaced if d.get("message")) or \
+            detail = "; ".join(_error_text(d.get("message")) for d in unplaced if d.get("message")) or \
                 "Lean reported a fatal error without a message"
             return FileOutcome("crashed", [], seconds, f"Lean's worker for {label} crashed: {first_line(detail)}",
                                fatal=True)

@@ -126,6 +126,9 @@ def run_research_command(args) -> int:
     except ProjectError as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
         return 2
+    from colosseum.cli import formal_from_cache
+
+    formal_from_cache(index)  # Lean-checked claims are trusted in the prompts (from the cache)
     try:
         draft = DraftDocument(index, args.label)
     except DraftError as exc:
@@ -234,7 +237,7 @@ async def _run(args, index, draft, config, inner_config, selection, models: dict
                            models.get("prices"))
 
     run_a = make_run(index, inner_a, model_a, top / "model-a" if args.select_with else top)
-    run_b = make_run(ProjectIndex.open(args.path), inner_b, model_b, top / "model-b") if args.select_with else None
+    run_b = make_run(_opened_with_formal(args.path), inner_b, model_b, top / "model-b") if args.select_with else None
     try:
         if run_b is None:
             result_a, result_b = await run_research(run_a), None
@@ -336,3 +339,12 @@ def _finish(args, index, draft, result, runs, out: Path, top: Path) -> int:
     print(f"{calls} model calls{by_model}{spent}, {hits} answers from the cache; run written to "
           f"{top.relative_to(index.root_dir)}")
     return 0 if result.status == "accepted" else 1
+
+
+def _opened_with_formal(path):
+    from colosseum.cli import formal_from_cache
+    from colosseum.index import ProjectIndex
+
+    index = ProjectIndex.open(path)
+    formal_from_cache(index)
+    return index

@@ -64,6 +64,9 @@ def run_review(args) -> int:
     except ProjectError as exc:
         _say(str(exc))
         return 2
+    from colosseum.cli import formal_from_cache
+
+    formal_from_cache(index)  # Lean-checked claims are formal for the reviewers (from the cache)
     for problem in index.config.problems:
         _say(f"colosseum.toml: {problem.message} (the default is used)")
     if args.reviewers is not None and args.reviewers < 1:

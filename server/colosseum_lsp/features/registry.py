@@ -21,6 +21,9 @@ CODE_ACTION_PROVIDERS: list[Callable] = []
 # fn(ctx, path, uri) -> None, called when the editor saves a project file; must not block (spawn
 # heavy work with ctx.spawn)
 SAVE_HOOKS: list[Callable] = []
+# fn(ctx, project) -> None, called after each (re)index of a project, in the event loop, before its
+# findings are published; must be quick (spawn heavy work with ctx.spawn)
+INDEX_HOOKS: list[Callable] = []
 
 
 class CommandFailed(Exception):
@@ -43,6 +46,11 @@ def code_action_provider(fn):
 
 def on_save(fn):
     SAVE_HOOKS.append(fn)
+    return fn
+
+
+def on_index(fn):
+    INDEX_HOOKS.append(fn)
     return fn
 
 

@@ -104,6 +104,7 @@ class ServerContext:
         self.watched_files_supported = False
         self.observer = None
         self._converted: dict[str, dict] = {}  # uri -> the LSP form of its last published findings
+        self._obligations: dict[Path, tuple] = {}  # project -> (graph, how many open obligations it has)
 
     # ---- projects ------------------------------------------------------------------------------
     def project_dir_for(self, path: Path) -> Path:
@@ -166,7 +167,12 @@ class ServerContext:
         for project in self.projects.values():
             snap = project.snapshot()
             if snap is not None and snap.graph is not None:
-                obligations += sum(1 for s in snap.graph.status.values() if s == "obligation")
+                graph = snap.graph
+                counted = self._obligations.get(project.root_dir)
+                if counted is None or counted[0] is not graph:  # counted once per graph
+                    counted = self._obligations[project.root_dir] = (
+                        graph, sum(1 for s in graph.status.values() if s == "obligation"))
+                obligations += counted[1]
         try:
             self.server.protocol.notify("colosseum/status", {"state": state, "obligations": obligations})
         except Exception:  # a closed transport must not break indexing

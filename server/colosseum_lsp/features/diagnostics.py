@@ -9,6 +9,7 @@ the files that changed are converted and sent, the ones just edited first.
 from __future__ import annotations
 
 from lsprotocol import types
+from pygls.protocol import default_converter
 
 from colosseum_lsp.convert import diagnostic, path_to_uri
 
@@ -45,25 +46,38 @@ def publish_project(ctx, project, first=()) -> None:
             continue  # the same findings for the same version: nothing to tell the editor
         if previous is None and not found:
             continue
-        converted = _converted(ctx, uri, found)
-        ctx.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=converted, version=version))
+        _send(ctx, uri, _converted(ctx, uri, found), version)
         ctx.published[uri] = (found, version)
 
 
-def _converted(ctx, uri: str, found: list) -> list[types.Diagnostic]:
-    """The LSP form of a file's findings, reusing the last publication's for findings that did
+_CONVERTER = default_converter()
+METHOD = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+
+
+def _send(ctx, uri: str, converted: list[dict], version) -> None:
+    """Send one file's findings. Already in their JSON form: the protocol's generic serializer
+    would walk every finding again (most of the cost of a publication)."""
+    params = {"uri": uri, "diagnostics": converted}
+    if version is not None:
+        params["version"] = version
+    send = getattr(ctx.server.protocol, "_send_data", None)
+    if send is not None:
+        send({"jsonrpc": "2.0", "method": METHOD, "params": params})
+    else:  # another protocol implementation: through its public API
+        ctx.server.text_document_publish_diagnostics(_CONVERTER.structure(params, types.PublishDiagnosticsParams))
+
+
+def _converted(ctx, uri: str, found: list) -> list[dict]:
+    """The JSON form of a file's findings, reusing the last publication's for findings that did
     not change (most of a file's findings survive an edit)."""
-    cache = getattr(ctx, "_converted", None)
-    if cache is None:
-        cache = ctx._converted = {}
+    cache = ctx._converted
     before = cache.get(uri, {})
     now = {}
     out = []
     for diag in found:
         lsp = before.get(diag)
         if lsp is None:
-            lsp = diagnostic(diag)
+            lsp = _CONVERTER.unstructure(diagnostic(diag))
         now[diag] = lsp
         out.append(lsp)
     cache[uri] = now

@@ -51,6 +51,9 @@ class DependencyGraph:
         self._contained: dict[str, int] = {}  # section -> how many claims and sections it holds
         self._reached: set[str] = set()  # every node the conditional search went through
         self._circular: dict[str, int] = {}  # node -> its circular group, when cycles() ran
+        # truth edges that do not go forward in reading order: a circle needs one, so with none
+        # there is none (papers cite what comes before)
+        self._backward: set[tuple[str, str]] | None = None
         self._formal: frozenset[str] = frozenset()
 
     # ---- construction ----------------------------------------------------------------------------
@@ -167,12 +170,13 @@ class DependencyGraph:
         cross-references, not a circle."""
         if self._cycles is not None:
             return self._cycles
+        if self._backward is not None and not self._backward:
+            self._cycles, self._circular = [], {}
+            return self._cycles
         out = []
         circular: dict[str, int] = {}
         succ = self.truth_succ
-        for component in self.strongly_connected_components(succ):
-            if len(component) < 2:
-                continue
+        for component in _circular_groups(succ):
             members = set(component)
             for member in component:
                 circular[member] = len(out)
@@ -241,3 +245,56 @@ class DependencyGraph:
                     g.add_edge(edge.source, edge.target, kind=edge.kind, kinds={edge.kind})
             self._nx = g
         return self._nx
+
+
+def _circular_groups(succ: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one node, each sorted, in the order of
+    their smallest node (Tarjan's algorithm, iterative; only nodes with edges out can be on a
+    circle, and the order of the search does not matter once the groups are sorted)."""
+    index_of: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    groups: list[list[str]] = []
+    counter = 0
+    for start in list(succ):
+        if start in index_of or not succ.get(start):
+            continue
+        index_of[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        work = [(start, iter(succ.get(start, ())))]
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index_of:
+                    index_of[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(succ.get(child, ()))))
+                    advanced = True
+                    break
+                if child in on_stack and index_of[child] < low[node]:
+                    low[node] = index_of[child]
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                if low[node] < low[parent]:
+                    low[parent] = low[node]
+            if low[node] == index_of[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    groups.sort()
+    return groups

@@ -112,6 +112,9 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
             claim = claims.get(used)
             if claim is not None and claim.role == "definition":
                 truth_succ[used].add(user)
+    edges_ = _Edges(index)
+    graph._backward = {(used, user) for used, users in truth_succ.items() for user in users
+                       if edges_.order(used) >= edges_.order(user)}
     kinds = dict.fromkeys(sections, "section")
     kinds.update((cid, claim.kind) for cid, claim in claims.items())
     graph.node_kind = kinds
@@ -203,6 +206,7 @@ class _Update:
         graph._claim_info = dict(previous._claim_info)
         graph._section_parent = parents
         graph._contained = dict(previous._contained)
+        graph._backward = set(previous._backward) if previous._backward is not None else None
         self.owned: dict[str, set[str]] = {name: set() for name in _ADJACENCY}  # sets copied for this graph
         self.edges = _Edges(index)
         self.proof_sources: set[str] = set()  # nodes whose proof-uses edges changed
@@ -268,6 +272,14 @@ class _Update:
         for node in roles_changed:
             for user in list(graph.succ.get(node, ())):
                 self._pair(node, user)
+        if graph._backward is not None:  # nodes read afresh may sit elsewhere in reading order now
+            truth = graph.truth_succ
+            for node in change.nodes:
+                for user in truth.get(node, ()):
+                    self._direction(node, user, True)
+                for used in graph._pred.get(node, ()):
+                    if node in truth.get(used, ()):
+                        self._direction(used, node, True)
         self._statuses()
         self._cycles()
         graph._edges = None
@@ -328,6 +340,16 @@ class _Update:
         truth = proof or (statement and claim is not None and claim.role == "definition")
         if self._member("truth_succ", used, user, truth):
             (self.truth_added if truth else self.truth_removed).append((used, user))
+        self._direction(used, user, truth)
+
+    def _direction(self, used: str, user: str, truth: bool) -> None:
+        backward = self.graph._backward
+        if backward is None:
+            return
+        if truth and self.edges.order(used) >= self.edges.order(user):
+            backward.add((used, user))
+        else:
+            backward.discard((used, user))
 
     def _sections(self, recount: set) -> None:
         """Sections came, went or moved in the tree: the contains edges and counts follow, and
@@ -433,12 +455,17 @@ class _Update:
     # ---- circular groups
     def _cycles(self) -> None:
         graph, previous = self.graph, self.previous
+        if graph._backward is not None and not graph._backward:
+            graph._cycles, graph._circular = [], {}  # every truth edge goes forward: no circle
+            return
         if previous._cycles is None:
             return  # found when first asked
         circular = previous._circular
         touched = self.truth_added + self.truth_removed
         if any(u in circular and circular.get(u) == circular.get(v) for u, v in touched):
             return  # an edge inside a circular group changed: its shortest cycle may differ
+        if len(self.truth_added) > 8:
+            return  # many new edges (nodes renamed): finding the groups again costs less than asking each
         for used, user in self.truth_added:
             if _reaches(graph.truth_succ, user, used):
                 return  # the new edge closes a circle

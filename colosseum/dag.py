@@ -54,6 +54,7 @@ class DependencyGraph:
         # truth edges that do not go forward in reading order: a circle needs one, so with none
         # there is none (papers cite what comes before)
         self._backward: set[tuple[str, str]] | None = None
+        self._order: dict[str, int] = {}  # node -> its place in reading order
         self._formal: frozenset[str] = frozenset()
 
     # ---- construction ----------------------------------------------------------------------------
@@ -170,7 +171,7 @@ class DependencyGraph:
         cross-references, not a circle."""
         if self._cycles is not None:
             return self._cycles
-        if self._backward is not None and not self._backward:
+        if self._backward is not None and not self._closes_a_circle():
             self._cycles, self._circular = [], {}
             return self._cycles
         out = []
@@ -204,6 +205,28 @@ class DependencyGraph:
             out.append(path)
         self._cycles, self._circular = out, circular
         return out
+
+    def _closes_a_circle(self) -> bool:
+        """Whether a truth edge that does not go forward in reading order lies on a circle:
+        every circle has one (forward edges only go on), and all its nodes lie between the
+        earliest end and the latest start of those edges."""
+        backward, order, succ = self._backward, self._order, self.truth_succ
+        if not backward:
+            return False
+        low = min(order.get(user, 0) for _used, user in backward)
+        high = max(order.get(used, 0) for used, _user in backward)
+        for used, user in backward:
+            seen = {user}
+            stack = [user]
+            while stack:
+                node = stack.pop()
+                if node == used:
+                    return True
+                for nxt in succ.get(node, ()):
+                    if nxt not in seen and low <= order.get(nxt, 0) <= high:
+                        seen.add(nxt)
+                        stack.append(nxt)
+        return False
 
     def generations(self) -> list[list[str]]:
         """Layers that can be settled in parallel (Kahn); nodes on a cycle come last, together."""

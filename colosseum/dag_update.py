@@ -112,9 +112,10 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
             claim = claims.get(used)
             if claim is not None and claim.role == "definition":
                 truth_succ[used].add(user)
-    edges_ = _Edges(index)
+    order = graph._order = {sid: section.order for sid, section in sections.items()}
+    order.update((cid, claim.order) for cid, claim in claims.items())
     graph._backward = {(used, user) for used, users in truth_succ.items() for user in users
-                       if edges_.order(used) >= edges_.order(user)}
+                       if order.get(used, 0) >= order.get(user, 0)}
     kinds = dict.fromkeys(sections, "section")
     kinds.update((cid, claim.kind) for cid, claim in claims.items())
     graph.node_kind = kinds
@@ -207,6 +208,7 @@ class _Update:
         graph._section_parent = parents
         graph._contained = dict(previous._contained)
         graph._backward = set(previous._backward) if previous._backward is not None else None
+        graph._order = dict(previous._order)
         self.owned: dict[str, set[str]] = {name: set() for name in _ADJACENCY}  # sets copied for this graph
         self.edges = _Edges(index)
         self.proof_sources: set[str] = set()  # nodes whose proof-uses edges changed
@@ -222,8 +224,14 @@ class _Update:
         for name in change.owners:
             recount.update(self.state.by_ref.get(name, ()))
         roles_changed = []
+        order = graph._order
         for node in change.nodes:
             claim = claims.get(node)
+            item = claim if claim is not None else sections.get(node)
+            if item is not None:
+                order[node] = item.order
+            else:
+                order.pop(node, None)
             if claim is not None:
                 old = graph._claim_info.get(node)
                 info = (claim.section, claim.role)
@@ -346,7 +354,8 @@ class _Update:
         backward = self.graph._backward
         if backward is None:
             return
-        if truth and self.edges.order(used) >= self.edges.order(user):
+        order = self.graph._order
+        if truth and order.get(used, 0) >= order.get(user, 0):
             backward.add((used, user))
         else:
             backward.discard((used, user))
@@ -458,6 +467,8 @@ class _Update:
         if graph._backward is not None and not graph._backward:
             graph._cycles, graph._circular = [], {}  # every truth edge goes forward: no circle
             return
+        if not previous._cycles and previous._cycles is not None and graph._backward is not None:
+            return  # none before: whether one closes now is asked when cycles() is (cheaply)
         if previous._cycles is None:
             return  # found when first asked
         circular = previous._circular

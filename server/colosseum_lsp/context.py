@@ -148,6 +148,7 @@ class ServerContext:
                         project.error = str(exc)
                         log.warning("cannot index %s: %s", project.root_dir, exc)
                         return None
+                self.after_index(project)
                 self.publish(project)
         return project.index
 
@@ -225,6 +226,7 @@ class ServerContext:
                 uri = path.as_uri()
                 project.indexed_versions[uri] = version
                 edited.append(uri)
+            self.after_index(project)
             self.publish(project, first=edited)  # sends only what differs from what the editor has
             # then the lookup tables requests will need, so that the first hover or definition
             # after an edit does not pay for them (the author sees the findings first)
@@ -248,6 +250,17 @@ class ServerContext:
             log.error("background task failed", exc_info=task.exception())
 
     # ---- diagnostics ---------------------------------------------------------------------------
+    def after_index(self, project: Project) -> None:
+        """The features' steps after each (re)index, before its findings go out (e.g. Lean's
+        findings placed again, formal claims from the cache); a failing one is logged, never fatal."""
+        from colosseum_lsp.features import registry
+
+        for hook in registry.INDEX_HOOKS:
+            try:
+                hook(self, project)
+            except Exception:
+                log.exception("index hook %s failed", getattr(hook, "__name__", hook))
+
     def publish(self, project: Project, first=()) -> None:
         from colosseum_lsp.features.catalog_view import publish_catalog_findings
         from colosseum_lsp.features.diagnostics import publish_project

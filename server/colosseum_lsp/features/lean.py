@@ -187,6 +187,7 @@ def refresh_findings(ctx, project) -> bool:
     return True
 
 
+@registry.on_index
 def after_index(ctx, project) -> None:
     """What the server should call after each (re)index of a project, before it publishes: the
     last check's findings placed on the new text, and the claims the cache says are formal (in
@@ -213,9 +214,6 @@ async def _formal_from_cache(ctx, project) -> None:
     if after != before:
         ctx.publish(project)  # statuses changed: so may the index's findings
 
-
-if hasattr(registry, "on_index"):  # wired where the server offers the hook (see docs/lean.md)
-    registry.on_index(after_index)
 
 
 def _publish(ctx, project, diagnostics) -> None:

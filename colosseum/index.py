@@ -123,8 +123,6 @@ class ProjectIndex:
         self.formal_labels: set[str] = set()
         self._walker = Walker(self)
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
-        self._near_misses: dict[Path, object] = {}
-        self._suggestions: dict[tuple[Path, str], tuple[frozenset, list[str]]] = {}
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -413,28 +411,6 @@ class ProjectIndex:
         visit.chunks = chunks
 
     # ---- results ---------------------------------------------------------------------------------
-    def near_misses(self, root: Path):
-        """The near-miss finder for one root's labels, kept from one rebuild to the next."""
-        from colosseum.checks import NearMisses
-
-        finder = self._near_misses.get(root)
-        if finder is None:
-            finder = self._near_misses[root] = NearMisses()
-        return finder
-
-    def suggestions(self, root: Path, name: str, labels: dict) -> list[str]:
-        """Near-miss labels for an undefined reference, remembered while the labels stay the same
-        (an edit rarely changes them, and the comparison costs a pass over every label)."""
-        from colosseum.checks import similar_labels
-
-        names = frozenset(labels)
-        cached = self._suggestions.get((root, name))
-        if cached is not None and cached[0] == names:
-            return cached[1]
-        found = similar_labels(name, names)
-        self._suggestions[(root, name)] = (names, found)
-        return found
-
     def diagnostics(self) -> list[Diagnostic]:
         return list(self.snapshot.diagnostics or ())
 

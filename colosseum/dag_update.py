@@ -195,18 +195,20 @@ class _Update:
                  parents: dict):
         self.index, self.previous, self.change, self.state = index, previous, change, state
         graph = self.graph = cls()
+        # what readers of the last graph see is copied; the bookkeeping only the next graph reads
+        # is handed over (the last graph is not made into another one again)
         graph.node_kind = dict(previous.node_kind)
         graph._dependencies = dict(previous._dependencies)
-        graph._counts = dict(previous._counts)
+        graph._counts, previous._counts = previous._counts, None
         graph._contains = dict(previous._contains)
         graph._section_contains = dict(previous._section_contains)
         for name in _ADJACENCY:
             old = getattr(previous, name) if name != "_pred" else previous.pred
             setattr(graph, name, defaultdict(set, old))
-        graph._base = dict(previous._base)
-        graph._claim_info = dict(previous._claim_info)
+        graph._base, previous._base = previous._base, None
+        graph._claim_info, previous._claim_info = previous._claim_info, None
         graph._section_parent = parents
-        graph._contained = dict(previous._contained)
+        graph._contained, previous._contained = previous._contained, None
         graph._backward = set(previous._backward) if previous._backward is not None else None
         graph._order = dict(previous._order)
         self.owned: dict[str, set[str]] = {name: set() for name in _ADJACENCY}  # sets copied for this graph

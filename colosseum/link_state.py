@@ -68,6 +68,7 @@ class LinkState:
         self.root_units: dict[Path, list[Unit]] = {}
         self.root_labels: dict[Path, dict[str, list[Label]]] = {}
         self.shared = False
+        self.labels_before: dict | None = None
         self._shared = 0  # units holding objects of another reading
         self._named: set[Unit] = set()  # units holding named proofs
 
@@ -96,6 +97,7 @@ class LinkState:
         self.shared = self._shared > 0
 
         # every definition of the changed names, in reading order
+        self.labels_before = self.labels
         labels = dict(self.labels)
         for name in names:
             found = self._definitions(name, pos)
@@ -281,6 +283,18 @@ class LinkState:
                 result._labels = old_labels  # the same units in the same order: nothing changed here
                 change.root_names[root], change.root_added[root], change.root_removed[root] = set(), [], []
                 new_units[root], new_labels[root] = units, old_labels
+                continue
+            if len(linker.roots) == 1 and not self.shared and len(units) == len(self.units) and (
+                    old_units is None or change.full or old_labels is self.labels_before):
+                # the only root, reading every unit once: its definitions are the project's
+                result._labels = self.labels
+                if old_units is None or change.full:
+                    change.root_names[root], change.root_added[root] = set(self.labels), list(units)
+                    change.root_removed[root] = []
+                else:
+                    change.root_names[root], change.root_added[root] = change.names, change.added
+                    change.root_removed[root] = change.removed
+                new_units[root], new_labels[root] = units, self.labels
                 continue
             occurrences: dict[Unit, list[int]] = {}
             for i, unit in enumerate(units):

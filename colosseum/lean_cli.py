@@ -1,4 +1,4 @@
-"""``colosseum lean PATH``: check the paper's Lean (declarations named with ``\\lean{...}`` and inline
+r"""``colosseum lean PATH``: check the paper's Lean (declarations named with ``\lean{...}`` and inline
 Lean) with a progress bar per file on stderr.
 
 Exit codes: 0 every check passed; 1 a check failed (a declaration missing or not elaborating, a

@@ -469,6 +469,9 @@ class _Update:
         if graph._backward is not None and not graph._backward:
             graph._cycles, graph._circular = [], {}  # every truth edge goes forward: no circle
             return
+        if previous._cycles is not None and not self.truth_added and not self.truth_removed:
+            graph._cycles, graph._circular = previous._cycles, previous._circular  # the same truth edges
+            return
         if not previous._cycles and previous._cycles is not None and graph._backward is not None:
             return  # none before: whether one closes now is asked when cycles() is (cheaply)
         if previous._cycles is None:

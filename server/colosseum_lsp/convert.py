@@ -69,6 +69,25 @@ def diagnostic(diag: structure.Diagnostic) -> types.Diagnostic:
     )
 
 
+def _range_json(rng: structure.Range) -> dict:
+    start, end = rng
+    return {"start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}
+
+
+def diagnostic_json(diag: structure.Diagnostic) -> dict:
+    """``diagnostic(diag)`` in its JSON form, built directly (what the protocol's serializer makes
+    of it, at a fraction of the cost: a publication sends every finding of the file)."""
+    out = {"range": _range_json(diag.range), "message": diag.message, "severity": SEVERITY[diag.severity].value,
+           "code": diag.code, "source": diag.source}
+    if diag.code.endswith("unused-label"):
+        out["tags"] = [types.DiagnosticTag.Unnecessary.value]
+    if diag.related:
+        out["relatedInformation"] = [{"location": {"uri": path_to_uri(r.location.file),
+                                                   "range": _range_json(r.location.range)},
+                                      "message": r.message} for r in diag.related]
+    return out
+
+
 def utf16_to_index(line: str, units: int) -> int:
     """The string index in ``line`` of an LSP column counted in UTF-16 code units."""
     count = 0

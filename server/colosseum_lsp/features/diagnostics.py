@@ -11,7 +11,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from colosseum_lsp.convert import diagnostic, path_to_uri
+from colosseum_lsp.convert import diagnostic_json, path_to_uri
 
 
 def publish_project(ctx, project, first=()) -> None:
@@ -77,7 +77,7 @@ def _converted(ctx, uri: str, found: list) -> list[dict]:
     for diag in found:
         lsp = before.get(diag)
         if lsp is None:
-            lsp = _CONVERTER.unstructure(diagnostic(diag))
+            lsp = diagnostic_json(diag)
         now[diag] = lsp
         out.append(lsp)
     cache[uri] = now

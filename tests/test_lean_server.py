@@ -15,7 +15,8 @@ from pathlib import Path
 import psutil
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from lsp_session import start_session
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from colosseum.catalog import read_entry
 from doubles.lake_serve import install, read_log
@@ -40,21 +41,7 @@ async def start(lsp_client: LanguageClient, tmp_path_factory, edit=None) -> None
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".colosseum"))
     if edit is not None:
         edit(project)
-    applied: list = []
-
-    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply(params: types.ApplyWorkspaceEditParams):
-        applied.append(params)
-        return types.ApplyWorkspaceEditResult(applied=True)
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params):
-        return None
-
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")]))
-    lsp_client.project = project
+    await start_session(lsp_client, project)
 
 
 def unmark(project: Path) -> None:

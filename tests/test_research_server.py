@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from lsp_session import start_session
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from doubles.research_script import ResearchScript
 from doubles.messages_api import MessagesAPIDouble
@@ -27,21 +28,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     (project / "sections").mkdir(parents=True)
     for name, text in (("main.tex", MAIN), ("sections/result.tex", RESULT), ("colosseum.toml", TOML)):
         (project / name).write_text(text)
-    applied: list = []
-
-    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply(params: types.ApplyWorkspaceEditParams):
-        applied.append(params)
-        return types.ApplyWorkspaceEditResult(applied=True)
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params):
-        return None
-
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")]))
-    lsp_client.project, lsp_client.applied = project, applied
+    await start_session(lsp_client, project)
     yield
     await lsp_client.shutdown_session()
 

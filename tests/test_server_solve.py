@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from lsp_session import start_session
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from doubles.messages_api import MessagesAPIDouble
 from test_solve_cli import answer_by_role
@@ -27,21 +28,7 @@ API.__enter__()  # one double for the module; the server reads its address from 
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     project = tmp_path_factory.mktemp("ws") / "paper"
     shutil.copytree(EXAMPLE, project)
-    applied: list = []
-
-    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply(params: types.ApplyWorkspaceEditParams):
-        applied.append(params)
-        return types.ApplyWorkspaceEditResult(applied=True)
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params):
-        return None
-
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")]))
-    lsp_client.project, lsp_client.applied = project, applied
+    await start_session(lsp_client, project)
     yield
     await lsp_client.shutdown_session()
 

@@ -16,7 +16,9 @@ class CommandError(CommandFailed):
     pass
 
 
-def _project(ctx, args):
+def command_project(ctx, args):
+    """The project a command is about: its document's (first argument), else the one open, else
+    the workspace's."""
     path = uri_to_path(args[0]) if args and isinstance(args[0], str) else None
     if path is not None:
         return ctx.project_for(path)
@@ -28,7 +30,7 @@ def _project(ctx, args):
 
 
 async def reindex(ctx, args) -> dict:
-    project = _project(ctx, args)
+    project = command_project(ctx, args)
     index = await ctx.ensure_index(project)
     if index is None:
         raise CommandError(project.error or "the project cannot be indexed")
@@ -42,7 +44,7 @@ async def reindex(ctx, args) -> dict:
 
 
 async def show_dependency_graph(ctx, args) -> dict:
-    project = _project(ctx, args)
+    project = command_project(ctx, args)
     index = await ctx.ensure_index(project)
     if index is None:
         raise CommandError(project.error or "the project cannot be indexed")

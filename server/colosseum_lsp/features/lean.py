@@ -28,7 +28,7 @@ from colosseum.lean import (
     run_plan,
 )
 from colosseum.lean.findings import CODE_CHECKED, checked_claim
-from colosseum_lsp.convert import engine_position, path_to_uri, position, uri_to_path
+from colosseum_lsp.convert import engine_position, path_to_uri, position
 from colosseum_lsp.features import registry
 from colosseum_lsp.progress import ProgressCancelled
 
@@ -56,21 +56,12 @@ def _state(project) -> _LeanState:
     return state
 
 
-def _project(ctx, args):
-    path = uri_to_path(args[0]) if args and isinstance(args[0], str) else None
-    if path is not None:
-        return ctx.project_for(path)
-    if ctx.projects:
-        return next(iter(ctx.projects.values()))
-    if ctx.workspace_roots:
-        return ctx.project_for(ctx.workspace_roots[0] / "main.tex")
-    raise registry.CommandFailed("no project: open a .tex file first")
-
-
 @registry.command("colosseum.checkLean")
 async def check_lean_command(ctx, args) -> dict:
     """[document uri?] -> the check's summary. A check already running is waited for."""
-    project = _project(ctx, args)
+    from colosseum_lsp.features.commands import command_project
+
+    project = command_project(ctx, args)
     if await ctx.ensure_index(project) is None:
         raise registry.CommandFailed(project.error or "the project cannot be indexed")
     state = _state(project)

@@ -95,7 +95,8 @@ class DiagnosticState:
         # at its new place
         self.moved = [] if full else change.moved
         self.moved_nodes = {node for unit in self.moved for node in chain(unit.claim_map, unit.section_map)}
-        self._structural(index)
+        if full or change.structural:
+            self._structural(index)
         self._labels(index, change, state, full)
         self._graph(index, change, full)
         self._claims(index, change, state, full)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from colosseum.chunks import Chunk, split
@@ -117,6 +118,8 @@ class ProjectIndex:
         self._rescanned: dict[int, tuple[str, ScanResult]] = {}  # id(scan) -> (old text, old scan)
         self._relative: dict = {}  # path -> its name relative to the project
         self._moved_chunks: set[Chunk] = set()  # chunks an edit moved in this build
+        self._structural_dirty = False  # scanner errors changed in this build
+        self._at_root_end = True  # environments were left open at the end of a root in the last build
         self.config_loader = load_config  # the server adds the editor's settings
         # labels whose Lean proof was checked (the Lean bridge sets it; it outlives rebuilds):
         # their DAG status is "formal", trusted whatever the paper's own proof says
@@ -223,6 +226,8 @@ class ProjectIndex:
             entry = self._scans.pop(path, None)
             if old is not None and entry is not None:
                 self._previous_scans[path] = (old.text, entry)  # for rescanning only the edit
+            if (old is not None and old.problem is not None) or (new is not None and new.problem is not None):
+                self._structural_dirty = True  # a reading problem came or went
             if path in self.roots and old is not None and new is not None \
                     and root_signature(old.text) == root_signature(new.text):
                 same_root.add(path)  # still a root for the same reasons: no discovery needed
@@ -291,6 +296,7 @@ class ProjectIndex:
             self._previous_scans.clear()
             self._rescanned.clear()
             self._moved_chunks = set()
+            self._structural_dirty = False
             if collecting:
                 gc.enable()
         self.snapshot = snap
@@ -335,6 +341,12 @@ class ProjectIndex:
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
                                                             self._moved_chunks)
         work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
+        # what the reading of files, includes and environments found: to be found again?
+        at_root_end = any(len(result.problems) != sum(len(u.problems) for u in units)
+                          for result, units in zip(snap.root_results, linker.root_units))
+        change.structural = (self._structural_dirty or walk.reused is None or at_root_end or self._at_root_end
+                             or any(unit.problems for unit in chain(change.added, change.removed, change.moved)))
+        self._at_root_end = at_root_end  # environments left open at the end of a root
         snap.labels = self._link_state.labels
         snap.references = self._link_state.references
         snap.units = self._link_state.units
@@ -405,7 +417,15 @@ class ProjectIndex:
             chunks, moved = split(visit.text.text, visit.scan, self.theorem_environments, previous,
                                   origin[0] if origin is not None else None)
             kept = set(map(id, previous)) if previous else ()
-            self.last_work.chunks_analysed += sum(1 for chunk in chunks if id(chunk) not in kept)
+            fresh = [chunk for chunk in chunks if id(chunk) not in kept]
+            self.last_work.chunks_analysed += len(fresh)
+            if previous is None:
+                self._structural_dirty = True  # read from nothing: what it had is not known here
+            else:
+                now = set(map(id, chunks))
+                if any(c.analysis.errors for c in chain(fresh, moved)) \
+                        or any(c.analysis.errors for c in previous if id(c) not in now):
+                    self._structural_dirty = True  # scanner errors came, went or moved
             entry.chunks[key] = chunks
             self._moved_chunks.update(moved)
         visit.chunks = chunks

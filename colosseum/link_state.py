@@ -39,6 +39,7 @@ class LinkChange:
     retargeted: list[PendingProof] = field(default_factory=list)  # named proofs that now prove another claim
     pending_units: set[Unit] = field(default_factory=set)  # the units holding those proofs
     moved: list[Unit] = field(default_factory=list)  # units kept as they were, whose chunk an edit moved
+    structural: bool = True  # what reading files, includes and environments finds may have changed
 
 
 class _Positions:

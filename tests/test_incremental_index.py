@@ -165,6 +165,11 @@ STEPS = [
                                 "\\section{Applications}\\label{sec:app}\n\\end{document}\n"), "the document ends early"),
     ("chapters/b.tex", _replace("\\end{document}\n", ""), "and goes on again"),
     ("chapters/a.tex", _replace("\\label{def:d}", "\\label{def:d}\\label{def:e}"), "two labels on one claim"),
+    ("chapters/b.tex", lambda t: t + "\x00", "a file that looks binary"),
+    ("chapters/b.tex", _replace("\x00", ""), "and is text again"),
+    ("chapters/b.tex", _replace("\\section{Applications}", "\\section{Applications}\\begin{verbatim}"),
+     "a verbatim never closed"),
+    ("chapters/b.tex", _replace("\\begin{verbatim}", ""), "the verbatim gone"),
     ("print.tex", _replace("See \\cref{lem:a}.", "See \\cref{lem:a} and \\cref{lem:nowhere}."), "an undefined reference"),
     ("print.tex", _replace("\\input{chapters/a}\n", ""), "a root stops reading a file"),
 ]

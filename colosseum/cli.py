@@ -56,6 +56,8 @@ def _open(path: str):
 def formal_from_cache(index) -> None:
     """Claims whose Lean check passed before (cached by `colosseum lean`) show as formal; Lean is
     not run here, and a Lean setup that cannot be read changes nothing."""
+    if not (index.root_dir / ".colosseum" / "lean" / "cache").is_dir():
+        return  # nothing was ever checked here: not even the Lean bridge is imported
     try:
         from colosseum.lean import apply_cached_results
 

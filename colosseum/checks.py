@@ -75,6 +75,11 @@ class NearMisses:
         return sorted(c for c in found if c.lower() == low or _one_edit(name, c))[:5]
 
 
+def within_one_edit(a: str, b: str) -> bool:
+    """Whether ``b`` could be a near miss for ``a`` (what similar_labels and NearMisses find)."""
+    return a != b and abs(len(a) - len(b)) <= 1 and (a.lower() == b.lower() or _one_edit(a, b))
+
+
 def similar_labels(name: str, candidates) -> list[str]:
     """Labels that differ from ``name`` only in case or by one edit (insert, delete, swap, change):
     a direct comparison, for a few names (many names: build a ``NearMisses`` once)."""
@@ -175,8 +180,9 @@ def comma_finding(name: str, labels: list) -> Diagnostic | None:
                       + " and ".join(f"`{p.strip()}`" for p in name.split(",")))
 
 
-def undefined_finding(index: "ProjectIndex", ref, near: "NearMisses") -> Diagnostic:
-    """A reference to a label this build does not define; ``near`` holds the build's labels."""
+def undefined_finding(index: "ProjectIndex", ref, near) -> Diagnostic:
+    """A reference to a label this build does not define; ``near(name)``: the build's labels
+    within one edit of a name."""
     all_labels = index.labels
     if ref.label in all_labels:
         elsewhere = all_labels[ref.label][0].location
@@ -184,7 +190,7 @@ def undefined_finding(index: "ProjectIndex", ref, near: "NearMisses") -> Diagnos
                    f"{index.relative(elsewhere.file)}, which this root does not include")
     else:
         message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
-        found = near.lookup(ref.label)
+        found = near(ref.label)
         if found:
             message += "; did you mean " + " or ".join(f"`{n}`" for n in found) + "?"
     return Diagnostic(ref.location.file, ref.location.range, "error", code("undefined-reference"), message)

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from colosseum.checks import (
     NearMisses,
+    similar_labels,
+    within_one_edit,
     claim_findings,
     comma_finding,
     conditional_finding,
@@ -176,21 +178,25 @@ class DiagnosticState:
                     for unit in state.by_ref.get(name, ()):
                         if unit in in_root:
                             check.extend(unit.refs_by_label.get(name, ()))
-            # the message names near labels, or where else the label is: recomputed when those change
-            if flipped:
-                check.extend(undefined)
-            elif not full and change.names:
+            # the message names near labels, or where else the label is: found again when a
+            # label within one edit of it came or went, or its own definitions changed
+            if flipped and undefined:
+                check.extend(ref for ref in undefined if any(within_one_edit(ref.label, n) for n in flipped))
+            if not full and change.names:
                 check.extend(ref for ref in undefined if ref.label in change.names)
-            for ref in dict.fromkeys(check):
+            check = [ref for ref in dict.fromkeys(check)]
+            many = len(check) * len(defined) >= 200_000
+            if many and near is None:  # many names to look up: a deletion index, kept from now on
+                near = self.near[root] = NearMisses(defined)
+            lookup = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
+            for ref in check:
                 if ref.label in defined:
                     if ref in undefined:
                         undefined.discard(ref)
                         findings.set(("undefined", root, ref), [])
                     continue
-                if near is None:
-                    near = self.near[root] = NearMisses(defined)
                 undefined.add(ref)
-                findings.set(("undefined", root, ref), [(undefined_finding(index, ref, near), root)])
+                findings.set(("undefined", root, ref), [(undefined_finding(index, ref, lookup), root)])
             for name in names | placed if placed else names:
                 labels = defined.get(name, ())
                 findings.set(("duplicate", root, name), [(d, root) for d in duplicate_findings(index, name, labels)])

@@ -54,14 +54,10 @@ def research_settings(project_config, rounds: int | None = None, max_calls: int 
                       judges: int | None = None, threshold: int | None = None
                       ) -> tuple[ResearchConfig, SelectionSettings, list[str]]:
     raw = getattr(project_config, "raw", {}) or {}
-    section = raw.get("research", {})
     problems: list[str] = []
-    values: dict = {}
-    if not isinstance(section, dict):
-        section = {}
-    for key, value in section.items():  # colosseum.config reports the bad keys; their defaults stay
-        if key in KEYS and KEYS[key][0](value):
-            values[key] = value
+    from colosseum.config import valid_table
+
+    values = valid_table(project_config, "research")  # colosseum.config reported the bad keys; their defaults stay
     fields = {FIELDS[k]: (tuple(v) if isinstance(v, list) else v) for k, v in values.items() if k in FIELDS}
     for name, given in (("rounds", rounds), ("max_calls", max_calls), ("judges", judges), ("threshold", threshold)):
         if given is not None and not _positive_int(given):

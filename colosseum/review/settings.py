@@ -25,14 +25,10 @@ def review_config(project_config, max_calls: int | None = None, reviewers: int |
     """(config, problems): ``[review]`` over the defaults, the budget from ``[budget]
     max_calls`` unless ``max_calls`` is given, and ``reviewers``/``model`` overrides."""
     raw = getattr(project_config, "raw", {}) or {}
-    section = raw.get("review", {})
     problems: list[str] = []
-    values: dict = {}
-    if not isinstance(section, dict):
-        section = {}
-    for key, value in section.items():  # colosseum.config reports the bad keys; their defaults stay
-        if key in KEYS and KEYS[key][0](value):
-            values[key] = value
+    from colosseum.config import valid_table
+
+    values = valid_table(project_config, "review")  # colosseum.config reported the bad keys; their defaults stay
     config = replace(ReviewConfig(), **values)
     if max_calls is None:
         budget = raw.get("budget", {})

@@ -10,7 +10,8 @@ import sys
 from colosseum import __version__
 
 # subcommands that live in their own module: each has add_arguments(subparsers), which gives its
-# parser a default ``run(args) -> exit code``
+# parser a default ``run(args) -> exit code``. Building the parser imports all of them, so they
+# import their engine (asyncio, the model layer) inside ``run``: `colosseum check` starts fast.
 SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.solve_cli", "colosseum.review_cli", "colosseum.lean_cli", "colosseum.research_cli")
 
 

@@ -4,7 +4,6 @@ key, and the defaults stay in force: a typo never stops the index."""
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +56,8 @@ def load_config(project_dir: Path) -> ProjectConfig:
     config = ProjectConfig()
     if not path.is_file():
         return config
+    import tomllib  # here: most projects have no colosseum.toml, and a cold `check` pays for imports
+
     config.path = path
     try:
         text = path.read_text(encoding="utf-8")

@@ -10,7 +10,6 @@ when interrupted."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import re
 import sys
@@ -117,6 +116,8 @@ class _Line:
 
 
 def run_research_command(args) -> int:
+    import asyncio
+
     from colosseum.index import ProjectError, ProjectIndex
     from colosseum.research.draft import DraftDocument, DraftError
     from colosseum.research.settings import research_settings
@@ -199,8 +200,9 @@ def _dry_run(args, config, inner_config, reviewers: int, selection, models: dict
 
 
 async def _run(args, index, draft, config, inner_config, selection, models: dict, out: Path) -> int:
+    import asyncio
+
     from colosseum.catalog import load_catalog
-    from colosseum.index import ProjectIndex
     from colosseum.inner_loop.run_record import run_directory
     from colosseum.knowledge_cli import catalog_directory
     from colosseum.models import ProviderError

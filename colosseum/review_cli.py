@@ -8,7 +8,6 @@ call), 130 cancelled."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 
@@ -54,6 +53,8 @@ def _cost_line(usage, hits: int, counts: int, model: str, prices) -> str:
 
 
 def run_review(args) -> int:
+    import asyncio
+
     from colosseum.config import valid_table
     from colosseum.index import ProjectError, ProjectIndex
     from colosseum.models import ProviderError

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from colosseum.inner_loop.records import InnerLoopConfig
+if TYPE_CHECKING:
+    from colosseum.inner_loop.records import InnerLoopConfig
 
 
 def add_arguments(sub) -> None:
@@ -24,6 +25,7 @@ def inner_loop_config(project_config, max_calls: int | None = None) -> tuple[Inn
     """The inner loop's settings from ``[solve]`` and ``[budget]`` (``max_calls`` overrides the
     budget), and the ``[models]`` table: shared by every command that runs the inner loop."""
     from colosseum.config import valid_table
+    from colosseum.inner_loop.records import InnerLoopConfig
 
     solve, models, budget = (valid_table(project_config, t) for t in ("solve", "models", "budget"))
     leaves = int(solve.get("leaves", 16))
@@ -37,6 +39,8 @@ def inner_loop_config(project_config, max_calls: int | None = None) -> tuple[Inn
 
 
 def run_solve(args) -> int:
+    import asyncio
+
     from colosseum.catalog import load_catalog
     from colosseum.index import ProjectError, ProjectIndex
     from colosseum.inner_loop.context import obligation_context

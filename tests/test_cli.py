@@ -243,3 +243,14 @@ def test_console_entry_point(broken):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert "colosseum:" in proc.stderr
+
+
+def test_check_starts_without_the_model_layer(clean):
+    """`colosseum check` runs many times a day: building the parser must not import what only the
+    model-driven commands need (asyncio alone is a quarter of a cold check's start-up)."""
+    probe = ("import sys\nfrom colosseum.cli import main\ncode = main(['check', sys.argv[1]])\n"
+             "heavy = sorted(m for m in ('asyncio', 'ssl', 'anthropic', 'colosseum.models', 'colosseum.inner_loop', "
+             "'tomllib') if m in sys.modules)\nprint('HEAVY', heavy)\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(clean)], capture_output=True, text=True, timeout=60)
+    assert "HEAVY" in out.stdout, out.stderr
+    assert out.stdout.split("HEAVY", 1)[1].strip() == "[]"

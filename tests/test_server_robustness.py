@@ -326,6 +326,28 @@ async def test_incremental_and_full_changes(client: LanguageClient):
     assert hover is not None and "lem:alpha" in str(hover.contents)
 
 
+async def test_edits_below_a_form_feed_land_on_their_line(client: LanguageClient):
+    """A form feed (TeX's ^^L page break) or U+2028 does not end a line for the protocol: an
+    incremental edit below one is applied where the client means it (pygls's own document
+    splits lines there too, and put such an edit a line too low)."""
+    enc = client.encoding
+    path = client.project / "sections/a.tex"
+    text = path.read_text(encoding="utf-8").replace("\\section{First}", "% page\x0cbreak \u2028 here\n\\section{First}")
+    path.write_text(text, encoding="utf-8")
+    a = _open(client, "sections/a.tex")
+    await _ready(client, a)
+
+    mark = len(client.published)
+    rng = _find(text, "alpha", enc, after="Beta holds by \\cref{lem:")
+    version = _change(client, a, (rng, "alpah"))
+    text = _apply(text, [types.TextEdit(range=rng, new_text="alpah")], enc)
+    published = await _publication(client, a, mark, lambda p: p.version == version, f"diagnostics of version {version}")
+    assert [d.range for d in _undefined(published, "lem:alpah")] == [_find(text, "lem:alpah", enc)]
+
+    # the server holds the client's text: every reference but the broken one still resolves
+    assert [d.code for d in published.diagnostics] == ["colosseum/undefined-reference"]
+
+
 async def test_ranges_in_the_negotiated_position_encoding(client: LanguageClient):
     """On a line with non-ASCII text before the reference, edits and diagnostics use the position
     encoding the server announced in its capabilities (UTF-16, or UTF-8 for Neovim >= 0.10)."""

@@ -4,6 +4,7 @@
   client that offers UTF-8 first (Neovim 0.11) is answered in UTF-16 instead of silently
   getting ranges that are off on every line with an accent.
 - A request whose params do not fit its method gets an InvalidParams error, not silence.
+- Open documents split lines where the protocol does (documents.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from colosseum_lsp.documents import LspLineWorkspace
+
 log = logging.getLogger(__name__)
 
 
@@ -23,7 +26,11 @@ class ColosseumProtocol(LanguageServerProtocol):
         general = params.capabilities.general
         if general is not None and general.position_encodings:
             general.position_encodings = [types.PositionEncodingKind.Utf16]
-        return (yield from super().lsp_initialize(params))
+        result = yield from super().lsp_initialize(params)
+        # pygls made its workspace above; no document is open before `initialized`, so the
+        # workspace takes our document class from here on (same state, one method more)
+        self.workspace.__class__ = LspLineWorkspace
+        return result
 
     def structure_message(self, data):
         try:

@@ -18,10 +18,8 @@ Session, on a synthetic project of 50,000 lines in 200 files with 5,000 labels w
 2. Memory: VmRSS (and VmHWM, the peak) of the server process from ``/proc/PID/status``.
 3. N edits from ``synthetic.EditSequence(project, "chapters/ch100.tex", seed=7)``, each sent as
    one incremental ``textDocument/didChange`` (``edit.lsp_change()``, version + 1), timed to the
-   ``publishDiagnostics`` for that document carrying that version. The server debounces edits
-   (``DEBOUNCE_SECONDS`` in server/colosseum_lsp/context.py, read from the source): it waits that
-   long after the last edit before it starts working, so every raw figure contains it. Reported:
-   raw, and raw minus the debounce (the figure compared with the target). After each edit the
+   ``publishDiagnostics`` for that document carrying that version: the whole wait, nothing
+   subtracted (the server indexes an edit as soon as it arrives when it is idle). After each edit the
    client waits for the server's ``colosseum/status`` notification that ends the publication (so
    edits do not overlap) and checks: the undefined-reference diagnostics of the edited file are
    exactly the (line, label) pairs the generator's model predicts, and the project-wide count of
@@ -50,19 +48,10 @@ sys.path.insert(0, str(BENCH))
 import synthetic
 
 UNDEFINED_CODE = "colosseum/undefined-reference"
-CONTEXT_PY = REPO / "server" / "colosseum_lsp" / "context.py"
 
 
 class LspError(RuntimeError):
     pass
-
-
-def debounce_seconds() -> float:
-    """DEBOUNCE_SECONDS as written in the server's source (the harness does not import it)."""
-    m = re.search(r"^DEBOUNCE_SECONDS\s*=\s*([0-9.]+)", CONTEXT_PY.read_text(encoding="utf-8"), re.MULTILINE)
-    if not m:
-        raise LspError(f"DEBOUNCE_SECONDS not found in {CONTEXT_PY}")
-    return float(m.group(1))
 
 
 def proc_memory_mib(pid: int) -> dict:
@@ -303,8 +292,7 @@ async def _session(project: synthetic.SyntheticProject, root: Path, n_edits: int
     rel = project.big_file
     path = root / rel
     uri = path.as_uri()
-    debounce = debounce_seconds()
-    res: dict = {"command": cmd, "project": str(root), "file": rel, "debounce_s": debounce,
+    res: dict = {"command": cmd, "project": str(root), "file": rel,
                  "edit_seed": seed, "transport": "stdio, JSON-RPC framed by hand (asyncio subprocess pipes)"}
     with open(stderr_path, "wb") as err:
         proc = await asyncio.create_subprocess_exec(*cmd, cwd=str(root), env=env, stdin=asyncio.subprocess.PIPE,
@@ -389,7 +377,6 @@ async def _session(project: synthetic.SyntheticProject, root: Path, n_edits: int
                 mismatches.append({"edit": k, "what": edit.description, "got": got, "want": want,
                                    "project_total": total, "project_total_want": want_total})
         res["edit_raw_s"] = raw
-        res["edit_minus_debounce_s"] = [x - debounce for x in raw]
         res["edit_publication_done_s"] = batch  # to the status notification after the last file
         res["edit_server_cpu_s"] = cpu  # server CPU time per edit (clock ticks: 10 ms resolution)
         res["edit_kinds"] = kinds

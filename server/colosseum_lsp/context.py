@@ -15,7 +15,6 @@ from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
 from colosseum.structure import Label, Position, Reference
 
 log = logging.getLogger(__name__)
-DEBOUNCE_SECONDS = 0.12
 
 
 @dataclass
@@ -27,7 +26,6 @@ class Project:
     pending_texts: dict = field(default_factory=dict)  # path -> editor text (None: read the disk)
     pending_versions: dict = field(default_factory=dict)  # path -> document version of that text
     indexed_versions: dict = field(default_factory=dict)  # uri -> version the index has read
-    last_edit: float = 0.0
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
@@ -197,22 +195,18 @@ class ServerContext:
         return not self.workspace_roots  # a client that named no workspace: the file's own folder
 
     def schedule_update(self, path: Path, text: str | None, version: int | None = None) -> None:
-        """Debounced: edits to any file of a project are gathered and indexed in one go once the
-        author pauses; none is ever dropped."""
+        """An edit is indexed at once when the project is idle; the edits that arrive while it
+        indexes are gathered and indexed together right after. None is dropped, and none waits
+        on purpose: an edit costs milliseconds, so the author sees its findings as they type."""
         project = self.project_for(path)
         project.pending_texts[path] = text
         project.pending_versions[path] = version
-        project.last_edit = asyncio.get_running_loop().time()
         if project.pending is None or project.pending.done():
-            project.pending = self.spawn(self._update_later(project))
+            project.pending = self.spawn(self._update_soon(project))
 
-    async def _update_later(self, project: Project) -> None:
-        loop = asyncio.get_running_loop()
+    async def _update_soon(self, project: Project) -> None:
+        await asyncio.sleep(0)  # the rest of a burst already read from the wire joins this update
         while project.pending_texts:
-            quiet = loop.time() - project.last_edit
-            if quiet < DEBOUNCE_SECONDS:
-                await asyncio.sleep(DEBOUNCE_SECONDS - quiet)
-                continue
             index = await self.ensure_index(project)
             if index is None:
                 project.pending_texts.clear()

@@ -7,7 +7,8 @@
 // Checks: the commands are registered; initializationOptions; the palette commands send
 // workspace/executeCommand with [uri, label] / [uri] / []; the graph path is opened, also when the
 // command comes from a code lens (the server-id command); colosseum/status reaches the status
-// bar; a settings change sends workspace/didChangeConfiguration.
+// bar; a settings change sends workspace/didChangeConfiguration; the commands registered and the
+// settings read are the ones package.json contributes.
 "use strict";
 
 const assert = require("assert");
@@ -132,6 +133,7 @@ const settings = {
 };
 
 const registered = {};
+const settingsRead = new Set();
 const inputPrompts = [];
 const inputAnswers = [];
 const configurationListeners = [];
@@ -174,6 +176,7 @@ const vscode = partial("vscode", {
     getConfiguration: (section) => ({
       get: (key, def) => {
         const full = section === "colosseum" ? key : `${String(section).replace(/^colosseum\./, "")}.${key}`;
+        settingsRead.add(full);
         return full in settings ? settings[full] : def;
       },
       has: () => false,
@@ -280,6 +283,15 @@ async function main() {
   ]) {
     assert.ok(registered[id], `command ${id} registered`);
   }
+  // What package.json contributes matches what the code registers and reads.
+  const manifest = JSON.parse(fs.readFileSync(path.join(HERE, "..", "package.json"), "utf8"));
+  const contributed = manifest.contributes.commands.map((c) => c.command).sort();
+  const ours = Object.keys(registered).filter((id) => id.startsWith("colosseum-latex.")).sort();
+  assert.deepStrictEqual(ours, contributed, "registered commands = contributed commands");
+  for (const [menu, items] of Object.entries(manifest.contributes.menus)) {
+    for (const item of items) assert.ok(contributed.includes(item.command), `${menu}: ${item.command} contributed`);
+  }
+  const declared = Object.keys(manifest.contributes.configuration.properties);
   // vscode-languageclient registers the server's commands (for code lenses) under their ids.
   assert.ok(registered["colosseum.showDependencyGraph"], "server command registered by the client");
 
@@ -342,6 +354,11 @@ async function main() {
   assert.deepStrictEqual(change.params.settings, {
     colosseum: { model: "model-2", budget: { max_calls: 7, max_usd: 1.25 }, labelReferenceCommands: ["lemref"] },
   });
+
+  for (const key of settingsRead) {
+    assert.ok(declared.includes(`colosseum.${key}`), `setting colosseum.${key} declared in package.json`);
+  }
+  assert.ok(settingsRead.has("server.command") && settingsRead.has("model"), "settings read");
 
   const errors = shown.filter(([kind]) => kind === "error");
   assert.deepStrictEqual(errors, [], "no error shown");

@@ -158,6 +158,11 @@ local function run()
   vim.fn.delete(project .. "/chapters/colosseum.toml")
   write(project .. "/nested/magic.tex", { "% !TEX root = ../main.tex", "x" })
   eq(colosseum.find_root(project .. "/nested/magic.tex"), project, "root: % !TEX root")
+  local repo = vim.fn.tempname()
+  vim.fn.mkdir(repo .. "/.git", "p")
+  write(repo .. "/notes/a.tex", { [[No preamble here.]] })
+  eq(colosseum.find_root(repo .. "/notes/a.tex"), repo, "root: fallback marker .git")
+  vim.fn.delete(repo, "rf")
 
   -- Setup and attach ---------------------------------------------------------------------------
   colosseum.setup({
@@ -209,6 +214,23 @@ local function run()
   end, 50), "colosseum/status notification handled")
   eq(colosseum.status.state, "ready", "status state")
   check(colosseum.statusline():match("Colosseum: %d+ open") ~= nil, "statusline: " .. colosseum.statusline())
+  local status_events = 0
+  vim.api.nvim_create_autocmd("User", {
+    pattern = "ColosseumStatus",
+    callback = function()
+      status_events = status_events + 1
+    end,
+  })
+  local status_handler = colosseum.get_client(bufnr).handlers["colosseum/status"]
+  check(status_handler ~= nil, "the client handles colosseum/status")
+  if status_handler then
+    local obligations = colosseum.status.obligations
+    status_handler(nil, { state = "indexing" }, {})
+    eq(colosseum.statusline(), "Colosseum: indexing", "statusline while indexing")
+    eq(colosseum.status.obligations, obligations, "a status update keeps the fields it does not carry")
+    check(status_events == 1, "User ColosseumStatus fires on a status notification")
+    status_handler(nil, { state = "ready" }, {})
+  end
   check(vim.wait(10000, function()
     return #vim.diagnostic.get(bufnr) > 0
   end, 50), "diagnostics shown")
@@ -229,6 +251,28 @@ local function run()
   vim.cmd("ColosseumSolve")
   e = executed("colosseum.solveObligation", 3)
   eq(e and e.params.arguments, { uri, "thm:b" }, ":ColosseumSolve inside a claim")
+
+  -- No label under the cursor and none given: a warning, nothing sent.
+  local messages = {}
+  local real_notify = vim.notify
+  vim.notify = function(msg, level)
+    table.insert(messages, { msg = msg, level = level })
+  end
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd("ColosseumSolve")
+  vim.cmd("ColosseumReviewClaim")
+  vim.notify = real_notify
+  eq(messages[1], { msg = "Colosseum: no label under the cursor; give one: :ColosseumSolve <label>", level = vim.log.levels.WARN },
+    ":ColosseumSolve without a label warns")
+  eq(messages[2], { msg = "Colosseum: no label under the cursor; give one as the argument", level = vim.log.levels.WARN },
+    ":ColosseumReviewClaim without a label warns")
+  vim.wait(300)
+  check(#executed_all("colosseum.solveObligation") == 3, "no solveObligation without a label")
+  check(#executed_all("colosseum.reviewClaim") == 0, "no reviewClaim without a label")
+
+  -- Label arguments complete from the buffer's \label commands.
+  eq(vim.fn.getcompletion("ColosseumSolve ", "cmdline"), { "lem:a", "thm:b" }, "label completion")
+  eq(vim.fn.getcompletion("ColosseumExplore th", "cmdline"), { "thm:b" }, "label completion by prefix")
 
   vim.cmd("ColosseumReview")
   e = executed("colosseum.globalReview")

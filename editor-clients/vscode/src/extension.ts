@@ -13,47 +13,30 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
-  ServerOptions,
   State,
   Trace,
 } from "vscode-languageclient/node";
 
+import { errorText } from "./errors";
 import { allLabels, DEFAULT_LABEL_COMMANDS, labelAt } from "./labels";
+import { SERVER_COMMANDS, STATUS_NOTIFICATION, StatusParams } from "./protocol";
 import { withRetractReason } from "./retract";
+import {
+  configuredCommandLine,
+  labelDefinitionCommands,
+  labelReferenceCommands,
+  serverOptions,
+  serverSettings,
+  SETTINGS_SECTION,
+  traceSetting,
+} from "./settings";
 
 const CLIENT_ID = "colosseum";
 const CLIENT_NAME = "Colosseum";
 
-/** Server-side command ids (workspace/executeCommand). */
-export const SERVER_COMMANDS = {
-  solveObligation: "colosseum.solveObligation",
-  globalReview: "colosseum.globalReview",
-  showDependencyGraph: "colosseum.showDependencyGraph",
-  reindex: "colosseum.reindex",
-  reviewClaim: "colosseum.reviewClaim",
-  exploreStrategies: "colosseum.exploreStrategies",
-  checkLean: "colosseum.checkLean",
-} as const;
-
 // VS Code's language id of .tex/.ltx files (built in, and LaTeX Workshop's). Packages and classes
 // (.sty/.cls, language id "tex") are read by the server from disk, not sent as documents.
 const LATEX_LANGUAGES = ["latex"];
-
-/** Payload of the server's `colosseum/status` notification. */
-interface StatusParams {
-  obligations?: number;
-  state?: "indexing" | "ready" | string;
-  message?: string;
-}
-
-/** Shape of the initializationOptions and of `settings.colosseum` in didChangeConfiguration. */
-export interface ServerSettings {
-  model?: string;
-  budget?: { max_calls?: number; max_usd?: number };
-  labelDefinitionCommands?: string[];
-  labelReferenceCommands?: string[];
-  reviewOnSave?: boolean;
-}
 
 let client: LanguageClient | undefined;
 let outputChannel: vscode.OutputChannel;
@@ -102,58 +85,6 @@ export async function deactivate(): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // Client life cycle
-
-function serverOptions(): ServerOptions {
-  const config = vscode.workspace.getConfiguration("colosseum");
-  const commandLine = config.get<string[]>("server.command", ["colosseum", "serve"]);
-  const [command, ...args] = commandLine.length > 0 ? commandLine : ["colosseum", "serve"];
-  const extraEnv = config.get<Record<string, string>>("server.env", {}) ?? {};
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [key, value] of Object.entries(extraEnv)) {
-    env[key] = String(value);
-  }
-  const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  // No `transport` on purpose: with TransportKind.stdio vscode-languageclient appends `--stdio` to
-  // the arguments; without it, it talks over the process's stdin/stdout all the same.
-  return {
-    command,
-    args,
-    options: { env, ...(cwd ? { cwd } : {}) },
-  };
-}
-
-/** Settings in the shape the server expects; unset values are left out (server default). */
-export function serverSettings(): ServerSettings {
-  const config = vscode.workspace.getConfiguration("colosseum");
-  const settings: ServerSettings = {};
-  const model = config.get<string>("model");
-  if (model) {
-    settings.model = model;
-  }
-  const maxCalls = config.get<number | null>("budget.maxCalls");
-  const maxUsd = config.get<number | null>("budget.maxUsd");
-  if (typeof maxCalls === "number" || typeof maxUsd === "number") {
-    settings.budget = {};
-    if (typeof maxCalls === "number") {
-      settings.budget.max_calls = Math.floor(maxCalls);
-    }
-    if (typeof maxUsd === "number") {
-      settings.budget.max_usd = maxUsd;
-    }
-  }
-  const defs = config.get<string[]>("labelDefinitionCommands") ?? [];
-  if (defs.length > 0) {
-    settings.labelDefinitionCommands = defs;
-  }
-  const refs = config.get<string[]>("labelReferenceCommands") ?? [];
-  if (refs.length > 0) {
-    settings.labelReferenceCommands = refs;
-  }
-  if (config.get<boolean>("reviewOnSave")) {
-    settings.reviewOnSave = true;
-  }
-  return settings;
-}
 
 function clientOptions(): LanguageClientOptions {
   const watchers = [
@@ -204,7 +135,7 @@ function clientOptions(): LanguageClientOptions {
             return result;
           }
           return params.items.map((item, i) =>
-            item.section === "colosseum" ? serverSettings() : result[i],
+            item.section === SETTINGS_SECTION ? serverSettings() : result[i],
           );
         },
       },
@@ -218,7 +149,7 @@ async function startClient(): Promise<void> {
   const newClient = new LanguageClient(CLIENT_ID, CLIENT_NAME, options, clientOptions());
   client = newClient;
   newClient.onDidChangeState(() => renderStatus());
-  newClient.onNotification("colosseum/status", (params: StatusParams) => {
+  newClient.onNotification(STATUS_NOTIFICATION, (params: StatusParams) => {
     serverStatus = { ...serverStatus, ...params };
     renderStatus();
   });
@@ -227,10 +158,7 @@ async function startClient(): Promise<void> {
     await newClient.start();
   } catch (err) {
     renderStatus();
-    const commandLine = vscode.workspace
-      .getConfiguration("colosseum")
-      .get<string[]>("server.command", ["colosseum", "serve"])
-      .join(" ");
+    const commandLine = configuredCommandLine().join(" ");
     const choice = await vscode.window.showErrorMessage(
       `Colosseum: could not start the language server (\`${commandLine}\`): ${errorText(err)}`,
       "Open Settings",
@@ -268,7 +196,7 @@ async function restartServer(): Promise<void> {
 }
 
 async function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): Promise<void> {
-  if (!event.affectsConfiguration("colosseum")) {
+  if (!event.affectsConfiguration(SETTINGS_SECTION)) {
     return;
   }
   if (event.affectsConfiguration("colosseum.server")) {
@@ -279,8 +207,7 @@ async function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): P
     return;
   }
   if (event.affectsConfiguration("colosseum.trace.server")) {
-    const trace = vscode.workspace.getConfiguration("colosseum").get<string>("trace.server", "off");
-    await client.setTrace(Trace.fromString(trace));
+    await client.setTrace(Trace.fromString(traceSetting()));
   }
   await client.sendNotification(DidChangeConfigurationNotification.type, {
     settings: { colosseum: serverSettings() },
@@ -543,12 +470,7 @@ async function labelForEditor(editor: vscode.TextEditor): Promise<string | undef
   for (let i = 0; i < document.lineCount; i++) {
     lines.push(document.lineAt(i).text);
   }
-  const config = vscode.workspace.getConfiguration("colosseum");
-  const commands = [
-    ...DEFAULT_LABEL_COMMANDS,
-    ...(config.get<string[]>("labelDefinitionCommands") ?? []),
-    ...(config.get<string[]>("labelReferenceCommands") ?? []),
-  ];
+  const commands = [...DEFAULT_LABEL_COMMANDS, ...labelDefinitionCommands(), ...labelReferenceCommands()];
   const found = labelAt(lines, selection.active.line, selection.active.character, commands);
   if (found) {
     return found;
@@ -604,11 +526,4 @@ function renderStatus(): void {
   } else {
     statusBar.hide();
   }
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof Error) {
-    return err.message;
-  }
-  return String(err);
 }

@@ -18,13 +18,12 @@ import {
 } from "vscode-languageclient/node";
 
 import { errorText } from "./errors";
-import { allLabels, DEFAULT_LABEL_COMMANDS, labelAt } from "./labels";
+import { activeLatexEditor, LATEX_LANGUAGES, labelForEditor } from "./editor";
 import { SERVER_COMMANDS, STATUS_NOTIFICATION, StatusParams } from "./protocol";
 import { withRetractReason } from "./retract";
+import { StatusBar } from "./status";
 import {
   configuredCommandLine,
-  labelDefinitionCommands,
-  labelReferenceCommands,
   serverOptions,
   serverSettings,
   SETTINGS_SECTION,
@@ -34,22 +33,15 @@ import {
 const CLIENT_ID = "colosseum";
 const CLIENT_NAME = "Colosseum";
 
-// VS Code's language id of .tex/.ltx files (built in, and LaTeX Workshop's). Packages and classes
-// (.sty/.cls, language id "tex") are read by the server from disk, not sent as documents.
-const LATEX_LANGUAGES = ["latex"];
-
 let client: LanguageClient | undefined;
 let outputChannel: vscode.OutputChannel;
-let statusBar: vscode.StatusBarItem;
-let serverStatus: StatusParams = {};
 /** Disposed with the client (file watchers). */
 let clientDisposables: vscode.Disposable[] = [];
+let statusBar: StatusBar | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   outputChannel = vscode.window.createOutputChannel(CLIENT_NAME);
-  statusBar = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
-  statusBar.name = "Colosseum";
-  statusBar.command = "colosseum-latex.showOutput";
+  statusBar = new StatusBar("colosseum-latex.showOutput");
   context.subscriptions.push(outputChannel, statusBar);
 
   context.subscriptions.push(
@@ -144,13 +136,13 @@ function clientOptions(): LanguageClientOptions {
 }
 
 async function startClient(): Promise<void> {
-  serverStatus = {};
+  statusBar?.reset();
   const options = serverOptions();
   const newClient = new LanguageClient(CLIENT_ID, CLIENT_NAME, options, clientOptions());
   client = newClient;
   newClient.onDidChangeState(() => renderStatus());
   newClient.onNotification(STATUS_NOTIFICATION, (params: StatusParams) => {
-    serverStatus = { ...serverStatus, ...params };
+    statusBar?.update(params);
     renderStatus();
   });
   renderStatus();
@@ -447,83 +439,6 @@ function isRunning(c: LanguageClient | undefined): c is LanguageClient {
   return c !== undefined && c.state === State.Running;
 }
 
-function activeLatexEditor(): vscode.TextEditor | undefined {
-  const editor = vscode.window.activeTextEditor;
-  if (!editor || !LATEX_LANGUAGES.includes(editor.document.languageId)) {
-    void vscode.window.showWarningMessage("Colosseum: open a LaTeX file first.");
-    return undefined;
-  }
-  return editor;
-}
-
-/** The selection, else the label under the cursor, else the user's pick among the file's labels. */
-async function labelForEditor(editor: vscode.TextEditor): Promise<string | undefined> {
-  const document = editor.document;
-  const selection = editor.selection;
-  if (!selection.isEmpty && selection.isSingleLine) {
-    const text = document.getText(selection).trim();
-    if (/^[^\s{}\\]+$/.test(text)) {
-      return text;
-    }
-  }
-  const lines: string[] = [];
-  for (let i = 0; i < document.lineCount; i++) {
-    lines.push(document.lineAt(i).text);
-  }
-  const commands = [...DEFAULT_LABEL_COMMANDS, ...labelDefinitionCommands(), ...labelReferenceCommands()];
-  const found = labelAt(lines, selection.active.line, selection.active.character, commands);
-  if (found) {
-    return found;
-  }
-  const labels = allLabels(lines);
-  if (labels.length > 0) {
-    return vscode.window.showQuickPick(labels, {
-      title: "Colosseum: Solve obligation",
-      placeHolder: "Label of the claim whose obligation to solve",
-    });
-  }
-  return vscode.window.showInputBox({
-    title: "Colosseum: Solve obligation",
-    prompt: "Label of the claim whose obligation to solve",
-  });
-}
-
 function renderStatus(): void {
-  if (!statusBar) {
-    return;
-  }
-  const editor = vscode.window.activeTextEditor;
-  const onLatex = editor !== undefined && LATEX_LANGUAGES.includes(editor.document.languageId);
-  if (!client) {
-    statusBar.text = "$(circle-slash) Colosseum";
-    statusBar.tooltip = "Colosseum language server: stopped";
-    statusBar.backgroundColor = undefined;
-  } else if (client.state === State.Starting) {
-    statusBar.text = "$(sync~spin) Colosseum: starting";
-    statusBar.tooltip = "Colosseum language server: starting";
-    statusBar.backgroundColor = undefined;
-  } else if (client.state === State.Stopped) {
-    statusBar.text = "$(error) Colosseum: stopped";
-    statusBar.tooltip = "Colosseum language server: stopped (see the output)";
-    statusBar.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
-  } else if (serverStatus.state === "indexing") {
-    statusBar.text = "$(sync~spin) Colosseum: indexing";
-    statusBar.tooltip = "Colosseum language server: indexing the project";
-    statusBar.backgroundColor = undefined;
-  } else {
-    const n = serverStatus.obligations;
-    statusBar.text =
-      typeof n === "number"
-        ? `$(checklist) Colosseum: ${n} open obligation${n === 1 ? "" : "s"}`
-        : "$(check) Colosseum";
-    statusBar.tooltip =
-      `Colosseum language server: ${serverStatus.state ?? "running"}` +
-      (serverStatus.message ? `\n${serverStatus.message}` : "");
-    statusBar.backgroundColor = undefined;
-  }
-  if (onLatex || (client !== undefined && client.state !== State.Running)) {
-    statusBar.show();
-  } else {
-    statusBar.hide();
-  }
+  statusBar?.render(client?.state);
 }

@@ -5,8 +5,6 @@
 // workspace/executeCommand commands in the command palette, opens the dependency graph HTML the
 // server writes, and shows the server's state and open-obligation count in the status bar.
 
-import * as fs from "fs";
-import * as path from "path";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -19,6 +17,7 @@ import {
 
 import { errorText } from "./errors";
 import { activeLatexEditor, LATEX_LANGUAGES, labelForEditor } from "./editor";
+import { handleCommandResult } from "./results";
 import { SERVER_COMMANDS, STATUS_NOTIFICATION, StatusParams } from "./protocol";
 import { withRetractReason } from "./retract";
 import { StatusBar } from "./status";
@@ -115,7 +114,7 @@ function clientOptions(): LanguageClientOptions {
         }
         args = sent;
         const result = await next(command, args);
-        await handleCommandResult(command, result);
+        await handleCommandResult(command, result, outputChannel);
         return result;
       },
       workspace: {
@@ -274,7 +273,7 @@ async function runServerCommand(command: string, args: unknown[], busy: string):
       command,
       arguments: args,
     });
-    await handleCommandResult(command, result);
+    await handleCommandResult(command, result, outputChannel);
     return result;
   } catch (err) {
     void vscode.window.showErrorMessage(`Colosseum: ${command} failed: ${errorText(err)}`);
@@ -282,118 +281,6 @@ async function runServerCommand(command: string, args: unknown[], busy: string):
   } finally {
     busyMessage.dispose();
   }
-}
-
-/** What to do with a command's result: open the graph, or show the server's message. */
-async function handleCommandResult(command: string, result: unknown): Promise<void> {
-  if (command === SERVER_COMMANDS.showDependencyGraph) {
-    const file = graphPath(result);
-    if (file) {
-      await openGraph(file);
-    } else if (result !== null && result !== undefined) {
-      void vscode.window.showWarningMessage(
-        `Colosseum: the server returned no graph path (${JSON.stringify(result)}).`,
-      );
-    }
-    return;
-  }
-  const message = resultMessage(result);
-  if (message) {
-    void vscode.window.showInformationMessage(`Colosseum: ${message}`);
-  } else if (command === SERVER_COMMANDS.reindex) {
-    vscode.window.setStatusBarMessage(`Colosseum: re-indexed${countsText(result)}`, 5000);
-  }
-}
-
-/** " (12 files, 30 claims)" from a result such as {"files": 12, "claims": 30}, else "". */
-function countsText(result: unknown): string {
-  if (!result || typeof result !== "object") {
-    return "";
-  }
-  const record = result as Record<string, unknown>;
-  const parts = ["files", "claims", "sections"]
-    .filter((key) => typeof record[key] === "number")
-    .map((key) => `${record[key] as number} ${key}`);
-  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
-}
-
-function graphPath(result: unknown): string | undefined {
-  if (typeof result === "string") {
-    return result.startsWith("file:") ? vscode.Uri.parse(result).fsPath : result;
-  }
-  if (result && typeof result === "object") {
-    const record = result as Record<string, unknown>;
-    if (typeof record.path === "string") {
-      return record.path;
-    }
-    if (typeof record.uri === "string") {
-      return vscode.Uri.parse(record.uri).fsPath;
-    }
-  }
-  return undefined;
-}
-
-function resultMessage(result: unknown): string | undefined {
-  if (typeof result === "string" && result.trim().length > 0) {
-    return result;
-  }
-  if (result && typeof result === "object") {
-    const record = result as Record<string, unknown>;
-    for (const key of ["message", "summary", "status"]) {
-      if (typeof record[key] === "string" && (record[key] as string).length > 0) {
-        return record[key] as string;
-      }
-    }
-  }
-  return undefined;
-}
-
-async function openGraph(file: string): Promise<void> {
-  outputChannel.appendLine(`Colosseum: dependency graph written to ${file}`);
-  const uri = vscode.Uri.file(file);
-  const isRemote = vscode.env.remoteName !== undefined;
-  let opened = false;
-  if (!isRemote) {
-    try {
-      opened = await vscode.env.openExternal(uri);
-    } catch {
-      opened = false;
-    }
-  }
-  if (!opened) {
-    showGraphInWebview(file);
-    return;
-  }
-  const choice = await vscode.window.showInformationMessage(
-    `Colosseum: dependency graph opened in the browser (${file}).`,
-    "Open in VS Code",
-    "Copy Path",
-  );
-  if (choice === "Open in VS Code") {
-    showGraphInWebview(file);
-  } else if (choice === "Copy Path") {
-    await vscode.env.clipboard.writeText(file);
-  }
-}
-
-function showGraphInWebview(file: string): void {
-  let html: string;
-  try {
-    html = fs.readFileSync(file, "utf8");
-  } catch (err) {
-    void vscode.window.showErrorMessage(
-      `Colosseum: cannot read the dependency graph ${file}: ${errorText(err)}`,
-    );
-    return;
-  }
-  const dir = vscode.Uri.file(path.dirname(file));
-  const panel = vscode.window.createWebviewPanel(
-    "colosseumDependencyGraph",
-    "Colosseum: dependency graph",
-    vscode.ViewColumn.Beside,
-    { enableScripts: true, localResourceRoots: [dir], retainContextWhenHidden: true },
-  );
-  panel.webview.html = html;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,50 @@
+// What the language client does to the messages that pass through it: a retraction asks for its
+// reason before it is sent, every command's result is handled like a palette command's, and a
+// server that pulls its settings gets the same object as its initializationOptions.
+
+import * as vscode from "vscode";
+import { Middleware } from "vscode-languageclient/node";
+
+import { handleCommandResult } from "./results";
+import { withRetractReason } from "./retract";
+import { serverSettings, SETTINGS_SECTION } from "./settings";
+
+export function clientMiddleware(output: vscode.OutputChannel): Middleware {
+  return {
+    // Commands the server advertises are registered by vscode-languageclient under their
+    // server ids (used by code lenses and code actions); their results get the same
+    // treatment as the palette commands'.
+    executeCommand: async (command, args, next) => {
+      // LSP has no text prompt: the reason for a retraction is asked here, then sent along
+      const sent = await withRetractReason(command, args, askRetractReason);
+      if (sent === undefined) {
+        return undefined; // dismissed: nothing is retracted
+      }
+      const result = await next(command, sent);
+      await handleCommandResult(command, result, output);
+      return result;
+    },
+    workspace: {
+      // A server that pulls `workspace/configuration` for section "colosseum" gets the same
+      // object as the initializationOptions.
+      configuration: async (params, token, next) => {
+        const result = await next(params, token);
+        if (!Array.isArray(result)) {
+          return result;
+        }
+        return params.items.map((item, i) => (item.section === SETTINGS_SECTION ? serverSettings() : result[i]));
+      },
+    },
+  };
+}
+
+function askRetractReason(entryId: string): Promise<string | undefined> {
+  return Promise.resolve(
+    vscode.window.showInputBox({
+      title: `Retract catalog entry ${entryId}`,
+      prompt: "Why is it retracted? (kept in the entry; what depends on it turns suspect)",
+      ignoreFocusOut: true,
+      validateInput: (value) => (value.trim() === "" ? "A retraction needs a reason." : undefined),
+    }),
+  );
+}

@@ -21,7 +21,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from colosseum.file_analysis import FileAnalysis, analyse, has_content
-from colosseum.latex_scanner import Event, ScanResult
+from colosseum.latex_events import Event, ScanResult
 from colosseum.source_text import Anchor, LineIndex
 
 SPREAD = 7  # about one top-level theorem-like environment in SPREAD starts a chunk

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from dataclasses import dataclass, field
 
-from colosseum.latex_scanner import Event
+from colosseum.latex_events import Event
 from colosseum.source_text import LineIndex
 
 INCOMING = -1  # "the claim / section in effect where this file is included"

@@ -16,7 +16,8 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate, chain
 from operator import attrgetter
 
-from colosseum.latex_scanner import Event, ScanResult, _is_structural, new_scanner
+from colosseum.latex_events import Event, ScanResult, _is_structural
+from colosseum.latex_scanner import new_scanner
 from colosseum.macros import MacroTable
 
 _START, _END = attrgetter("start"), attrgetter("end")

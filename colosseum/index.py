@@ -17,7 +17,8 @@ from colosseum.config import ProjectConfig, load_config
 from colosseum.diagnostic_state import DiagnosticState
 from colosseum.file_analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
 from colosseum.incremental_scan import rescan
-from colosseum.latex_scanner import ScanResult, scan
+from colosseum.latex_events import ScanResult
+from colosseum.latex_scanner import scan
 from colosseum.link_state import LinkChange, LinkState
 from colosseum.linker import Linker, RootResult, Visit
 from colosseum.macros import MacroTable

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from colosseum.latex_scanner import Event
+from colosseum.latex_events import Event
 from colosseum.linker import Visit
 from colosseum.macros import MacroTable
 from colosseum.project_files import is_within, resolve_include

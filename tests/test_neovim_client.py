@@ -2,7 +2,8 @@
 
 - the plugin loads with `-u NONE` (what Debian bookworm's Neovim 0.7.2 can do);
 - its commands, settings and status handling against a stand-in server
-  (editor-clients/testing/fake_server.py, no model, no real index);
+  (editor-clients/testing/fake_server.py, no model, no real index), and a setup() run after
+  the buffer is loaded still starting the server for it;
 - the end-to-end harness (tests/neovim/e2e_spec.lua) against that stand-in;
 - end to end against the real server, `python -m colosseum serve`, on example-project/main.tex:
   a `colosseum/...` diagnostic arrives and go-to-definition from a `\\cref`/`\\ref` lands on the
@@ -115,6 +116,45 @@ def test_plugin_loads_headless(tmp_path):
     )
     assert code == 0, f"stdout:\n{out}\nstderr:\n{err}"
     assert "Error" not in err and "E5108" not in err, err
+
+
+def test_setup_attaches_buffers_opened_before_it(tmp_path):
+    """`nvim paper/main.tex -c "lua require('colosseum').setup{...}"`: the buffer is already loaded
+    when setup() runs, and the server still starts for it, rooted at the paper."""
+    project = tmp_path / "paper"
+    project.mkdir()
+    (project / "colosseum.toml").write_text("")
+    main = project / "main.tex"
+    main.write_text("\\documentclass{article}\n\\begin{document}\nText.\n\\end{document}\n")
+    attached = (
+        "lua local c = require('colosseum');"
+        " local ok = vim.wait(15000, function() return c.get_client(0) ~= nil end, 50);"
+        " if not ok then vim.cmd('cquit 3') end;"
+        " local root = c.get_client(0).config.root_dir;"
+        " if vim.loop.fs_realpath(root) ~= vim.loop.fs_realpath(vim.env.PAPER) then"
+        "   io.stderr:write('root: ' .. tostring(root) .. '\\n'); vim.cmd('cquit 4') end"
+    )
+    code, out, err = run_nvim(
+        [
+            "--headless",
+            "-u",
+            "NONE",
+            "--cmd",
+            f"set rtp+={PLUGIN}",
+            "--cmd",
+            "let g:tex_flavor = 'latex' | filetype on",
+            str(main),
+            "-c",
+            f"lua require('colosseum').setup{{ cmd = {{ vim.env.PYTHON, [[{FAKE_SERVER}]] }} }}",
+            "-c",
+            attached,
+            "-c",
+            "qall!",
+        ],
+        nvim_env(tmp_path, PAPER=str(project)),
+        timeout=60,
+    )
+    assert code == 0, f"exit {code} (3: no client attached, 4: wrong root)\nstderr:\n{err}\n{lsp_log(tmp_path)}"
 
 
 def test_client_against_fake_server(tmp_path):

@@ -7,7 +7,8 @@
 // Checks: the commands are registered; initializationOptions; the palette commands send
 // workspace/executeCommand with [uri, label] / [uri] / []; the graph path is opened, also when the
 // command comes from a code lens (the server-id command); colosseum/status reaches the status
-// bar; a settings change sends workspace/didChangeConfiguration; the commands registered and the
+// bar; a settings change sends workspace/didChangeConfiguration (and turns tracing on), a
+// restart or a server setting change starts a new server; the commands registered and the
 // settings read are the ones package.json contributes.
 "use strict";
 
@@ -134,6 +135,7 @@ const settings = {
 
 const registered = {};
 const settingsRead = new Set();
+const outputText = [];
 const inputPrompts = [];
 const inputAnswers = [];
 const configurationListeners = [];
@@ -195,8 +197,11 @@ const vscode = partial("vscode", {
     visibleTextEditors: [editor],
     createOutputChannel: (name) => ({
       name,
-      append() {},
-      appendLine: (s) => process.env.VERBOSE && console.log("[output]", s),
+      append: (s) => void outputText.push(s),
+      appendLine: (s) => {
+        outputText.push(s);
+        if (process.env.VERBOSE) console.log("[output]", s);
+      },
       clear() {},
       replace() {},
       show() {},
@@ -354,6 +359,32 @@ async function main() {
   assert.deepStrictEqual(change.params.settings, {
     colosseum: { model: "model-2", budget: { max_calls: 7, max_usd: 1.25 }, labelReferenceCommands: ["lemref"] },
   });
+
+  // Tracing turned on: the messages to the server are traced in the output.
+  const traced = () => outputText.some((s) => /Sending request 'workspace\/executeCommand/.test(s));
+  assert.ok(!traced(), "no trace before it is turned on");
+  settings["trace.server"] = "messages";
+  for (const listener of configurationListeners) {
+    await listener({ affectsConfiguration: (s) => s === "colosseum" || s === "colosseum.trace.server" });
+  }
+  await registered["colosseum-latex.reindex"]();
+  assert.ok(traced(), "requests traced after trace.server = messages");
+  settings["trace.server"] = "off";
+
+  // Restart from the palette, and after a change of the server settings: a new server each time.
+  const initializes = () => requests().filter((r) => r.method === "initialize").length;
+  await registered["colosseum-latex.restartServer"]();
+  assert.strictEqual(initializes(), 2, "restart starts a new server");
+  for (const listener of configurationListeners) {
+    await listener({ affectsConfiguration: (s) => s === "colosseum" || s === "colosseum.server" });
+  }
+  assert.strictEqual(initializes(), 3, "a server setting change restarts the server");
+  await registered["colosseum-latex.reindex"]();
+  assert.strictEqual(executed("colosseum.reindex").length, 3, "commands reach the restarted server");
+  assert.ok(
+    await waitFor(() => /Colosseum: \d+ open obligations?/.test(statusItem.text)),
+    `status bar after the restart: ${statusItem.text}`,
+  );
 
   for (const key of settingsRead) {
     assert.ok(declared.includes(`colosseum.${key}`), `setting colosseum.${key} declared in package.json`);

@@ -230,66 +230,40 @@ local function complete_labels(arg_lead)
   return found
 end
 
--- `label`: the command takes an optional label, completed from the buffer's \label commands.
+-- `run`: the function of this module the command calls; `label`: it takes an optional label,
+-- completed from the buffer's \label commands; `bang`: it takes a ! (passed on as a flag).
 local USER_COMMANDS = {
-  {
-    name = "ColosseumSolve",
-    label = true,
-    run = function(opts)
-      commands.solve(opts.args)
-    end,
-    desc = "solve the obligation of the label under the cursor (or given)",
-  },
-  {
-    name = "ColosseumReview",
-    run = function()
-      commands.review()
-    end,
-    desc = "global review of the paper",
-  },
-  {
-    name = "ColosseumReviewClaim",
-    label = true,
-    run = function(opts)
-      commands.review_claim(opts.args)
-    end,
-    desc = "local review of the claim under the cursor",
-  },
-  {
-    name = "ColosseumExplore",
-    label = true,
-    bang = true,
-    run = function(opts)
-      commands.explore(opts.args, opts.bang)
-    end,
-    desc = "explore strategies for a theorem (with !, the whole research pipeline)",
-  },
-  {
-    name = "ColosseumLean",
-    run = function()
-      commands.check_lean()
-    end,
-    desc = "check the Lean declarations and inline Lean",
-  },
-  {
-    name = "ColosseumGraph",
-    run = function()
-      commands.graph()
-    end,
-    desc = "open the dependency graph",
-  },
-  {
-    name = "ColosseumReindex",
-    run = function()
-      commands.reindex()
-    end,
-    desc = "re-index the project",
-  },
+  { name = "ColosseumSolve", run = "solve", label = true,
+    desc = "solve the obligation of the label under the cursor (or given)" },
+  { name = "ColosseumReview", run = "review", desc = "global review of the paper" },
+  { name = "ColosseumReviewClaim", run = "review_claim", label = true,
+    desc = "local review of the claim under the cursor" },
+  { name = "ColosseumExplore", run = "explore", label = true, bang = true,
+    desc = "explore strategies for a theorem (with !, the whole research pipeline)" },
+  { name = "ColosseumLean", run = "check_lean", desc = "check the Lean declarations and inline Lean" },
+  { name = "ColosseumGraph", run = "graph", desc = "open the dependency graph" },
+  { name = "ColosseumReindex", run = "reindex", desc = "re-index the project" },
 }
+
+local function user_command_callback(spec)
+  local run = commands[spec.run]
+  if spec.bang then
+    return function(opts)
+      run(opts.args, opts.bang)
+    end
+  elseif spec.label then
+    return function(opts)
+      run(opts.args)
+    end
+  end
+  return function()
+    run()
+  end
+end
 
 function commands.create_user_commands()
   for _, spec in ipairs(USER_COMMANDS) do
-    vim.api.nvim_create_user_command(spec.name, spec.run, {
+    vim.api.nvim_create_user_command(spec.name, user_command_callback(spec), {
       nargs = spec.label and "?" or 0,
       bang = spec.bang,
       complete = spec.label and complete_labels or nil,

@@ -130,24 +130,21 @@ function M.update_settings(settings)
   server.push_settings()
 end
 
-local expected_types = {
-  cmd = "table",
-  cmd_env = "table",
-  settings = "table",
-  filetypes = "table",
-  root_markers = "table",
-  fallback_root_markers = "table",
-  on_attach = "function",
-  capabilities = "table",
+-- Options checked by setup(), by the type they must have.
+local option_types = {
+  table = { "cmd", "cmd_env", "settings", "filetypes", "root_markers", "fallback_root_markers", "capabilities" },
+  ["function"] = { "on_attach" },
 }
 
 --- Explicit setup: nothing happens until this is called.
 ---@param opts table|nil see :help colosseum-setup
 function M.setup(opts)
   opts = opts or {}
-  for key, kind in pairs(expected_types) do
-    if opts[key] ~= nil and type(opts[key]) ~= kind then
-      error(string.format("colosseum.setup: `%s` must be a %s, got %s", key, kind, type(opts[key])), 2)
+  for kind, keys in pairs(option_types) do
+    for _, key in ipairs(keys) do
+      if opts[key] ~= nil and type(opts[key]) ~= kind then
+        error(string.format("colosseum.setup: `%s` must be a %s, got %s", key, kind, type(opts[key])), 2)
+      end
     end
   end
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts)

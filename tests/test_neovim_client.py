@@ -42,6 +42,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 CODE_RE = re.compile(r"colosseum/[a-z0-9][a-z0-9-]*")
+# A headless Neovim with no configuration but the plugin on its runtime path.
+PLUGIN_ONLY = ["--headless", "-u", "NONE", "--cmd", f"set rtp+={PLUGIN}"]
 
 
 def nvim_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -98,11 +100,7 @@ def run_nvim(args: list[str], env: dict[str, str], timeout: float = TIMEOUT_S):
 def test_plugin_loads_headless(tmp_path):
     code, out, err = run_nvim(
         [
-            "--headless",
-            "-u",
-            "NONE",
-            "--cmd",
-            f"set rtp+={PLUGIN}",
+            *PLUGIN_ONLY,
             "-c",
             "lua require('colosseum').setup{}",
             "-c",
@@ -136,11 +134,7 @@ def test_setup_attaches_buffers_opened_before_it(tmp_path):
     )
     code, out, err = run_nvim(
         [
-            "--headless",
-            "-u",
-            "NONE",
-            "--cmd",
-            f"set rtp+={PLUGIN}",
+            *PLUGIN_ONLY,
             "--cmd",
             "let g:tex_flavor = 'latex' | filetype on",
             str(main),
@@ -160,7 +154,7 @@ def test_setup_attaches_buffers_opened_before_it(tmp_path):
 def test_client_against_fake_server(tmp_path):
     log = tmp_path / "fake.log"
     code, out, err = run_nvim(
-        ["--headless", "-u", "NONE", "--cmd", f"set rtp+={PLUGIN}", "-c", f"luafile {COMMANDS_SPEC}"],
+        [*PLUGIN_ONLY, "-c", f"luafile {COMMANDS_SPEC}"],
         nvim_env(tmp_path, FAKE_COLOSSEUM_LOG=str(log)),
     )
     assert code == 0, (

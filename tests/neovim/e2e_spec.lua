@@ -91,30 +91,18 @@ local function line_of(fname, line0)
   return nil
 end
 
-local function strip_comment(line)
-  local i = 1
-  while true do
-    local s = line:find("%", i, true)
-    if not s then
-      return line
-    end
-    if s == 1 or line:sub(s - 1, s - 1) ~= "\\" then
-      return line:sub(1, s - 1)
-    end
-    i = s + 1
-  end
-end
+-- The plugin's reading of LaTeX comments and \label commands, used here only to pick a
+-- reference to follow; where the definition lands is checked against the file's text.
+local latex = require("colosseum.labels")
 
--- Every \label{...} defined in the .tex files under `root`.
+-- Every \label{...} defined in the .tex files under `root`: label -> file.
 local function defined_labels(root)
   local labels = {}
   for _, path in ipairs(vim.fn.glob(root .. "/**/*.tex", true, true)) do
     local ok, lines = pcall(vim.fn.readfile, path)
     if ok then
-      for _, line in ipairs(lines) do
-        for label in strip_comment(line):gmatch("\\label%s*{([^{}]+)}") do
-          labels[vim.trim(label)] = path
-        end
+      for _, label in ipairs(latex.defined(lines)) do
+        labels[label] = path
       end
     end
   end
@@ -127,15 +115,9 @@ local REF_COMMANDS = { ref = true, cref = true, Cref = true, autoref = true, eqr
 -- column of the label's first character (1-based), label, command.
 local function find_reference(lines, labels)
   for lnum, line in ipairs(lines) do
-    local code = strip_comment(line)
-    local init = 1
-    while true do
-      local s, e, name, arg = code:find("\\(%a+)%*?{([^{}]*)}", init)
-      if not s then
-        break
-      end
+    -- arg_start: the byte index of the argument's first character.
+    for name, arg_start, arg in latex.strip_comment(line):gmatch("\\(%a+)%*?{()([^{}]*)}") do
       if REF_COMMANDS[name] then
-        local arg_start = e - #arg
         local offset = arg_start
         for item in (arg .. ","):gmatch("([^,]*),") do
           local label = vim.trim(item)
@@ -146,7 +128,6 @@ local function find_reference(lines, labels)
           offset = offset + #item + 1
         end
       end
-      init = e + 1
     end
   end
   return nil

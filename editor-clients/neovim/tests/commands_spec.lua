@@ -64,24 +64,6 @@ local function wait_entry(pred, ms)
   return found
 end
 
-local function executed(command, n)
-  local found
-  vim.wait(10000, function()
-    local seen = 0
-    for _, e in ipairs(log_entries()) do
-      if e.method == "workspace/executeCommand" and e.params.command == command then
-        seen = seen + 1
-        if seen == (n or 1) then
-          found = e
-          return true
-        end
-      end
-    end
-    return false
-  end, 50)
-  return found
-end
-
 local function executed_all(command)
   local out = {}
   for _, e in ipairs(log_entries()) do
@@ -90,6 +72,16 @@ local function executed_all(command)
     end
   end
   return out
+end
+
+-- The n-th (default first) workspace/executeCommand of `command`, waited for.
+local function executed(command, n)
+  local found
+  vim.wait(10000, function()
+    found = executed_all(command)[n or 1]
+    return found ~= nil
+  end, 50)
+  return found
 end
 
 local project

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from colosseum.structure import Edge
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     import networkx
 
     from colosseum.index import ProjectIndex
@@ -116,52 +118,9 @@ class DependencyGraph:
         return seen
 
     def strongly_connected_components(self, adjacency: dict[str, set[str]] | None = None) -> list[list[str]]:
-        """Tarjan's algorithm, iterative (papers have long dependency chains)."""
+        """Every strongly connected component, each sorted; the same order on every run."""
         succ = self.succ if adjacency is None else adjacency
-        index_of: dict[str, int] = {}
-        low: dict[str, int] = {}
-        on_stack: set[str] = set()
-        stack: list[str] = []
-        components: list[list[str]] = []
-        counter = 0
-        for start in sorted(self.node_kind.keys() | succ.keys()):
-            if start in index_of:
-                continue
-            work = [(start, iter(sorted(succ.get(start, ()))))]
-            index_of[start] = low[start] = counter
-            counter += 1
-            stack.append(start)
-            on_stack.add(start)
-            while work:
-                node, children = work[-1]
-                advanced = False
-                for child in children:
-                    if child not in index_of:
-                        index_of[child] = low[child] = counter
-                        counter += 1
-                        stack.append(child)
-                        on_stack.add(child)
-                        work.append((child, iter(sorted(succ.get(child, ())))))
-                        advanced = True
-                        break
-                    if child in on_stack:
-                        low[node] = min(low[node], index_of[child])
-                if advanced:
-                    continue
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index_of[node]:
-                    component = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        component.append(member)
-                        if member == node:
-                            break
-                    components.append(sorted(component))
-        return components
+        return _components(succ, sorted(self.node_kind.keys() | succ.keys()), _in_name_order, smallest=1)
 
     def cycles(self) -> list[list[str]]:
         """Circular arguments: one shortest cycle per circular group, as a closed path [a, ..., a].
@@ -272,22 +231,37 @@ class DependencyGraph:
 
 def _circular_groups(succ: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components with more than one node, each sorted, in the order of
-    their smallest node (Tarjan's algorithm, iterative; only nodes with edges out can be on a
-    circle, and the order of the search does not matter once the groups are sorted)."""
+    their smallest node (only nodes with edges out can be on a circle, and the order of the search
+    does not matter once the groups are sorted)."""
+    groups = _components(succ, [node for node, users in succ.items() if users], iter, smallest=2)
+    groups.sort()
+    return groups
+
+
+def _in_name_order(nodes: set[str]) -> Iterator[str]:
+    return iter(sorted(nodes))
+
+
+def _components(succ: dict[str, set[str]], starts: list[str],
+                visit: Callable[[set[str]], Iterator[str]], smallest: int) -> list[list[str]]:
+    """Tarjan's algorithm, iterative (papers have long dependency chains): the strongly connected
+    components reached from ``starts`` with at least ``smallest`` nodes, each sorted, in the order
+    the search closes them. ``visit(successors)`` iterates a node's successors (``iter``, or
+    ``_in_name_order`` for the same order on every run)."""
     index_of: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
     stack: list[str] = []
-    groups: list[list[str]] = []
+    components: list[list[str]] = []
     counter = 0
-    for start in list(succ):
-        if start in index_of or not succ.get(start):
+    for start in starts:
+        if start in index_of:
             continue
         index_of[start] = low[start] = counter
         counter += 1
         stack.append(start)
         on_stack.add(start)
-        work = [(start, iter(succ.get(start, ())))]
+        work = [(start, visit(succ.get(start, ())))]
         while work:
             node, children = work[-1]
             advanced = False
@@ -297,7 +271,7 @@ def _circular_groups(succ: dict[str, set[str]]) -> list[list[str]]:
                     counter += 1
                     stack.append(child)
                     on_stack.add(child)
-                    work.append((child, iter(succ.get(child, ()))))
+                    work.append((child, visit(succ.get(child, ()))))
                     advanced = True
                     break
                 if child in on_stack and index_of[child] < low[node]:
@@ -310,14 +284,13 @@ def _circular_groups(succ: dict[str, set[str]]) -> list[list[str]]:
                 if low[node] < low[parent]:
                     low[parent] = low[node]
             if low[node] == index_of[node]:
-                group = []
+                component = []
                 while True:
                     member = stack.pop()
                     on_stack.discard(member)
-                    group.append(member)
+                    component.append(member)
                     if member == node:
                         break
-                if len(group) > 1:
-                    groups.append(sorted(group))
-    groups.sort()
-    return groups
+                if len(component) >= smallest:
+                    components.append(sorted(component))
+    return components

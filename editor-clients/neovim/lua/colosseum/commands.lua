@@ -155,7 +155,8 @@ local function label_command(command, label, busy, extra, usage)
 end
 
 function commands.solve(label)
-  return label_command(plugin().server_commands.solve, label, "solving", nil, "give one: :ColosseumSolve <label>")
+  local usage = "give one: :ColosseumSolve <label>"
+  return label_command(plugin().server_commands.solve, label, "solving", nil, usage)
 end
 
 function commands.review_claim(label)
@@ -164,8 +165,8 @@ end
 
 --- "Explore strategies"; with `solve` true, the whole research pipeline.
 function commands.explore(label, solve)
-  return label_command(plugin().server_commands.explore, label, solve and "researching" or "exploring strategies for",
-    solve and { solve = true } or nil)
+  local busy = solve and "researching" or "exploring strategies for"
+  return label_command(plugin().server_commands.explore, label, busy, solve and { solve = true } or nil)
 end
 
 function commands.check_lean()

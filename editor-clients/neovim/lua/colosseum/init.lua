@@ -132,7 +132,9 @@ end
 
 -- Options checked by setup(), by the type they must have.
 local option_types = {
-  table = { "cmd", "cmd_env", "settings", "filetypes", "root_markers", "fallback_root_markers", "capabilities" },
+  table = {
+    "cmd", "cmd_env", "settings", "filetypes", "root_markers", "fallback_root_markers", "capabilities",
+  },
   ["function"] = { "on_attach" },
 }
 

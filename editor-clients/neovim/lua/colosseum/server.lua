@@ -98,7 +98,8 @@ local function base_config()
     on_init = function(client)
       -- Neovim >= 0.8 sends the settings after initialization by itself; 0.7 does not.
       if not compat.has("nvim-0.8") and next(client.config.settings or {}) then
-        compat.notify_server(client, "workspace/didChangeConfiguration", { settings = client.config.settings })
+        local params = { settings = client.config.settings }
+        compat.notify_server(client, "workspace/didChangeConfiguration", params)
       end
       return true
     end,
@@ -150,7 +151,8 @@ local function attach_legacy(bufnr)
     end
     id = vim.lsp.start_client(config)
     if not id then
-      compat.notify("could not start the server: " .. table.concat(plugin().config.cmd, " "), vim.log.levels.ERROR)
+      local cmd = table.concat(plugin().config.cmd, " ")
+      compat.notify("could not start the server: " .. cmd, vim.log.levels.ERROR)
       return
     end
     clients_by_root[dir] = id

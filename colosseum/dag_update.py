@@ -371,20 +371,14 @@ class _Update:
         missing = object()
         changed = {sid for sid in old.keys() | new.keys() if old.get(sid, missing) != new.get(sid, missing)}
         for sid in changed:
-            before, after = old.get(sid, missing), new.get(sid, missing)
-            if before is not missing and before is not None:
+            before, after = old.get(sid), new.get(sid)  # a section gone or new has no parent there
+            if before is not None:
                 graph._section_contains.pop((before, sid), None)
-                left = graph._contained.get(before, 0) - 1
-                if left > 0:
-                    graph._contained[before] = left
-                else:
-                    graph._contained.pop(before, None)
-                self.base_changed.add(before)
-            if after is not missing and after is not None:
-                graph._contained[after] = graph._contained.get(after, 0) + 1
+                self._count_in(before, -1)
+            if after is not None:
+                self._count_in(after, +1)
                 if after in sections:
                     graph._section_contains[(after, sid)] = Edge(after, sid, "contains")
-                self.base_changed.add(after)
         below: dict[str, set[str]] = {}
         for table in (old, new):
             for sid, parent in table.items():
@@ -413,17 +407,21 @@ class _Update:
             return
         if old is not None:
             graph._contains.pop((old, cid), None)
-            left = graph._contained.get(old, 0) - 1
-            if left > 0:
-                graph._contained[old] = left
-            else:
-                graph._contained.pop(old, None)
-            self.base_changed.add(old)  # a section's status depends on what it holds
+            self._count_in(old, -1)
         if new is not None:
-            graph._contained[new] = graph._contained.get(new, 0) + 1
+            self._count_in(new, +1)
             if new in sections:
                 graph._contains[(new, cid)] = Edge(new, cid, "contains")
-            self.base_changed.add(new)
+
+    def _count_in(self, section: str, delta: int) -> None:
+        """One claim or subsection more (+1) or fewer (-1) in a section (its status depends on it)."""
+        contained = self.graph._contained
+        held = contained.get(section, 0) + delta
+        if held > 0:
+            contained[section] = held
+        else:
+            contained.pop(section, None)
+        self.base_changed.add(section)
 
     # ---- statuses
     def _statuses(self) -> None:

@@ -6,7 +6,7 @@ import * as vscode from "vscode";
 import { ExecuteCommandRequest } from "vscode-languageclient/node";
 
 import { ServerClient } from "./client";
-import { activeLatexEditor, labelForEditor } from "./editor";
+import { activeLatexEditor, LabelPrompt, labelForEditor } from "./editor";
 import { errorText } from "./errors";
 import { SERVER_COMMANDS } from "./protocol";
 import { handleCommandResult } from "./results";
@@ -28,21 +28,44 @@ export const COMMANDS = {
 export function registerCommands(server: ServerClient, output: vscode.OutputChannel): vscode.Disposable[] {
   const runner = new ServerCommandRunner(server, output);
   const aboutLabel =
-    (command: string, busy: (label: string) => string, extra: unknown[] = []) =>
+    (command: string, ask: LabelPrompt, busy: (label: string) => string, extra: unknown[] = []) =>
     () =>
-      runner.aboutLabel(command, busy, extra);
+      runner.aboutLabel(command, ask, busy, extra);
   const aboutFile = (command: string, busy: string) => () => runner.aboutFile(command, busy);
   const handlers: [string, () => void | Promise<void>][] = [
-    [COMMANDS.solveObligation, aboutLabel(SERVER_COMMANDS.solveObligation, (label) => `Colosseum: solving ${label}…`)],
+    [
+      COMMANDS.solveObligation,
+      aboutLabel(
+        SERVER_COMMANDS.solveObligation,
+        { title: "Colosseum: Solve obligation", prompt: "Label of the claim whose obligation to solve" },
+        (label) => `Colosseum: solving ${label}…`,
+      ),
+    ],
     [COMMANDS.globalReview, aboutFile(SERVER_COMMANDS.globalReview, "Colosseum: reviewing the paper…")],
-    [COMMANDS.reviewClaim, aboutLabel(SERVER_COMMANDS.reviewClaim, (label) => `Colosseum: reviewing ${label}…`)],
+    [
+      COMMANDS.reviewClaim,
+      aboutLabel(
+        SERVER_COMMANDS.reviewClaim,
+        { title: "Colosseum: Review claim", prompt: "Label of the claim to review" },
+        (label) => `Colosseum: reviewing ${label}…`,
+      ),
+    ],
     [
       COMMANDS.exploreStrategies,
-      aboutLabel(SERVER_COMMANDS.exploreStrategies, (label) => `Colosseum: exploring strategies for ${label}…`),
+      aboutLabel(
+        SERVER_COMMANDS.exploreStrategies,
+        { title: "Colosseum: Explore strategies", prompt: "Label of the claim to explore proof strategies for" },
+        (label) => `Colosseum: exploring strategies for ${label}…`,
+      ),
     ],
     [
       COMMANDS.research,
-      aboutLabel(SERVER_COMMANDS.exploreStrategies, (label) => `Colosseum: researching ${label}…`, [{ solve: true }]),
+      aboutLabel(
+        SERVER_COMMANDS.exploreStrategies,
+        { title: "Colosseum: Research", prompt: "Label of the claim to research and draft a proof for" },
+        (label) => `Colosseum: researching ${label}…`,
+        [{ solve: true }],
+      ),
     ],
     [COMMANDS.checkLean, () => runner.checkLean()],
     [
@@ -64,12 +87,12 @@ class ServerCommandRunner {
   ) {}
 
   /** A server command about the label under the cursor (or asked for): [uri, label, ...extra]. */
-  async aboutLabel(command: string, busy: (label: string) => string, extra: unknown[]): Promise<void> {
+  async aboutLabel(command: string, ask: LabelPrompt, busy: (label: string) => string, extra: unknown[]): Promise<void> {
     const editor = activeLatexEditor();
     if (!editor) {
       return;
     }
-    const label = await labelForEditor(editor);
+    const label = await labelForEditor(editor, ask);
     if (!label) {
       return;
     }

@@ -23,8 +23,14 @@ export function activeLatexEditor(): vscode.TextEditor | undefined {
   return editor;
 }
 
+/** What a label prompt says: its title (the command) and what the label is for. */
+export interface LabelPrompt {
+  title: string;
+  prompt: string;
+}
+
 /** The selection, else the label under the cursor, else the user's pick among the file's labels. */
-export async function labelForEditor(editor: vscode.TextEditor): Promise<string | undefined> {
+export async function labelForEditor(editor: vscode.TextEditor, ask: LabelPrompt): Promise<string | undefined> {
   const document = editor.document;
   const selection = editor.selection;
   if (!selection.isEmpty && selection.isSingleLine) {
@@ -44,13 +50,7 @@ export async function labelForEditor(editor: vscode.TextEditor): Promise<string 
   }
   const labels = allLabels(lines);
   if (labels.length > 0) {
-    return vscode.window.showQuickPick(labels, {
-      title: "Colosseum: Solve obligation",
-      placeHolder: "Label of the claim whose obligation to solve",
-    });
+    return vscode.window.showQuickPick(labels, { title: ask.title, placeHolder: ask.prompt });
   }
-  return vscode.window.showInputBox({
-    title: "Colosseum: Solve obligation",
-    prompt: "Label of the claim whose obligation to solve",
-  });
+  return vscode.window.showInputBox({ title: ask.title, prompt: ask.prompt });
 }

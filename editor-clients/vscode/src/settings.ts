@@ -16,15 +16,15 @@ function configuration(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SETTINGS_SECTION);
 }
 
-/** `colosseum.server.command` as set (an empty list launches the default command). */
+/** The server's command line: `colosseum.server.command`, or the default when it is unset or empty. */
 export function configuredCommandLine(): string[] {
-  return configuration().get<string[]>("server.command", DEFAULT_SERVER_COMMAND);
+  const commandLine = configuration().get<string[]>("server.command", DEFAULT_SERVER_COMMAND);
+  return commandLine.length > 0 ? commandLine : DEFAULT_SERVER_COMMAND;
 }
 
 /** The server process: its command line, environment and working directory. */
 export function serverOptions(): ServerOptions {
-  const commandLine = configuredCommandLine();
-  const [command, ...args] = commandLine.length > 0 ? commandLine : DEFAULT_SERVER_COMMAND;
+  const [command, ...args] = configuredCommandLine();
   const extraEnv = configuration().get<Record<string, string>>("server.env", {}) ?? {};
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [key, value] of Object.entries(extraEnv)) {

@@ -337,6 +337,18 @@ async function main() {
   assert.deepStrictEqual(executed("colosseum.retractEntry")[0].params.arguments, [uri, "my-entry", "the constant is wrong"]);
   assert.deepStrictEqual(inputPrompts, ["Retract catalog entry my-entry", "Retract catalog entry my-entry"]);
 
+  // No label under the cursor and none in the file: the label is asked for in the command's own
+  // words, and a dismissed prompt sends nothing.
+  const [lineCount, lineAt] = [documentStub.lineCount, documentStub.lineAt];
+  documentStub.lineCount = 1;
+  documentStub.lineAt = () => ({ text: "No labels here." });
+  inputAnswers.push(undefined, undefined);
+  await registered["colosseum-latex.reviewClaim"]();
+  await registered["colosseum-latex.solveObligation"]();
+  [documentStub.lineCount, documentStub.lineAt] = [lineCount, lineAt];
+  assert.deepStrictEqual(inputPrompts.slice(2), ["Colosseum: Review claim", "Colosseum: Solve obligation"]);
+  assert.strictEqual(executed("colosseum.reviewClaim").length, 1, "a dismissed label prompt sends nothing");
+
   // A code lens runs the server-id command: the result is handled the same way.
   await registered["colosseum.showDependencyGraph"](uri);
   assert.strictEqual(opened.length, 2, "graph opened from the server-id command");

@@ -71,6 +71,9 @@ def fingerprint(index) -> dict:
         "file_roots": {_rel(index, f): [_rel(index, r) for r in roots_] for f, roots_ in index.file_roots.items()},
         "node_kind": dict(graph.node_kind),
         "edges": sorted(graph.edges),
+        # what each section holds, counted: kept edit by edit, it decides when a section is open
+        # (a count that drifts shows in no status until it crosses zero, so it is compared itself)
+        "section_holds": {node: count for node, count in graph._contained.items() if count},
         "status": dict(graph.status),
         "conditional_on": dict(graph.conditional_on),
         "cycles": graph.cycles(),

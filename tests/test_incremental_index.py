@@ -30,6 +30,7 @@ SNIPPETS = [
     "\\begin{lemma}\\label{lem:fresh}\nA statement \\cref{thm:main}.\n\\end{lemma}\n",
     "\\begin{proof}\nBy \\cref{lem:fresh}.\n\\end{proof}\n", "\\begin{proof}[Proof of \\cref{lem:fresh}]\nOk.\n\\end{proof}\n",
     "\\section{Inserted}\\label{sec:inserted}\n", "\\subsection{Sub}\n", "\\chapter{C}\n",
+    "\\section{Owed}\\obligation\n", "% colosseum: obligation\n\\section{Marked}\n",
     "\\newtheorem{principle}{Principle}\n", "\\begin{principle}\\label{pr:a}\nP.\n\\end{principle}\n",
     "\\newcommand{\\foo}[1]{\\ref{#1}}", "\\foo{lem:fresh}", "\\uses{p,\n q}", "\\leanok", "\\lean{A.b}",
     "\\\\", "\\%", "\\end{document}", "\\begin{equation}\\label{eq:new}x\\end{equation}", "é𝔽", "",

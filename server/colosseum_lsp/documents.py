@@ -16,6 +16,8 @@ from itertools import islice
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
+from colosseum_lsp.convert import utf16_to_index
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # what str.splitlines also treats as a line end, though the protocol does not
 _NOT_A_LINE_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -49,12 +51,7 @@ def utf16_column(line_text: str, units: int) -> int:
     length (the protocol: a character past the line's end means the end)."""
     if line_text.isascii():
         return min(units, len(line_text))
-    counted = 0
-    for column, char in enumerate(line_text):
-        if counted >= units:
-            return column
-        counted += 2 if ord(char) > 0xFFFF else 1
-    return len(line_text)
+    return utf16_to_index(line_text, units)
 
 
 def offset_at(text: str, position: types.Position) -> int:

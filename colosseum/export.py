@@ -12,8 +12,15 @@ from colosseum.structure import Diagnostic
 if TYPE_CHECKING:
     from colosseum.index import ProjectIndex
 
+# the drawings colour a claim Lean has checked apart ("formal"); in the JSON its status is "proved"
+# (the status values are public: proved, open, obligation, conditional) and "lean_checked" is true
 STATUS_COLOURS = {"proved": "#2e7d32", "open": "#9e9e9e", "obligation": "#c62828", "conditional": "#ef6c00",
                  "formal": "#1565c0"}
+
+
+def drawn_status(node: dict) -> str:
+    """The status a drawing colours a node record by."""
+    return "formal" if node.get("lean_checked") else node["status"]
 
 
 def diagnostic_record(index: "ProjectIndex", diag: Diagnostic) -> dict:
@@ -44,11 +51,14 @@ def node_records(index: "ProjectIndex") -> list[dict]:
     nodes = []
     for sid, section in index.sections.items():
         nodes.append({"id": sid, "kind": "section", "title": section.title, "file": index.relative(section.file),
-                      "line": section.location.range.start.line + 1, "status": graph.status[sid], "formal": False})
+                      "line": section.location.range.start.line + 1, "status": graph.status[sid], "formal": False,
+                      "lean_checked": False})
     for cid, claim in index.claims.items():
+        checked = graph.status[cid] == "formal"
         nodes.append({"id": cid, "kind": claim.kind, "title": claim.title, "file": index.relative(claim.file),
-                      "line": claim.location.range.start.line + 1, "status": graph.status[cid],
-                      "formal": graph.status[cid] == "formal"})
+                      "line": claim.location.range.start.line + 1, "status": "proved" if checked else graph.status[cid],
+                      # the author's marks, as blueprints mean them; what Lean checked is lean_checked
+                      "formal": bool(claim.leanok or claim.mathlibok), "lean_checked": checked})
     nodes.sort(key=lambda n: (n["file"], n["line"], n["id"]))
     return nodes
 
@@ -63,16 +73,17 @@ def dag_json(index: "ProjectIndex") -> str:
 
 
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A DOT string: backslashes and quotes escaped, a line break as DOT's own ``\\n``."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def dag_dot(index: "ProjectIndex") -> str:
     out = ["digraph colosseum {", "  rankdir=LR;", "  node [shape=box, style=filled, fontcolor=white];"]
     for node in node_records(index):
-        label = node["id"] + (f"\\n{node['title']}" if node["title"] else "")
+        label = node["id"] + (f"\n{node['title']}" if node["title"] else "")
         shape = "folder" if node["kind"] == "section" else "box"
         out.append(f"  {_quote(node['id'])} [label={_quote(label)}, shape={shape}, "
-                   f"fillcolor={_quote(STATUS_COLOURS[node['status']])}, tooltip={_quote(node['status'])}];")
+                   f"fillcolor={_quote(STATUS_COLOURS[drawn_status(node)])}, tooltip={_quote(drawn_status(node))}];")
     styles = {"statement-uses": "solid", "proof-uses": "dashed", "contains": "dotted"}
     for edge in index.graph.edges:
         out.append(f"  {_quote(edge.source)} -> {_quote(edge.target)} [style={styles[edge.kind]}, "
@@ -88,7 +99,7 @@ def dag_mermaid(index: "ProjectIndex") -> str:
         ids[node["id"]] = f"n{i}"
         text = node["id"] + (f": {node['title']}" if node["title"] else "")
         text = text.replace('"', "'")
-        out.append(f'  n{i}["{text}"]:::{node["status"]}')
+        out.append(f'  n{i}["{text}"]:::{drawn_status(node)}')
     arrows = {"statement-uses": "-->", "proof-uses": "-.->", "contains": "---"}
     for edge in index.graph.edges:
         if edge.source in ids and edge.target in ids:

@@ -6,7 +6,7 @@ import html
 import json
 from typing import TYPE_CHECKING
 
-from colosseum.export import STATUS_COLOURS, node_records
+from colosseum.export import STATUS_COLOURS, drawn_status, node_records
 
 if TYPE_CHECKING:
     from colosseum.index import ProjectIndex
@@ -57,7 +57,7 @@ for (const n of data.nodes) {
 
 def dag_html(index: "ProjectIndex", title: str = "Dependency graph") -> str:
     graph = index.graph
-    nodes = [n for n in node_records(index) if n["kind"] != "leannode"]
+    nodes = [dict(n, status=drawn_status(n)) for n in node_records(index) if n["kind"] != "leannode"]
     keep = {n["id"] for n in nodes}
     layers = [[n for n in layer if n in keep] for layer in graph.generations()]
     layers = [layer for layer in layers if layer]

@@ -133,7 +133,7 @@ def test_dag_json_schema(broken, capsys):
     data = json.loads(out)
     assert set(data) == {"nodes", "edges"}
     for node in data["nodes"]:
-        assert set(node) == {"id", "kind", "title", "file", "line", "status", "formal"}
+        assert set(node) == {"id", "kind", "title", "file", "line", "status", "formal", "lean_checked"}
         assert node["status"] in ("proved", "open", "obligation", "conditional")
         assert isinstance(node["formal"], bool)
         assert node["line"] >= 1
@@ -142,7 +142,7 @@ def test_dag_json_schema(broken, capsys):
         assert edge["kind"] in ("statement-uses", "proof-uses", "contains")
     nodes = {n["id"]: n for n in data["nodes"]}
     assert nodes["lem:ob"] == {"id": "lem:ob", "kind": "lemma", "title": None, "file": "main.tex", "line": 6,
-                               "status": "obligation", "formal": False}
+                               "status": "obligation", "formal": False, "lean_checked": False}
     assert nodes["lem:use"]["status"] == "conditional"
     assert nodes["sec:start"]["kind"] == "section"
     assert nodes["lem:x"]["file"] == "sections/more.tex"
@@ -254,3 +254,19 @@ def test_check_starts_without_the_model_layer(clean):
     out = subprocess.run([sys.executable, "-c", probe, str(clean)], capture_output=True, text=True, timeout=60)
     assert "HEAVY" in out.stdout, out.stderr
     assert out.stdout.split("HEAVY", 1)[1].strip() == "[]"
+
+
+def test_dag_formal_is_the_blueprint_marks(make_project, tmp_path, capsys):
+    """`formal` is true where the author wrote \\leanok or \\mathlibok (the public format; no Lean
+    run is needed to see it), and DOT titles break their line the way DOT reads it."""
+    root = make_project(tmp_path, {"main.tex": doc(
+        "\\begin{lemma}[Marked]\\label{lem:leanok}\\leanok A.\\end{lemma}\n"
+        "\\begin{theorem}\\label{thm:mathlib}\\mathlibok B.\\end{theorem}\n"
+        "\\begin{lemma}\\label{lem:plain} C by \\cref{lem:leanok,thm:mathlib}.\\end{lemma}\n")})
+    code, out, _ = run(capsys, "dag", str(root))
+    assert code == 0
+    nodes = {n["id"]: n for n in json.loads(out)["nodes"]}
+    assert (nodes["lem:leanok"]["formal"], nodes["thm:mathlib"]["formal"], nodes["lem:plain"]["formal"]) == (True, True, False)
+    assert not any(n["lean_checked"] for n in nodes.values())  # nothing was checked by Lean here
+    code, out, _ = run(capsys, "dag", str(root), "--format", "dot")
+    assert '"lem:leanok" [label="lem:leanok\\nMarked"' in out

@@ -117,27 +117,20 @@ def _default_model() -> str:
     return DEFAULT_MODEL
 
 
-def _leaves(exc: BaseException):
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            yield from _leaves(inner)
-    else:
-        yield exc
-
-
 def _failure(exc: BaseException, config) -> int:
     """A run that stopped: the budget, or the model unreachable; anything else is a bug and raises."""
+    from colosseum.exception_groups import first_leaf
     from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached
     from colosseum.models import ProviderError
 
-    leaves = list(_leaves(exc))
-    if any(isinstance(e, BudgetExceeded) for e in leaves):
-        _say("\n" + str(next(e for e in leaves if isinstance(e, BudgetExceeded))))
+    exceeded = first_leaf(exc, BudgetExceeded)
+    if exceeded is not None:
+        _say("\n" + str(exceeded))
         return 1
-    if any(isinstance(e, BudgetReached) for e in leaves):
+    if first_leaf(exc, BudgetReached) is not None:
         _say(f"\nstopped at the budget ({config.max_calls} calls)")
         return 1
-    failure = next((e for e in leaves if isinstance(e, ProviderError)), None)
+    failure = first_leaf(exc, ProviderError)
     if failure is not None:
         _say(f"\nthe model could not be reached: {failure}")
         return 1

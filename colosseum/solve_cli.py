@@ -42,6 +42,7 @@ def run_solve(args) -> int:
     import asyncio
 
     from colosseum.catalog import load_catalog
+    from colosseum.exception_groups import first_leaf
     from colosseum.index import ProjectError, ProjectIndex
     from colosseum.inner_loop.context import obligation_context
     from colosseum.inner_loop.run_record import RunRecorder, run_directory
@@ -120,12 +121,9 @@ def run_solve(args) -> int:
             print(f"\ncolosseum: stopped at the budget ({config.max_calls} calls); what was done is in "
                   f"{recorder.directory}", file=sys.stderr)
             return 1
-        failures = group.subgroup(lambda e: isinstance(e, ProviderError))
-        if failures is None:
+        first = first_leaf(group, ProviderError)
+        if first is None:
             raise
-        first = failures
-        while isinstance(first, BaseExceptionGroup):
-            first = first.exceptions[0]
         print(f"\ncolosseum: the model could not be reached: {first}", file=sys.stderr)
         return 1
     print(file=sys.stderr)

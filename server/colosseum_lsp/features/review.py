@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from colosseum.exception_groups import first_leaf
 from colosseum.models import ProviderError
 from colosseum.review import (
     DismissalStore,
@@ -87,27 +88,18 @@ def _stopped(exc: BaseException, what: str) -> dict:
     """A run that stopped: cancelled (a result), or a failure the author should read (raised)."""
     from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached
 
-    leaves = list(_leaves(exc))
-    if any(isinstance(e, ProgressCancelled) for e in leaves):
+    if first_leaf(exc, ProgressCancelled) is not None:
         return {"status": "cancelled", "message": f"{what} was cancelled"}
-    empty = next((e for e in leaves if isinstance(e, NothingToReview)), None)
+    empty = first_leaf(exc, NothingToReview)
     if empty is not None:
         raise ReviewError(str(empty)) from None
-    budget = next((e for e in leaves if isinstance(e, (BudgetExceeded, BudgetReached))), None)
+    budget = first_leaf(exc, (BudgetExceeded, BudgetReached))
     if budget is not None:
         raise ReviewError(f"{what}: {budget}") from None
-    failure = next((e for e in leaves if isinstance(e, ProviderError)), None)
+    failure = first_leaf(exc, ProviderError)
     if failure is not None:
         raise ReviewError(f"the model could not be reached: {failure}") from None
     raise exc
-
-
-def _leaves(exc: BaseException):
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            yield from _leaves(inner)
-    else:
-        yield exc
 
 
 # ---- commands --------------------------------------------------------------------------------------

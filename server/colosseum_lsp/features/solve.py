@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from colosseum.exception_groups import first_leaf
 from colosseum.models import ProviderError
 from colosseum.structure import Diagnostic, RelatedInfo
 from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
@@ -88,11 +89,9 @@ async def solve_obligation(ctx, args) -> dict:
                         "message": f"solving {label} was cancelled; what was done is in {recorder.directory.name}"}
             if group.subgroup(lambda e: isinstance(e, BudgetReached)) is not None:
                 raise SolveError(f"stopped at the budget; what was done is in {recorder.directory.name}") from None
-            failure = group.subgroup(lambda e: isinstance(e, ProviderError))
+            failure = first_leaf(group, ProviderError)
             if failure is None:
                 raise
-            while isinstance(failure, BaseExceptionGroup):
-                failure = failure.exceptions[0]
             raise SolveError(f"the model could not be reached: {failure}") from None
     directory = recorder.directory
     _critique_diagnostics(ctx, project, label, result, directory)

@@ -46,6 +46,7 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import synthetic
+import synthetic_edits
 
 UNDEFINED_CODE = "colosseum/undefined-reference"
 
@@ -231,23 +232,6 @@ def undefined_in(diags: list, lines: list[str]) -> list[tuple[int, str]]:
     return sorted(out)
 
 
-def code_lines(lines: list[str]) -> list[bool]:
-    """Per line: outside verbatim and not a comment line (the generator's layout)."""
-    out, in_verbatim = [], False
-    for line in lines:
-        s = line.lstrip()
-        if in_verbatim:
-            out.append(False)
-            in_verbatim = "\\end{verbatim}" not in line
-            continue
-        if s.startswith("\\begin{verbatim}"):
-            in_verbatim = True
-            out.append(False)
-            continue
-        out.append(not s.startswith("%"))
-    return out
-
-
 def spread(items: list, n: int) -> list:
     """n items evenly spaced over the list (repeating when it is shorter)."""
     if not items:
@@ -258,7 +242,7 @@ def spread(items: list, n: int) -> list:
 
 
 def completion_positions(lines: list[str], n: int) -> list[tuple[int, int]]:
-    code = code_lines(lines)
+    code = synthetic_edits.code_lines(lines)
     spots = []
     for i, line in enumerate(lines):
         if not code[i]:

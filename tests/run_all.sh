@@ -17,6 +17,19 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 
+# A system Python that refuses pip (PEP 668: Debian 12 and later) gets a virtual environment.
+externally_managed() {
+  python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'
+}
+if [ -z "${VIRTUAL_ENV:-}" ] && externally_managed; then
+  if ! python3 -c 'import ensurepip' >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+  fi
+  [ -x .venv/bin/python3 ] || python3 -m venv .venv
+  # shellcheck disable=SC1091
+  . .venv/bin/activate
+fi
+
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
 
 if command -v npm >/dev/null 2>&1; then

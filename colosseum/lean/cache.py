@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from colosseum.atomic_files import write_atomically
 
 MAX_ENTRIES = 2000
 
@@ -31,14 +31,10 @@ class LeanCache:
     def put(self, key: str, unit: str, toolchain: str, diagnostics: list[dict]) -> None:
         if not self.enabled:
             return
+        record = {"unit": unit, "toolchain": toolchain, "diagnostics": diagnostics,
+                  "checked": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            record = {"unit": unit, "toolchain": toolchain, "diagnostics": diagnostics,
-                      "checked": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(record, handle, ensure_ascii=False)
-            os.replace(tmp, self.directory / f"{key}.json")
+            write_atomically(self.directory / f"{key}.json", json.dumps(record, ensure_ascii=False))
             self._prune()
         except OSError:
             pass  # a read-only project still gets its answers, only not kept

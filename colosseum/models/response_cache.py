@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from colosseum.atomic_files import write_atomically
 from colosseum.models.provider import ModelRequest, ModelResponse, Usage
 
 
@@ -53,8 +52,9 @@ class CachedProvider:
                                  attempts=0, cached=True)
         self.misses += 1
         response = await self.inner.complete(request)
-        _write_atomically(path, {"text": response.text, "data": response.data, "model": response.model,
-                                 "stop_reason": response.stop_reason, "usage": vars_of(response.usage)})
+        record = {"text": response.text, "data": response.data, "model": response.model,
+                  "stop_reason": response.stop_reason, "usage": vars_of(response.usage)}
+        write_atomically(path, json.dumps(record, ensure_ascii=False))
         return response
 
 
@@ -69,20 +69,3 @@ def _read(path: Path) -> dict | None:
     except (OSError, ValueError):
         return None  # absent, or torn by a crash in an older version: ask again
     return data if isinstance(data, dict) and "text" in data and "model" in data else None
-
-
-def _write_atomically(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -12,8 +12,9 @@ import json
 import time
 from pathlib import Path
 
+from colosseum.atomic_files import write_atomically
 from colosseum.review.records import RANK, ReviewCritique
-from colosseum.review.storage import reviews_directory, write_atomically
+from colosseum.review.storage import reviews_directory
 
 STORE_NAME = "dismissed.json"
 

@@ -14,13 +14,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from colosseum.atomic_files import write_atomically
 from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached
 from colosseum.models import Message, ModelRequest, Usage
 from colosseum.prompt_specs import load_prompt
 from colosseum.review.anchoring import document_text
 from colosseum.review.dismissals import DismissalStore
 from colosseum.review.records import LOCAL_KINDS, SEVERITIES, ClaimReview, ReviewConfig, ReviewCritique
-from colosseum.review.storage import write_atomically
 from colosseum.review.view import frozen
 
 ROLE = "local_reviewer"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from colosseum.atomic_files import write_atomically
 from colosseum.review.records import ReviewCritique, ReviewReport
-from colosseum.review.storage import report_stem, write_atomically
+from colosseum.review.storage import report_stem
 
 
 def _relative(path: Path | None, root_dir: Path) -> str | None:

@@ -1,33 +1,14 @@
-"""Where reviews live (``.colosseum/reviews/``) and how files there are written (atomically)."""
+"""Where reviews live (``.colosseum/reviews/``) and what a new report is called."""
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import time
 from pathlib import Path
 
 
 def reviews_directory(root_dir: Path) -> Path:
     return Path(root_dir) / ".colosseum" / "reviews"
-
-
-def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def report_stem(root_dir: Path, name: str) -> Path:

@@ -1,4 +1,4 @@
-"""Child process of bench/run.py: in-process engine measurements, one JSON object on stdout.
+"""Child process of bench/engine_rows.py (bench/run.py): in-process engine measurements, one JSON object on stdout.
 
     python bench/_engine_child.py cold DIR
         import colosseum (not timed), then time ProjectIndex.open(DIR) and index.diagnostics().

@@ -1,6 +1,6 @@
 """Deterministic generator of synthetic LaTeX proof projects, and of edit sequences on them.
 
-Used by ``bench/run.py`` (cold index, peak memory, edit latency),
+Used by the suite's engine rows (``bench/engine_rows.py``: cold index, peak memory, edit latency),
 by the language-server benchmark and by tests. The chapters' text comes from
 ``synthetic_chapters.py``; the edits and the model that checks them live in ``synthetic_edits.py``
 and are importable from here. Everything is a pure function of the parameters and the seed: the

@@ -56,7 +56,7 @@ def record_failed_routes(directory: Path, label: str, result, run_id: str, model
                     _write_entry(known.file, data, _body_of(known.file))
                 written.append(known.id)
                 continue
-            entry_id = _free_id(directory, f"failed-{re.sub(r'[^a-z0-9]+', '-', label.lower()).strip('-')}-{key}")
+            entry_id = _free_id(directory, f"failed-{_slug(label)}-{key}")
             data = {
                 "id": entry_id, "kind": "failed-route", "title": f"{label}: {approach}"[:200],
                 "provenance": {"author": "colosseum", "run": run_id, "model": model, "date": today},
@@ -105,18 +105,15 @@ def _add_evidence(directory: Path, label: str, statement: str, evidence: dict, r
     claim_text = _clean_statement(statement) or label
     with catalog_lock(directory):
         catalog = load_catalog(directory, with_starter=False)
-        for entry in catalog.entries.values():
-            if (entry.kind == "observation" and label in (entry.links.get("labels") or [])
-                    and entry.status == "active" and str(entry.data.get("claim", "")).strip() == claim_text):
-                if (entry.data.get("provenance") or {}).get("author") != "colosseum":
-                    return entry.id  # a person's entry: never rewritten by the curator
-                items = list(entry.data.get("evidence") or [])
-                if not any(isinstance(i, dict) and i.get("artifact") == evidence["artifact"] for i in items):
-                    items.append(evidence)
-                    _write_entry(entry.file, dict(entry.data, evidence=items), _body_of(entry.file))
-                return entry.id
-        slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-        entry_id = _free_id(directory, f"proof-of-{slug}")
+        for entry in _observations_of(catalog, label, claim_text):
+            if not _by_curator(entry):
+                return entry.id  # a person's entry: never rewritten by the curator
+            items = list(entry.data.get("evidence") or [])
+            if not any(isinstance(i, dict) and i.get("artifact") == evidence["artifact"] for i in items):
+                items.append(evidence)
+                _write_entry(entry.file, dict(entry.data, evidence=items), _body_of(entry.file))
+            return entry.id
+        entry_id = _free_id(directory, f"proof-of-{_slug(label)}")
         data = {"id": entry_id, "kind": "observation", "title": f"{label} has a model-reviewed proof"[:200],
                 "provenance": {"author": "colosseum", "run": run_id, "model": model, "date": today},
                 "links": {"labels": [label], "entries": []}, "status": "active", "tags": ["run-outcome"],
@@ -139,10 +136,10 @@ def record_result(directory: Path, label: str, statement: str, run_id: str | Non
         catalog = load_catalog(directory, with_starter=False)
         for entry in catalog.entries.values():
             if entry.kind == "result" and (entry.data.get("proof") or {}).get("label") == label:
-                if (entry.data.get("provenance") or {}).get("author") == "colosseum" and entry.data.get("statement") != text:
+                if _by_curator(entry) and entry.data.get("statement") != text:
                     _write_entry(entry.file, dict(entry.data, statement=text), _body_of(entry.file))
                 return entry.id
-        entry_id = _free_id(directory, re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-") or "result")
+        entry_id = _free_id(directory, _slug(label) or "result")
         data = {"id": entry_id, "kind": "result", "title": f"{label} (proved in the paper)"[:200],
                 "provenance": {"author": author, "run": run_id, "model": model, "date": today},
                 "links": {"labels": [label], "entries": []}, "status": "active", "tags": ["result"],
@@ -174,8 +171,26 @@ def retract_entry(directory: Path, entry_id: str, reason: str) -> tuple[list, li
 
 
 def _clean_statement(statement: str) -> str:
+    """The claim as the curator writes it (its own observations are found by this text)."""
     return "\n".join(line for line in statement.strip().splitlines()
                      if not line.strip().startswith(("\\label", "%"))).strip()
+
+
+def _observations_of(catalog, label: str, claim_text: str):
+    """The active observations of ``label`` whose claim reads ``claim_text``, in catalog order."""
+    return (entry for entry in catalog.entries.values()
+            if entry.kind == "observation" and entry.status == "active"
+            and label in (entry.links.get("labels") or []) and str(entry.data.get("claim", "")).strip() == claim_text)
+
+
+def _by_curator(entry) -> bool:
+    """Whether Colosseum wrote the entry (a person's entry is never rewritten)."""
+    return (entry.data.get("provenance") or {}).get("author") == "colosseum"
+
+
+def _slug(label: str) -> str:
+    """The label as kebab-case ASCII, the alphabet of entry ids (knowledge/FORMAT.md, Ids)."""
+    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
 
 
 def _free_id(directory: Path, wanted: str) -> str:
@@ -216,7 +231,7 @@ def add_claim_entry(directory: Path, claim, author: str) -> Path:
     today = datetime.date.today().isoformat()
     label = claim.label or claim.id
     with catalog_lock(directory):
-        entry_id = _free_id(directory, re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-") or "claim")
+        entry_id = _free_id(directory, _slug(label) or "claim")
         statement = _clean_statement(claim.statement_text)
         data = {"id": entry_id, "kind": "result", "title": (claim.title or f"{claim.kind} {label}")[:200],
                 "provenance": {"author": author, "run": None, "model": None, "date": today},
@@ -233,7 +248,7 @@ def add_failed_route(directory: Path, label: str, approach: str, failure_point: 
     today = datetime.date.today().isoformat()
     with catalog_lock(directory):
         key = approach_key(approach)
-        entry_id = _free_id(directory, f"failed-{re.sub(r'[^a-z0-9]+', '-', label.lower()).strip('-')}-{key}")
+        entry_id = _free_id(directory, f"failed-{_slug(label)}-{key}")
         data = {"id": entry_id, "kind": "failed-route", "title": f"{label}: {approach}"[:200],
                 "provenance": {"author": author, "run": run, "model": None, "date": today},
                 "links": {"labels": [label], "entries": []}, "status": "active", "tags": ["failed-route"],

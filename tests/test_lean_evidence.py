@@ -116,3 +116,13 @@ def test_formal_results_reach_the_provers_as_trusted_and_the_check_commands_from
     # the public status stays one of the four; what Lean checked is said apart
     assert nodes[LABEL]["status"] == "proved" and nodes[LABEL]["lean_checked"] is True and nodes[LABEL]["formal"] is True
     assert not any(n["lean_checked"] for n in nodes.values() if n["id"] != LABEL)
+
+
+def test_an_entry_id_from_a_non_ascii_label_is_a_valid_id(tmp_path):
+    from colosseum.lean.evidence import _add_formal
+
+    item = {"type": "formal", "description": "Lean checked Big.size.", "artifact": "Big.size"}
+    entry_id = _add_formal(tmp_path, "thm:Größe²", "Every set is big.", item, "lean")
+    entry, problems = read_entry(tmp_path / f"{entry_id}.md")
+    assert problems == [] and entry_id == "lean-check-of-thm-gr-e"
+    assert _add_formal(tmp_path, "thm:Größe²", "Every set is big.", item, "lean") == entry_id  # found again

@@ -13,7 +13,7 @@ import hashlib
 from pathlib import Path
 
 from colosseum.catalog import load_catalog
-from colosseum.catalog_curator import _body_of, _free_id, _write_entry
+from colosseum.catalog_curator import _body_of, _by_curator, _clean_statement, _free_id, _observations_of, _slug, _write_entry
 from colosseum.catalog_write import catalog_lock
 from colosseum.lean.findings import ClaimResult
 from colosseum.lean.results import STANDARD_AXIOMS, LeanReport
@@ -60,12 +60,8 @@ def _add_formal(directory: Path, label: str, statement: str, item: dict, checker
     with catalog_lock(directory):
         catalog = load_catalog(directory, with_starter=False)
         by_person = None
-        for entry in catalog.entries.values():
-            if not (entry.kind == "observation" and entry.status == "active"
-                    and label in (entry.links.get("labels") or [])
-                    and str(entry.data.get("claim", "")).strip() == claim_text):
-                continue
-            if (entry.data.get("provenance") or {}).get("author") != "colosseum":
+        for entry in _observations_of(catalog, label, claim_text):
+            if not _by_curator(entry):
                 by_person = by_person or entry.id
                 continue
             items = [i for i in (entry.data.get("evidence") or []) if isinstance(i, dict)]
@@ -75,8 +71,7 @@ def _add_formal(directory: Path, label: str, statement: str, item: dict, checker
             data = dict(entry.data, evidence=kept + [item], strength="formal", updated=today)
             _write_entry(entry.file, data, _body_of(entry.file))
             return entry.id
-        slug = "-".join(part for part in "".join(c if c.isalnum() else "-" for c in label.lower()).split("-") if part)
-        entry_id = _free_id(directory, f"lean-check-of-{slug}")
+        entry_id = _free_id(directory, f"lean-check-of-{_slug(label)}")
         data = {"id": entry_id, "kind": "observation", "title": f"{label} is checked by Lean"[:200],
                 "provenance": {"author": "colosseum", "run": None, "model": checker, "date": today},
                 "links": {"labels": [label], "entries": []}, "status": "active", "tags": ["formal"],
@@ -88,12 +83,6 @@ def _add_formal(directory: Path, label: str, statement: str, item: dict, checker
                      "Written by Colosseum's Lean check. Lean checked the proof of the named declarations; "
                      "whether they state what the paper states is for a person to confirm.\n")
     return entry_id
-
-
-def _clean_statement(statement: str) -> str:
-    """The claim as the curator writes it (its own observations are matched by this text)."""
-    return "\n".join(line for line in statement.strip().splitlines()
-                     if not line.strip().startswith(("\\label", "%"))).strip()
 
 
 def evidence_section(index, label: str, report: LeanReport) -> str:

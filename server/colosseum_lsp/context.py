@@ -13,6 +13,7 @@ from pathlib import Path
 from colosseum.config import load_config
 from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
 from colosseum.structure import Label, Position, Reference
+from colosseum_lsp.convert import path_to_uri
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +218,7 @@ class ServerContext:
                 await asyncio.to_thread(index.update_documents, changes)
             edited = []
             for path, version in versions.items():  # what the published findings are about
-                uri = path.as_uri()
+                uri = path_to_uri(path)  # the client's spelling of it (a symlinked folder)
                 project.indexed_versions[uri] = version
                 edited.append(uri)
             self.after_index(project)

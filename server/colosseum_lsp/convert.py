@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -18,14 +19,37 @@ SEVERITY = {
 
 
 def uri_to_path(uri: str) -> Path | None:
+    """The real path of a client's URI. A URI that reaches its file or folder through a symlink is
+    remembered: what the server says about it is said under the client's own spelling (an
+    editor keeps the link's path; findings sent under the real one would show on no open file)."""
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         return None
-    return Path(unquote(parsed.path)).resolve()
+    spelled = Path(unquote(parsed.path))
+    resolved = spelled.resolve()
+    if resolved != spelled and spelled.is_absolute():
+        _remember_spelling(resolved, spelled)
+    return resolved
 
 
 _URIS: dict = {}  # path -> uri: resolving a path costs system calls, and every publication asks
 _MAX_URIS = 100_000
+_SPELLINGS: list[tuple[str, str]] = []  # (real path, the client's spelling), longest real path first
+
+
+def _remember_spelling(resolved: Path, spelled: Path) -> None:
+    pair = (str(resolved), str(spelled))
+    if pair not in _SPELLINGS:
+        _SPELLINGS.append(pair)
+        _SPELLINGS.sort(key=lambda p: -len(p[0]))
+        _URIS.clear()
+
+
+def _client_spelling(real: str) -> str:
+    for resolved, spelled in _SPELLINGS:
+        if real == resolved or real.startswith(resolved + os.sep):
+            return spelled + real[len(resolved):]
+    return real
 
 
 def path_to_uri(path: Path) -> str:
@@ -33,7 +57,8 @@ def path_to_uri(path: Path) -> str:
     if found is None:
         if len(_URIS) >= _MAX_URIS:
             _URIS.clear()
-        found = _URIS[path] = Path(path).resolve().as_uri()
+        real = str(Path(path).resolve())
+        found = _URIS[path] = Path(_client_spelling(real) if _SPELLINGS else real).as_uri()
     return found
 
 

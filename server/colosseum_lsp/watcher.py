@@ -6,6 +6,8 @@ import asyncio
 import logging
 from pathlib import Path
 
+from colosseum_lsp.convert import path_to_uri
+
 log = logging.getLogger(__name__)
 
 
@@ -41,7 +43,7 @@ def start_watching(ctx) -> None:
 
 
 def _changed(ctx, path: Path) -> None:
-    uri = path.as_uri()
+    uri = path_to_uri(path)  # as the client spells it
     if ctx.server.workspace.text_documents.get(uri) is not None:
         return  # open in the editor: its copy wins
     ctx.schedule_update(path, None)

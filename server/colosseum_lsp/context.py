@@ -134,7 +134,9 @@ class ServerContext:
             return project.index
         async with project.lock:
             if project.index is None:
-                async with self.progress(f"{progress_title} {project.root_dir.name}") as report:
+                # not cancellable: it runs in a worker thread (requests meanwhile are answered),
+                # takes about a second for the largest papers, and without it nothing else works
+                async with self.progress(f"{progress_title} {project.root_dir.name}", cancellable=False) as report:
                     report("reading files")
                     self.notify_status("indexing")
                     try:
@@ -287,7 +289,7 @@ class ServerContext:
         return None
 
     # ---- progress ------------------------------------------------------------------------------
-    def progress(self, title: str):
+    def progress(self, title: str, cancellable: bool = True):
         from colosseum_lsp.progress import work_done
 
-        return work_done(self.server, title)
+        return work_done(self.server, title, cancellable)

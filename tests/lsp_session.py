@@ -1,13 +1,23 @@
-"""The client side of an end-to-end session shared by the server tests: a VS Code-like client
-that applies every edit the server offers (and records it) and accepts capability registrations,
-opened on one project folder."""
+"""The client side of an end-to-end session shared by the server tests: the server's command, the
+initialize request on one project folder, and a VS Code-like client that applies every edit the
+server offers (and records it) and accepts capability registrations."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
+
+SERVER = [sys.executable, "-m", "colosseum", "serve"]
+
+
+def initialize_params(project: Path, capabilities: types.ClientCapabilities) -> types.InitializeParams:
+    """Open ``project`` as the one workspace folder (named "paper")."""
+    return types.InitializeParams(
+        capabilities=capabilities, root_uri=project.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")])
 
 
 async def start_session(client: LanguageClient, project: Path) -> list:
@@ -24,8 +34,6 @@ async def start_session(client: LanguageClient, project: Path) -> list:
     def register(params):
         return None
 
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=project.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")]))
+    await client.initialize_session(initialize_params(project, client_capabilities("visual-studio-code")))
     client.project, client.applied = project, applied
     return applied

@@ -1,14 +1,13 @@
 """workspace/executeCommand: re-index and the dependency graph page (the model-backed commands
-live in their own feature modules)."""
+live in their own feature modules), and the project a command is about, which every command finds
+the same way."""
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 from colosseum.graph_html import dag_html
 from colosseum_lsp.convert import uri_to_path
-
 from colosseum_lsp.features.registry import CommandFailed
 
 
@@ -29,11 +28,36 @@ def command_project(ctx, args):
     raise CommandError("no project: open a .tex file first")
 
 
-async def reindex(ctx, args) -> dict:
-    project = command_project(ctx, args)
+async def indexed(ctx, project):
+    """The project's index, built when it is not yet; a project that cannot be indexed is an error
+    for the author."""
     index = await ctx.ensure_index(project)
     if index is None:
         raise CommandError(project.error or "the project cannot be indexed")
+    return index
+
+
+async def caught_up(project) -> None:
+    """Wait for the edits being indexed, so that what follows reads what the author last typed."""
+    if project.pending is not None and not project.pending.done():
+        await asyncio.shield(project.pending)
+
+
+async def document_project(ctx, uri):
+    """The project of a command's document (its uri, required) and the project's index, caught up
+    with the author's last edits."""
+    path = uri_to_path(uri) if isinstance(uri, str) else None
+    if path is None:
+        raise CommandError(f"not a file: {uri}")
+    project = ctx.project_for(path)
+    index = await indexed(ctx, project)
+    await caught_up(project)
+    return project, index
+
+
+async def reindex(ctx, args) -> dict:
+    project = command_project(ctx, args)
+    index = await indexed(ctx, project)
     async with project.lock:
         async with ctx.progress(f"Re-indexing {project.root_dir.name}") as report:
             report("reading every file again")
@@ -45,9 +69,7 @@ async def reindex(ctx, args) -> dict:
 
 async def show_dependency_graph(ctx, args) -> dict:
     project = command_project(ctx, args)
-    index = await ctx.ensure_index(project)
-    if index is None:
-        raise CommandError(project.error or "the project cannot be indexed")
+    index = await indexed(ctx, project)
     out_dir = project.root_dir / ".colosseum"
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "dependency-graph.html"
@@ -57,7 +79,3 @@ async def show_dependency_graph(ctx, args) -> dict:
     tmp.replace(path)
     return {"path": str(path)}
 
-
-
-def project_path(args) -> Path | None:
-    return uri_to_path(args[0]) if args and isinstance(args[0], str) else None

@@ -30,6 +30,7 @@ from colosseum.lean import (
 from colosseum.lean.findings import CODE_CHECKED, checked_claim
 from colosseum_lsp.convert import engine_position, path_to_uri, position
 from colosseum_lsp.features import registry
+from colosseum_lsp.features.commands import caught_up, command_project, indexed
 from colosseum_lsp.progress import ProgressCancelled
 
 log = logging.getLogger(__name__)
@@ -59,11 +60,8 @@ def _state(project) -> _LeanState:
 @registry.command("colosseum.checkLean")
 async def check_lean_command(ctx, args) -> dict:
     """[document uri?] -> the check's summary. A check already running is waited for."""
-    from colosseum_lsp.features.commands import command_project
-
     project = command_project(ctx, args)
-    if await ctx.ensure_index(project) is None:
-        raise registry.CommandFailed(project.error or "the project cannot be indexed")
+    await indexed(ctx, project)
     state = _state(project)
     if state.running is None or state.running.done():
         state.running = ctx.spawn(_check(ctx, project))
@@ -98,8 +96,7 @@ async def _check(ctx, project, on_save: bool = False) -> dict:
 
 async def _check_once(ctx, project, on_save: bool) -> dict:
     index = await ctx.ensure_index(project)
-    if project.pending is not None and not project.pending.done():
-        await asyncio.shield(project.pending)  # check what the author has just written
+    await caught_up(project)  # check what the author has just written
     if index is None or (on_save and not lean_settings(index.config).check_on_save):
         return {"status": "done", "message": "nothing to check"}
     async with project.lock:

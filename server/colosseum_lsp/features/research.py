@@ -21,6 +21,7 @@ from lsprotocol import types
 
 from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
 from colosseum_lsp.features import registry
+from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
 
 log = logging.getLogger(__name__)
@@ -73,17 +74,9 @@ async def explore_strategies(ctx, args) -> dict:
 
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ResearchError("usage: colosseum.exploreStrategies [document uri, theorem label, {\"solve\": bool}?]")
-    uri, label = args[0], args[1]
+    label = args[1]
     options = args[2] if len(args) > 2 and isinstance(args[2], dict) else {}
-    path = uri_to_path(uri)
-    if path is None:
-        raise ResearchError(f"not a file: {uri}")
-    project = ctx.project_for(path)
-    index = await ctx.ensure_index(project)
-    if index is None:
-        raise ResearchError(project.error or "the project cannot be indexed")
-    if project.pending is not None and not project.pending.done():
-        await asyncio.shield(project.pending)  # start from what the author last typed
+    project, index = await document_project(ctx, args[0])
     if label not in project.snapshot().claims:
         raise ResearchError(f"no claim `{label}` in the project")
     run_index = await _run_index(ctx, project)
@@ -152,8 +145,7 @@ async def _offer_skeleton(ctx, project, label: str, result, target: Path) -> boo
     theorem (in place of an empty proof of it), at the document version the index read."""
     from colosseum.research_cli import input_line, skeleton_file_text
 
-    if project.pending is not None and not project.pending.done():
-        await asyncio.shield(project.pending)
+    await caught_up(project)
     snap = project.snapshot()
     claim = snap.claims.get(label)
     if claim is None:

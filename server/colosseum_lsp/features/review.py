@@ -28,8 +28,9 @@ from colosseum.review import (
 )
 from colosseum.review.local_review import material
 from colosseum.review.storage import reviews_directory
-from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
+from colosseum_lsp.convert import path_to_uri, range_
 from colosseum_lsp.features import registry
+from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.features.review_findings import SOURCE, republish, state_of
 from colosseum_lsp.progress import ProgressCancelled
@@ -42,19 +43,6 @@ class ReviewError(CommandFailed):
 
 
 # ---- shared pieces -----------------------------------------------------------------------------
-async def _project_and_index(ctx, uri):
-    path = uri_to_path(uri) if isinstance(uri, str) else None
-    if path is None:
-        raise ReviewError(f"not a file: {uri}")
-    project = ctx.project_for(path)
-    index = await ctx.ensure_index(project)
-    if index is None:
-        raise ReviewError(project.error or "the project cannot be indexed")
-    if project.pending is not None and not project.pending.done():
-        await asyncio.shield(project.pending)  # review what the author last typed
-    return project, index
-
-
 def _provider_and_config(ctx, project):
     from colosseum.config import valid_table
     from colosseum.models.configured import configured_provider
@@ -107,7 +95,7 @@ def _stopped(exc: BaseException, what: str) -> dict:
 async def global_review(ctx, args) -> dict:
     if not args or not isinstance(args[0], str):
         raise ReviewError("usage: colosseum.globalReview [document uri]")
-    project, index = await _project_and_index(ctx, args[0])
+    project, index = await document_project(ctx, args[0])
     from colosseum.config import valid_table
 
     provider, _model, config = _provider_and_config(ctx, project)
@@ -138,7 +126,7 @@ async def global_review(ctx, args) -> dict:
 async def review_claim_command(ctx, args) -> dict:
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ReviewError("usage: colosseum.reviewClaim [document uri, claim or section label]")
-    project, index = await _project_and_index(ctx, args[0])
+    project, index = await document_project(ctx, args[0])
     label = args[1]
     if label not in index.claims and label not in index.sections:
         raise ReviewError(f"no claim or section `{label}` in the project")
@@ -162,7 +150,7 @@ async def review_claim_command(ctx, args) -> dict:
 async def dismiss_critique(ctx, args) -> dict:
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ReviewError("usage: colosseum.dismissReviewCritique [document uri, critique key]")
-    project, _index = await _project_and_index(ctx, args[0])
+    project, _index = await document_project(ctx, args[0])
     state = state_of(project)
     critiques = list(state.global_critiques) + [c for r in state.local.values() for c in r.critiques]
     matching = [c for c in critiques if c.key == args[1]]
@@ -184,7 +172,7 @@ async def retry_claim_command(ctx, args) -> dict:
 
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ReviewError("usage: colosseum.retryClaim [document uri, claim label]")
-    project, index = await _project_and_index(ctx, args[0])
+    project, index = await document_project(ctx, args[0])
     label = args[1]
     failed = state_of(project).local.get(label)
     if failed is None or failed.passed:
@@ -315,8 +303,7 @@ async def _review_saved(ctx, project, path: Path) -> None:
     state = state_of(project)
     for _ in range(8):  # bounded: saves arriving during a review make at most a few more rounds
         state.save_again = False
-        if project.pending is not None and not project.pending.done():
-            await asyncio.shield(project.pending)
+        await caught_up(project)
         index = project.index
         try:
             reviewer = _local_reviewer(ctx, project)

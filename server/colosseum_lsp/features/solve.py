@@ -13,7 +13,8 @@ from lsprotocol import types
 from colosseum.exception_groups import first_leaf
 from colosseum.models import ProviderError
 from colosseum.structure import Diagnostic, RelatedInfo
-from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
+from colosseum_lsp.convert import path_to_uri, range_
+from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.progress import ProgressCancelled
 
@@ -52,14 +53,8 @@ async def solve_obligation(ctx, args) -> dict:
 
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise SolveError("usage: colosseum.solveObligation [document uri, claim label]")
-    uri, label = args[0], args[1]
-    path = uri_to_path(uri)
-    if path is None:
-        raise SolveError(f"not a file: {uri}")
-    project = ctx.project_for(path)
-    index = await ctx.ensure_index(project)
-    if index is None:
-        raise SolveError(project.error or "the project cannot be indexed")
+    label = args[1]
+    project, index = await document_project(ctx, args[0])
     snap = project.snapshot()
     claim = snap.claims.get(label)
     if claim is None:
@@ -168,8 +163,7 @@ def _quoted_range(ft, quote: str):
 async def _offer_proof(ctx, project, label: str, proof: str, version_at_start) -> bool:
     """Insert the proof after the claim (or replace its empty proof), only at the version the
     solve started from; after other edits the claim is found again by its label."""
-    if project.pending is not None and not project.pending.done():
-        await asyncio.shield(project.pending)  # let the index catch up with the author's last edits
+    await caught_up(project)
     snap = project.snapshot()
     claim = snap.claims.get(label)
     if claim is None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from colosseum.latex_scanner import scan
 from colosseum.macros import MacroTable
+from colosseum.source_text import LineIndex
 from colosseum.structure import Position, Range
 
 _LST_LANGUAGE = re.compile(r"language\s*=\s*\{?\s*lean4?\s*\}?\s*(?:[,\]]|$)", re.I)
@@ -54,20 +55,8 @@ def inline_blocks(path: Path, text: str) -> list[InlineBlock]:
         return []
     events = scan(text, MacroTable()).events
     lines = text.split("\n")
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-
-    def line_of(offset: int) -> int:
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-
+    line_index = LineIndex(text)
+    starts, line_of = line_index.line_starts, line_index.line_of
     blocks: list[InlineBlock] = []
     for i, ev in enumerate(events):
         if ev.kind != "begin" or ev.extra != "verbatim" or ev.name.rstrip("*") not in ("lean", "lstlisting", "minted"):

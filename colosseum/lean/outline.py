@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from colosseum.source_text import LineIndex
+
 _MODIFIERS = r"(?:(?:private|protected|noncomputable|partial|unsafe|nonrec|scoped|local)\s+)*"
 _ATTRIBUTES = r"(?:@\[[^\]]*\]\s*)*"
 _NAME = r"(?:«[^»\n]*»|[^\s:({\[⦃«])+"  # «...» may hold spaces and dots
@@ -98,20 +100,7 @@ def outline(text: str) -> Outline:
         else:
             break
     result.header_lines = header_end
-    line_starts = [0]
-    for line in lines[:-1]:
-        line_starts.append(line_starts[-1] + len(line) + 1)
-
-    def line_of(offset: int) -> int:
-        lo, hi = 0, len(line_starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if line_starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-
+    line_of = LineIndex(plain).line_of
     # events in file order: scope changes and declarations
     events: list[tuple[int, str, str]] = []
     for m in _SCOPE.finditer(plain):

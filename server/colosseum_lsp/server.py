@@ -59,14 +59,19 @@ def build_server() -> LanguageServer:
     ctx = ServerContext(server)
     server.colosseum = ctx  # for tests and debugging
 
-    def doc_path(uri: str) -> Path | None:
+    def served_path(uri: str, in_editor: bool = True) -> Path | None:
+        """The path of a TeX document of a project the server serves, else None (not ours: outside
+        the workspace, or a file that exists nowhere). A closed document (``in_editor=False``)
+        counts only when it is on disk."""
         path = uri_to_path(uri)
-        return path if path is not None and path.suffix in (".tex", ".sty", ".cls", ".ltx") else None
+        if path is None or path.suffix not in (".tex", ".sty", ".cls", ".ltx"):
+            return None
+        return path if ctx.may_index(path, uri if in_editor else None) else None
 
     async def ready(uri: str):
-        path = doc_path(uri)
-        if path is None or not ctx.may_index(path, uri):
-            return None  # not ours: outside the workspace, or a file that exists nowhere
+        path = served_path(uri)
+        if path is None:
+            return None
         project = ctx.project_for(path)
         if await ctx.ensure_index(project) is None:
             return None
@@ -120,28 +125,24 @@ def build_server() -> LanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        path = doc_path(uri)
-        if path is None or not ctx.may_index(path, uri):
-            return
-        project = ctx.project_for(path)
-        index = await ctx.ensure_index(project)
-        if index is not None:
+        path = await ready(uri)
+        if path is not None:
             # the editor's copy now, not the one opened: an edit may have come in meanwhile
             doc = server.workspace.get_text_document(uri)
             ctx.schedule_update(path, doc.source, doc.version)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        path = doc_path(params.text_document.uri)
-        if path is None or not ctx.may_index(path, params.text_document.uri):
+        path = served_path(params.text_document.uri)
+        if path is None:
             return
         doc = server.workspace.get_text_document(params.text_document.uri)
         ctx.schedule_update(path, doc.source, doc.version)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        path = doc_path(params.text_document.uri)
-        if path is None or not ctx.may_index(path, params.text_document.uri):
+        path = served_path(params.text_document.uri)
+        if path is None:
             return
         for hook in registry.SAVE_HOOKS:
             try:
@@ -151,8 +152,8 @@ def build_server() -> LanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        path = doc_path(params.text_document.uri)
-        if path is not None and ctx.may_index(path, None):
+        path = served_path(params.text_document.uri, in_editor=False)
+        if path is not None:
             ctx.schedule_update(path, None)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

@@ -94,6 +94,7 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
 
 
 def claim_at(snap, path: Path, pos: Position):
+    """The innermost claim of ``path`` whose statement holds ``pos`` (an engine position)."""
     best = None
     for claim in snap.claims.values():
         if claim.file == path and claim.location.range.start <= pos <= claim.end.range.end:

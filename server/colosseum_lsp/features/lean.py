@@ -30,6 +30,7 @@ from colosseum.lean import (
 from colosseum.lean.findings import CODE_CHECKED, checked_claim
 from colosseum_lsp.convert import engine_position, path_to_uri, position
 from colosseum_lsp.features import registry
+from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.commands import caught_up, command_project, indexed
 from colosseum_lsp.progress import ProgressCancelled
 
@@ -271,7 +272,7 @@ def lean_code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams,
             actions.append(types.CodeAction(title=f"Add \\leanok to `{claim.id}` (checked by Lean)",
                                             kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
                                             is_preferred=True, edit=edit))
-    claim = _claim_at(snap, path, engine_position(params.range.start))
+    claim = claim_at(snap, path, engine_position(params.range.start))
     if claim is not None and claim.lean_decls:
         actions.append(types.CodeAction(
             title="Check the Lean declarations", kind=types.CodeActionKind.Empty,
@@ -311,12 +312,3 @@ def _leanok_edit(ctx, project, claim) -> types.WorkspaceEdit | None:
         changes.append(types.TextDocumentEdit(
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=text_edits))
     return types.WorkspaceEdit(document_changes=changes)
-
-
-def _claim_at(snap, path: Path, pos):
-    best = None
-    for claim in snap.claims.values():
-        if claim.file == path and claim.location.range.start <= pos <= claim.end.range.end:
-            if best is None or claim.location.range.start > best.location.range.start:
-                best = claim
-    return best

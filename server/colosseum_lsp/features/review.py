@@ -28,8 +28,9 @@ from colosseum.review import (
 )
 from colosseum.review.local_review import material
 from colosseum.review.storage import reviews_directory
-from colosseum_lsp.convert import path_to_uri, range_
+from colosseum_lsp.convert import engine_position, path_to_uri, range_
 from colosseum_lsp.features import registry
+from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.features.review_findings import SOURCE, republish, state_of
@@ -234,7 +235,7 @@ async def _replace_proof(ctx, project, label: str, proof: str) -> bool:
 @registry.code_action_provider
 def review_actions(ctx, path: Path, uri: str, params, snap, version) -> list[types.CodeAction]:
     actions: list[types.CodeAction] = []
-    claim = _claim_at(snap, path, params.range.start)
+    claim = claim_at(snap, path, engine_position(params.range.start))
     if claim is not None and claim.proof is not None and claim.proof.has_content:
         actions.append(types.CodeAction(
             title=f"Review `{claim.id}` (local review)", kind=types.CodeActionKind.Empty,
@@ -267,18 +268,6 @@ def review_actions(ctx, path: Path, uri: str, params, snap, version) -> list[typ
                 command=types.Command(title="Open review report", command="colosseum.openReport",
                                       arguments=[info["report"]])))
     return actions
-
-
-def _claim_at(snap, path: Path, position: types.Position):
-    """The innermost claim whose statement holds the cursor."""
-    best = None
-    for claim in snap.claims.values():
-        start, end = claim.location.range.start, claim.end.range.end
-        if claim.file == path and (start.line, start.character) <= (position.line, position.character) \
-                <= (end.line, end.character):
-            if best is None or claim.location.range.start > best.location.range.start:
-                best = claim
-    return best
 
 
 # ---- on save ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import re
 from bisect import bisect_right
 
 from colosseum.latex_arguments import MAX_LONG_ARGUMENT
+from colosseum.latex_events import Event
 from colosseum.macros import MacroDef, parse_xparse_spec, substitute
 
 MAX_EXPANSION_DEPTH = 8
@@ -101,7 +102,7 @@ class DefinitionReader:
         return body[2]
 
     def _define(self, definition: MacroDef, start: int, end: int) -> None:
-        self.events.append(self.make_event("def", start, end, definition.name, extra=definition))
+        self.events.append(Event("def", start, end, definition.name, extra=definition))
         new_table = self.table.with_def(definition)
         if new_table is not self.table:
             self._set_table(new_table)
@@ -158,7 +159,7 @@ class DefinitionReader:
             if vs < 0 or ve < 0 or ve < vs:
                 vs, ve = start, call_end
             name = definition.name if ev.kind in ("label", "ref") else ev.name
-            self.events.append(self.make_event(ev.kind, start, call_end, name, ev.value, vs, ve, ev.extra))
+            self.events.append(Event(ev.kind, start, call_end, name, ev.value, vs, ve, ev.extra))
         # a wrapper may define relevant macros itself (\defthm): keep its table changes
         if inner.table is not self.table:
             self._set_table(inner.table)

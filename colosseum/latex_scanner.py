@@ -40,10 +40,13 @@ VERBATIM_ENVIRONMENTS = frozenset((
     "minted", "comment", "filecontents", "filecontents*", "lean", "lstlisting*", "spverbatim",
 ))
 
+# commands that load a package or class: a project-local one is read for its definitions
+PACKAGE_COMMANDS = {"usepackage": ".sty", "RequirePackage": ".sty", "documentclass": ".cls", "LoadClass": ".cls"}
+
 BUILTIN_NAMES = frozenset(
     SECTION_LEVELS + LABEL_COMMANDS + SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS
     + BLUEPRINT_LIST_COMMANDS + BLUEPRINT_MARKERS + INCLUDE_COMMANDS + THEOREM_DECL_COMMANDS
-    + DEFINITION_COMMANDS + OTHER_COMMANDS
+    + DEFINITION_COMMANDS + OTHER_COMMANDS + tuple(PACKAGE_COMMANDS)
 )
 _SECTION_SET = frozenset(SECTION_LEVELS)
 _SINGLE_REF_SET = frozenset(SINGLE_REF_COMMANDS)
@@ -210,10 +213,6 @@ class _Scanner(ArgumentReader, DefinitionReader):
 
     def error(self, start: int, end: int, code: str, message: str) -> None:
         self.events.append(Event("error", start, end, code, message))
-
-    @staticmethod
-    def make_event(*args, **kwargs) -> "Event":
-        return Event(*args, **kwargs)
 
     # ---- handlers ------------------------------------------------------------------------
     def _label(self, name: str, start: int, after: int) -> int:
@@ -431,6 +430,19 @@ class _Scanner(ArgumentReader, DefinitionReader):
         self.events.append(Event("include", start, nxt, name, text[s:e].strip(), s, e))
         return nxt
 
+    def _package(self, name: str, start: int, after: int) -> int:
+        """\\usepackage[options]{a,b}: one ``package`` event per name (the project walk reads a
+        project-local one for its definitions)."""
+        opt = self.read_optional(after)
+        pos = opt[2] if opt is not None else after
+        group = self.read_group(pos, command=name)
+        if group is None:
+            return pos
+        s, e, nxt = group
+        for value, vs, ve in label_items(self.text, s, e, split=True):
+            self.events.append(Event("package", start, nxt, name, value, vs, ve))
+        return nxt
+
     def _theorem_decl(self, name: str, start: int, after: int) -> int:
         text = self.text
         if name == "theoremstyle":
@@ -482,5 +494,6 @@ _OTHER_HANDLERS = {
     "discussion": _Scanner._discussion,
     "hyperref": _Scanner._hyperref,
     "inputleannode": _Scanner._leannode,
+    **{name: _Scanner._package for name in PACKAGE_COMMANDS},
 }
 

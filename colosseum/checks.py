@@ -236,9 +236,21 @@ def conditional_finding(index: "ProjectIndex", node: str, path: list[str]) -> Di
     if loc is None:
         return None
     via = f" (via {' -> '.join(path[1:-1])})" if len(path) > 2 else ""
-    related = (RelatedInfo(origin, f"open obligation `{path[0]}`"),) if origin else ()
+    what = _unsettled_kind(index, path[0])
+    related = (RelatedInfo(origin, f"{what} `{path[0]}`"),) if origin else ()
     return Diagnostic(loc.file, loc.range, "warning", code("depends-on-open-obligation"),
-                      f"`{node}` is conditional: its proof relies on the open obligation `{path[0]}`{via}", related)
+                      f"`{node}` is conditional: its proof relies on the {what} `{path[0]}`{via}", related)
+
+
+def _unsettled_kind(index: "ProjectIndex", node: str) -> str:
+    """What a conditional proof rests on: an open obligation, a conjecture-like claim, or a claim
+    with no proof."""
+    claim = index.claims.get(node)
+    if claim is None or claim.obligation or (claim.proof is not None and claim.proof.obligation):
+        return "open obligation"
+    if claim.role == "conjecture":
+        return f"unproved {claim.kind}"
+    return "unproved claim"
 
 
 def claim_findings(claim, is_referenced: bool, labels) -> list[Diagnostic]:

@@ -52,6 +52,7 @@ class DependencyGraph:
         self._section_order: dict[str, int] = {}
         self._contained: dict[str, int] = {}  # section -> how many claims and sections it holds
         self._reached: set[str] = set()  # every node the conditional search went through
+        self._unsettled: set[str] = set()  # the origins of that search and what it made conditional
         self._circular: dict[str, int] = {}  # node -> its circular group, when cycles() ran
         # truth edges that do not go forward in reading order: a circle needs one, so with none
         # there is none (papers cite what comes before)

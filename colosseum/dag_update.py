@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from colosseum.link_state import LinkChange
 
 _ADJACENCY = ("succ", "_pred", "proof_succ", "truth_succ")
+INNER = "inner"  # count key: proof references that reach a claim through a label inside it, not an edge
+ORIGINS = ("obligation", "open")  # what a proof resting on is conditional
+_RANK = {"obligation": 3, "open": 2, "conditional": 1}  # what a section's status summarises, worst first
 
 
 class _Edges:
@@ -69,15 +72,23 @@ class _Edges:
         if user in sections and (used in self.claims or used in sections):
             if user in self.chain(used) or self.order(used) > self.order(user):
                 return None  # a section's road map: into its own content, or ahead ("see Section 5")
-        return (used, user, "statement-uses" if part == "statement" else "proof-uses")
+        # a section's prose is what it says, not a proof: its references are statement-uses
+        return (used, user, "proof-uses" if part == "proof" else "statement-uses")
 
     def of_unit(self, unit) -> dict[tuple[str, str, str], int]:
         counts: dict[tuple[str, str, str], int] = {}
-        key = self.key
+        key, claims = self.key, self.claims
         for ref in unit.refs:
             found = key(ref)
             if found is not None:
                 counts[found] = counts.get(found, 0) + 1
+                if found[2] == "proof-uses":
+                    claim = claims.get(found[0])
+                    if claim is not None and claim.label != ref.label:
+                        # through a label inside the claim (an equation, an item): a use, but
+                        # not one that closes a circle (see _closes)
+                        inner = (found[0], found[1], INNER)
+                        counts[inner] = counts.get(inner, 0) + 1
         return counts
 
 
@@ -99,19 +110,17 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
         for key, n in mine.items():
             counts[key] = counts.get(key, 0) + n
     graph._counts = counts
-    graph._dependencies = {key: Edge(*key) for key in counts}
+    graph._dependencies = {key: Edge(*key) for key in counts if key[2] != INNER}
     claims, sections = index.claims, index.sections
     succ, pred, proof_succ, truth_succ = graph.succ, graph._pred, graph.proof_succ, graph.truth_succ
-    for used, user, kind in counts:
+    for key in graph._dependencies:
+        used, user, kind = key
         succ[used].add(user)
         pred[user].add(used)
         if kind == "proof-uses":
             proof_succ[used].add(user)
+        if _closes(counts, claims, sections, used, user):
             truth_succ[used].add(user)
-        else:
-            claim = claims.get(used)
-            if claim is not None and claim.role == "definition":
-                truth_succ[used].add(user)
     order = graph._order = {sid: section.order for sid, section in sections.items()}
     order.update((cid, claim.order) for cid, claim in claims.items())
     graph._backward = {(used, user) for used, users in truth_succ.items() for user in users
@@ -137,18 +146,37 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
     base = graph._base
     for cid, claim in claims.items():
         base[cid] = _claim_status(claim, cid in graph._formal)
-    for sid, section in sections.items():
-        base[sid] = _section_status(section, contained.get(sid, 0))
+    base.update(_section_bases(graph, index))
     _conditional(graph)
+    _summarise_sections(graph)
     graph._edges = None
     return graph
+
+
+def _closes(counts: dict, claims: dict, sections: dict, used: str, user: str) -> bool:
+    """Whether the edge ``used -> user`` can close a circular argument. A section is not an
+    argument: no circle runs through one. A proof closes one when it cites the claim itself (its
+    own label or ``\\uses``), not only a label inside it, e.g. a hypothesis displayed in its
+    statement (``\\eqref{g-small}``). A statement closes one when it uses a definition."""
+    if used in sections or user in sections:
+        return False
+    claim = claims.get(used)
+    if claim is not None and claim.role == "definition":
+        return (used, user, "proof-uses") in counts or (used, user, "statement-uses") in counts
+    return counts.get((used, user, "proof-uses"), 0) > counts.get((used, user, INNER), 0)
 
 
 def _claim_status(claim, formal: bool) -> str:
     if formal:
         return "formal"  # checked by Lean: never conditional on the paper's gaps
-    if (claim.proof is not None and claim.proof.has_content) or claim.mathlibok or claim.cited:
+    if claim.role == "conjecture":
+        return "open"  # unproved by nature, whatever follows it
+    if claim.mathlibok or claim.cited:
         return "proved"
+    proof = claim.proof
+    if proof is not None and proof.has_content:
+        # an \obligation inside the proof: what is there is a sketch, the proof is still owed
+        return "obligation" if proof.obligation else "proved"
     if claim.obligation:
         return "obligation"
     if claim.needs_proof:
@@ -156,20 +184,70 @@ def _claim_status(claim, formal: bool) -> str:
     return "proved"  # definitions and remarks: nothing to prove
 
 
-def _section_status(section, contained: int) -> str:
-    empty = not section.has_content and not contained
-    return "obligation" if section.obligation and empty else "proved"
+def _section_bases(graph: "DependencyGraph", index: "ProjectIndex") -> dict[str, str]:
+    """Each section's own status: an obligation section stays an obligation until it holds a
+    claim and every claim in it (its subsections' too) is proved; any other section is proved
+    (what it holds is summarised afterwards, by _summarise_sections)."""
+    sections = index.sections
+    bases = dict.fromkeys(sections, "proved")
+    marked = {sid for sid, section in sections.items() if section.obligation}
+    if not marked:
+        return bases
+    held: set[str] = set()
+    unproved: set[str] = set()
+    parent, base = graph._section_parent, graph._base
+    for cid, info in graph._claim_info.items():
+        settled = base.get(cid) in ("proved", "formal")
+        sec, steps = info[0], 0
+        while sec is not None and steps < 64:
+            if sec in marked:
+                held.add(sec)
+                if not settled:
+                    unproved.add(sec)
+            sec, steps = parent.get(sec), steps + 1
+    for sid in marked:
+        if sid not in held or sid in unproved:
+            bases[sid] = "obligation"
+    return bases
+
+
+def _summarise_sections(graph: "DependencyGraph") -> None:
+    """A section's status says what it holds: obligation if it (or anything in it) is an open
+    obligation, else open if it holds an open claim, else conditional if it holds a conditional
+    claim, else proved. Its own prose references never make it conditional."""
+    status, parent, base = graph.status, graph._section_parent, graph._base
+    worst = dict.fromkeys(parent, 0)
+
+    def raise_from(sec: str | None, rank: int) -> None:
+        steps = 0
+        while sec is not None and worst.get(sec, rank) < rank and steps < 64:
+            worst[sec] = rank
+            sec, steps = parent.get(sec), steps + 1
+
+    for sid in parent:
+        if base.get(sid) == "obligation":
+            raise_from(sid, 3)
+    info = graph._claim_info
+    for cid in graph._unsettled:
+        rank = _RANK.get(status.get(cid), 0)
+        if rank and cid in info:
+            raise_from(info[cid][0], rank)
+    names = {rank: name for name, rank in _RANK.items()}
+    for sid, rank in worst.items():
+        status[sid] = names.get(rank, "proved")
 
 
 def _conditional(graph: "DependencyGraph") -> None:
-    """Statuses from the base ones: proved, but a proof-uses path leads back to an open
-    obligation, is conditional (the path is kept, from the first obligation in name order)."""
+    """Statuses from the base ones: proved, but a proof-uses path leads back to something not
+    settled (an open obligation, or a claim with no proof, e.g. a conjecture), is conditional (the
+    path is kept, from the first such origin in name order)."""
     base = graph._base
     status = dict(base)
     conditional: dict[str, list[str]] = {}
     reached: set[str] = set()
     proof_succ = graph.proof_succ
-    for origin in sorted(n for n, s in base.items() if s == "obligation"):
+    origins = sorted(n for n, s in base.items() if s in ORIGINS)
+    for origin in origins:
         parent = {origin: None}
         queue = deque([origin])
         while queue:
@@ -187,6 +265,7 @@ def _conditional(graph: "DependencyGraph") -> None:
                     status[nxt] = "conditional"
         reached.update(parent)
     graph.status, graph.conditional_on, graph._reached = status, conditional, reached
+    graph._unsettled = set(origins) | conditional.keys()
 
 
 # ---- from the last graph ---------------------------------------------------------------------------
@@ -330,11 +409,14 @@ class _Update:
                 table[key] = new
             else:
                 table.pop(key, None)
-            if (old > 0) != (new > 0):
-                if new > 0:
-                    self.graph._dependencies[key] = Edge(*key)
-                else:
-                    self.graph._dependencies.pop(key, None)
+            # the pair's truth weighs proof references against those through inner labels
+            weighed = key[2] == INNER or (key[2] == "proof-uses" and (key[0], key[1], INNER) in table)
+            if (old > 0) != (new > 0) or (weighed and old != new):
+                if key[2] != INNER:
+                    if new > 0:
+                        self.graph._dependencies[key] = Edge(*key)
+                    else:
+                        self.graph._dependencies.pop(key, None)
                 self._pair(key[0], key[1])
 
     def _pair(self, used: str, user: str) -> None:
@@ -346,8 +428,7 @@ class _Update:
         self._member("_pred", user, used, proof or statement)
         if self._member("proof_succ", used, user, proof):
             self.proof_sources.add(used)
-        claim = self.index.claims.get(used)
-        truth = proof or (statement and claim is not None and claim.role == "definition")
+        truth = _closes(counts, self.index.claims, self.index.sections, used, user)
         if self._member("truth_succ", used, user, truth):
             (self.truth_added if truth else self.truth_removed).append((used, user))
         self._direction(used, user, truth)
@@ -432,13 +513,16 @@ class _Update:
         todo = set(self.change.nodes) | self.base_changed | (formal ^ previous._formal)
         base = graph._base
         changed: list[tuple[str, str | None, str | None]] = []
+        sections_touched = bool(self.base_changed)
         for node in todo:
             claim = claims.get(node)
             if claim is not None:
                 new = _claim_status(claim, node in formal)
+            elif node in sections:
+                sections_touched = True
+                continue
             else:
-                section = sections.get(node)
-                new = _section_status(section, graph._contained.get(node, 0)) if section is not None else None
+                new = None
             old = base.get(node)
             if new != old:
                 if new is None:
@@ -446,12 +530,23 @@ class _Update:
                 else:
                     base[node] = new
                 changed.append((node, old, new))
+        if changed or sections_touched:  # an obligation section waits on the claims in it
+            for node, new in _section_bases(graph, index).items():
+                old = base.get(node)
+                if new != old:
+                    base[node] = new
+                    changed.append((node, old, new))
         reached = previous._reached
-        again = any(old == "obligation" or new == "obligation" or node in reached for node, old, new in changed)
-        again = again or any(node in reached or base.get(node) == "obligation" for node in self.proof_sources)
+        again = any(old in ORIGINS or new in ORIGINS or node in reached for node, old, new in changed)
+        again = again or any(node in reached or base.get(node) in ORIGINS for node in self.proof_sources)
         again = again or not reached.isdisjoint(self.removed_nodes)
         if again:
             _conditional(graph)
+            _summarise_sections(graph)
+            return
+        if not changed and not sections_touched and graph._section_parent == previous._section_parent:
+            graph.status, graph.conditional_on, graph._reached = previous.status, previous.conditional_on, reached
+            graph._unsettled = previous._unsettled
             return
         status = dict(previous.status)
         for node, _old, new in changed:
@@ -460,6 +555,8 @@ class _Update:
             else:
                 status[node] = new
         graph.status, graph.conditional_on, graph._reached = status, previous.conditional_on, reached
+        graph._unsettled = previous._unsettled
+        _summarise_sections(graph)
 
     # ---- circular groups
     def _cycles(self) -> None:

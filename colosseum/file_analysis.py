@@ -32,16 +32,22 @@ _NON_ASSERTION = re.compile(
 
 
 _DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
+# unproved by nature: a proof that rests on one is conditional (colosseum.dag_update)
+_CONJECTURE = re.compile(r"^(conj|question|quest|problem|hyp|assum|open)", re.I)
 
 
 @lru_cache(maxsize=4096)
 def claim_role(env: str, title: str = "", style: str = "plain") -> str:
     """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions
-    are errors) or ``other`` (remarks, examples, exercises, questions)."""
+    are errors), ``conjecture`` (asserted without proof: conjectures, questions, problems,
+    hypotheses, assumptions) or ``other`` (remarks, examples, exercises)."""
     base = env.rstrip("*")
-    for word in (base, title):
-        if word and _ASSERTION.search(word):
-            return "assertion"
+    if _ASSERTION.search(base):
+        return "assertion"
+    if _CONJECTURE.match(base):
+        return "conjecture"
+    if title and _ASSERTION.search(title):
+        return "assertion"
     for word in (base, title):
         if word and _DEFINITION.match(word):
             return "definition"

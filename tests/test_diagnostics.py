@@ -151,14 +151,36 @@ def test_statements_citing_each_other_are_not_a_cycle(make_project, tmp_path):
     assert index.graph.cycles() == []
 
 
-def test_cycle_through_an_equation_label_inside_a_claim(make_project, tmp_path):
+def test_a_label_inside_a_claim_is_a_use_but_closes_no_cycle(make_project, tmp_path):
+    # Carleson: the proof of a bound cites a hypothesis displayed in the statement of the lemma
+    # that uses the bound (\eqref{g-small}): a use of that lemma, not a circular argument
     body = ("\\begin{lemma}\\label{lem:A}\\begin{equation}\\label{eq:a}x=1\\end{equation}\\end{lemma}\n"
             "\\begin{proof}By \\cref{lem:B}.\\end{proof}\n"
             + lemma("lem:B", proof="By \\eqref{eq:a}."))
     index = open_doc(make_project, tmp_path, body)
+    assert ("lem:A", "lem:B", "proof-uses") in {(e.source, e.target, e.kind) for e in index.graph.edges}
+    assert not diags(index, "dependency-cycle")
+
+
+def test_cycle_through_a_claims_own_label_next_to_an_inner_one(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:A}\\begin{equation}\\label{eq:a}x=1\\end{equation}\\end{lemma}\n"
+            "\\begin{proof}By \\cref{lem:B}.\\end{proof}\n"
+            + lemma("lem:B", proof="By \\eqref{eq:a} and \\cref{lem:A}."))
+    index = open_doc(make_project, tmp_path, body)
     found = diags(index, "dependency-cycle")
     assert len(found) == 2
-    assert any("eq:a" in r.message and "inside" in r.message for r in found[0].related)
+    assert "lem:A -> lem:B -> lem:A" in found[0].message
+
+
+def test_no_cycle_runs_through_a_section(make_project, tmp_path):
+    # Carleson: a section's prose cites a result and a later proof cites the section's equation
+    body = ("\\section{One}\\label{sec:one}\n" + lemma("lem:B", proof="By \\cref{lem:A}.")
+            + "\\section{Two}\\label{sec:two}\\begin{equation}\\label{eq:s}y=2\\end{equation}\n"
+            "As \\cref{lem:B} shows.\n"
+            "\\section{Three}\\label{sec:three}\n" + lemma("lem:A", proof="By \\eqref{eq:s}."))
+    index = open_doc(make_project, tmp_path, body)
+    assert not diags(index, "dependency-cycle")
+    assert index.graph.cycles() == []
 
 
 def test_circular_definitions_are_a_cycle(make_project, tmp_path):
@@ -274,3 +296,45 @@ def test_diagnostics_are_sorted_and_well_formed(make_project, tmp_path):
         assert d.code.startswith("colosseum/")
         assert d.range.start <= d.range.end
     assert index.diagnostics() == found  # stable
+
+
+def test_a_proof_resting_on_a_conjecture_is_conditional(make_project, tmp_path):
+    body = ("\\begin{conjecture}\\label{conj:c}Every x is y.\\end{conjecture}\n"
+            + lemma("lem:L", proof="By \\cref{conj:c}.")
+            + "\\begin{example}\\label{ex:e}An example.\\end{example}\n"
+            + lemma("lem:M", proof="See \\cref{ex:e}."))
+    index = open_doc(make_project, tmp_path, body)
+    status = index.graph.status
+    assert status["conj:c"] == "open"
+    assert status["lem:L"] == "conditional"
+    assert status["lem:M"] == "proved"  # examples and remarks stay settled
+    found = diags(index, "depends-on-open-obligation")
+    assert [d.message.split("`")[1] for d in found] == ["lem:L"]
+    assert "conjecture `conj:c`" in found[0].message
+
+
+def test_an_obligation_marker_inside_a_proof_leaves_the_proof_owed(make_project, tmp_path):
+    body = (lemma("lem:s", proof="\\obligation TODO: fill in the details.")
+            + lemma("thm:t", proof="By \\cref{lem:s}."))
+    index = open_doc(make_project, tmp_path, body)
+    assert index.graph.status["lem:s"] == "obligation"
+    assert index.graph.status["thm:t"] == "conditional"
+
+
+def test_section_statuses_summarise_what_they_hold(make_project, tmp_path):
+    body = ("\\section{Plan}\\label{sec:o}\\obligation We will show that things hold.\n"
+            "\\section{Work}\\label{sec:w}\n"
+            + lemma("lem:a", statement="\\obligation A.")
+            + lemma("thm:b", proof="By \\cref{lem:a}.")
+            + "\\section{Done}\\label{sec:d}\n" + lemma("lem:c", proof="Clear.")
+            + "\\section{Reading}\\label{sec:r}As \\cref{thm:b} shows, all is well.\n"
+            "\\section{Promise}\\label{sec:p}\\obligation Here we prove it.\n" + lemma("lem:p", proof="Clear."))
+    index = open_doc(make_project, tmp_path, body)
+    status = index.graph.status
+    assert status["sec:o"] == "obligation"  # an obligation holding no claim stays one
+    assert status["sec:w"] == "obligation"  # it holds an open obligation
+    assert status["sec:d"] == "proved"
+    assert status["sec:r"] == "proved"  # prose citing a conditional result is not conditional
+    assert status["sec:p"] == "proved"  # every claim in it is proved
+    kinds = {(e.source, e.target): e.kind for e in index.graph.edges}
+    assert kinds[("thm:b", "sec:r")] == "statement-uses"

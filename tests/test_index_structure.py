@@ -274,7 +274,9 @@ def test_statuses(make_project, tmp_path):
     assert status["thm:transitive"] == "conditional"
     assert index.graph.conditional_on["thm:transitive"] == ["lem:ob", "lem:direct", "thm:transitive"]
     assert status["lem:stmt"] == "proved"
-    assert status["lem:openuse"] == "proved"
+    # a proof resting on a claim with no proof is conditional, like one resting on an obligation
+    assert status["lem:openuse"] == "conditional"
+    assert index.graph.conditional_on["lem:openuse"] == ["lem:open", "lem:openuse"]
     assert status["lem:empty"] == "open"
 
 

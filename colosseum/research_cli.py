@@ -118,18 +118,13 @@ class _Line:
 def run_research_command(args) -> int:
     import asyncio
 
-    from colosseum.index import ProjectError, ProjectIndex
     from colosseum.research.draft import DraftDocument, DraftError
     from colosseum.research.settings import research_settings
+    from colosseum.solve_cli import open_for_run
 
-    try:
-        index = ProjectIndex.open(args.path)
-    except ProjectError as exc:
-        print(f"colosseum: {exc}", file=sys.stderr)
+    index = open_for_run(args.path)
+    if index is None:
         return 2
-    from colosseum.cli import formal_from_cache
-
-    formal_from_cache(index)  # Lean-checked claims are trusted in the prompts (from the cache)
     try:
         draft = DraftDocument(index, args.label)
     except DraftError as exc:

@@ -56,18 +56,13 @@ def run_review(args) -> int:
     import asyncio
 
     from colosseum.config import valid_table
-    from colosseum.index import ProjectError, ProjectIndex
     from colosseum.models import ProviderError
     from colosseum.review.settings import review_config
+    from colosseum.solve_cli import open_for_run
 
-    try:
-        index = ProjectIndex.open(args.path)
-    except ProjectError as exc:
-        _say(str(exc))
+    index = open_for_run(args.path)  # Lean-checked claims are formal for the reviewers
+    if index is None:
         return 2
-    from colosseum.cli import formal_from_cache
-
-    formal_from_cache(index)  # Lean-checked claims are formal for the reviewers (from the cache)
     for problem in index.config.problems:
         _say(f"colosseum.toml: {problem.message} (the default is used)")
     if args.reviewers is not None and args.reviewers < 1:

@@ -38,12 +38,26 @@ def inner_loop_config(project_config, max_calls: int | None = None) -> tuple[Inn
     return config, models
 
 
+def open_for_run(path: str):
+    """The project's index for a command that asks a model, with the claims Lean checked before
+    trusted as formal (from the cache; Lean is not run); None once it said why it cannot open."""
+    from colosseum.cli import formal_from_cache
+    from colosseum.index import ProjectError, ProjectIndex
+
+    try:
+        index = ProjectIndex.open(path)
+    except ProjectError as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return None
+    formal_from_cache(index)
+    return index
+
+
 def run_solve(args) -> int:
     import asyncio
 
     from colosseum.catalog import load_catalog
     from colosseum.exception_groups import first_leaf
-    from colosseum.index import ProjectError, ProjectIndex
     from colosseum.inner_loop.context import obligation_context
     from colosseum.inner_loop.run_record import RunRecorder, run_directory
     from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached, solve
@@ -52,14 +66,9 @@ def run_solve(args) -> int:
     from colosseum.models import ProviderError
     from colosseum.prompt_specs import load_prompt
 
-    try:
-        index = ProjectIndex.open(args.path)
-    except ProjectError as exc:
-        print(f"colosseum: {exc}", file=sys.stderr)
+    index = open_for_run(args.path)
+    if index is None:
         return 2
-    from colosseum.cli import formal_from_cache
-
-    formal_from_cache(index)  # Lean-checked results are trusted in the prompts (from the cache; Lean is not run)
     config, models = inner_loop_config(index.config, args.max_calls)
     for problem in index.config.problems:
         print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)

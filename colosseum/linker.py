@@ -277,11 +277,17 @@ class Linker(Splicing):
             unit.refs.append(ref)
             return ref
 
+        def add_names(own: LabelRec | None, labels: list[LabelRec], refs: list[RefRec], owner: str | None) -> None:
+            """A node's own label, the labels inside it and its references, all owned by it."""
+            if own is not None:
+                add_label(own, owner)
+            for label in labels:
+                add_label(label, owner)
+            for ref in refs:
+                add_ref(ref, owner)
+
         if first:
-            for label in fa.incoming_labels:
-                add_label(label, entry_section)
-            for ref in fa.incoming_refs:
-                add_ref(ref, entry_section)
+            add_names(None, fa.incoming_labels, fa.incoming_refs, entry_section)
             if fa.incoming_obligation and entry_section is not None:
                 unit.marked_sections.append(entry_section)
 
@@ -294,12 +300,7 @@ class Linker(Splicing):
                 srec = fa.sections[index]
                 sid = self._section(visit, srec, node_id(srec.label, srec.begin[0]), state, unit, rank, places)
                 unit.section_ids[index] = known_sections[index] = sid
-                if srec.label is not None:
-                    add_label(srec.label, sid)
-                for label in srec.labels:
-                    add_label(label, sid)
-                for ref in srec.refs:
-                    add_ref(ref, sid)
+                add_names(srec.label, srec.labels, srec.refs, sid)
             elif kind == "claim":
                 crec = fa.claims[index]
                 section_id = known_sections.get(crec.section) if crec.section != INCOMING else entry_section
@@ -307,12 +308,7 @@ class Linker(Splicing):
                     section_id = state.section
                 cid = self._claim(visit, crec, node_id(crec.label, crec.begin[0]), section_id, unit, rank, places)
                 unit.claim_ids[index] = known_claims[index] = cid
-                if crec.label is not None:
-                    add_label(crec.label, cid)
-                for label in crec.inner_labels:
-                    add_label(label, cid)
-                for ref in crec.refs:
-                    add_ref(ref, cid)
+                add_names(crec.label, crec.inner_labels, crec.refs, cid)
             elif kind == "proof":
                 prec = fa.proofs[index]
                 # named or not, the claim it follows is what it proves when no name settles it

@@ -42,7 +42,7 @@ A_TEX = r"""
 \begin{lemma}[Alpha]
   \label{lem:alpha}
   Alpha holds.
-\end{lemma}
+\end{lemma}\begin{proof}Clear.\end{proof}
 
   \begin{theorem}\label{thm:beta}
     \uses{lem:alpha}

@@ -206,17 +206,20 @@ def _node_location(index: "ProjectIndex", node: str) -> Location | None:
 
 def cycle_findings(index: "ProjectIndex", cycles: list[list[str]]) -> list[Diagnostic]:
     label_owner = index.label_owner
+    declared = index.graph.declares_uses
     out = []
     for cycle in cycles:
         path = " -> ".join(cycle)
-        # why each step is a use: the reference that makes it, e.g. an \eqref to an equation inside
+        # why each step is a use: the reference that makes it, e.g. an \eqref to an equation inside;
+        # one that closes the circle first: a \uses where the project declares them, else the
+        # claim's own label before a label inside it
         steps = []
         for used, user in zip(cycle, cycle[1:]):
             item = index.claims.get(user) or index.sections.get(user)
             refs = [r for r in (item.references if item is not None else ())
                     if r.owner == user and label_owner.get(r.label) == used and r.part != "proof-title"]
             if refs:
-                ref = refs[0]
+                ref = min(refs, key=lambda r: (declared and r.command != "uses", r.label != used))
                 inner = "" if ref.label == used else f" (a label inside `{used}`)"
                 steps.append(RelatedInfo(ref.location, f"`{user}` uses `{used}` here: \\{ref.command}{{{ref.label}}}{inner}"))
         for node in cycle[:-1]:

@@ -39,7 +39,7 @@ class DependencyGraph:
         self.succ: dict[str, set[str]] = defaultdict(set)  # dependency edges only
         self._pred: dict[str, set[str]] | None = defaultdict(set)
         self.proof_succ: dict[str, set[str]] = defaultdict(set)  # proof-uses only: what carries conditionality
-        # edges along which truth depends: proof-uses, and statement-uses of a definition
+        # edges along which truth depends, that can close a circle (colosseum.dag_update._closes)
         self.truth_succ: dict[str, set[str]] = defaultdict(set)
         self.status: dict[str, str] = {}
         self.conditional_on: dict[str, list[str]] = {}  # id -> path from an open obligation
@@ -59,6 +59,8 @@ class DependencyGraph:
         self._backward: set[tuple[str, str]] | None = None
         self._order: dict[str, int] = {}  # node -> its place in reading order
         self._formal: frozenset[str] = frozenset()
+        # the project declares its dependencies with \uses: a proof's plain reference closes no circle
+        self._declares_uses = False
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
@@ -89,6 +91,12 @@ class DependencyGraph:
                     pred[user].add(used)
             self._pred = pred
         return self._pred
+
+    @property
+    def declares_uses(self) -> bool:
+        """Whether the project declares its dependencies with ``\\uses`` (at least one): then a
+        proof's plain reference is a mention, a use that closes no circle."""
+        return self._declares_uses
 
     def _add_node(self, node: str, kind: str) -> None:
         self.node_kind[node] = kind
@@ -127,8 +135,10 @@ class DependencyGraph:
         """Circular arguments: one shortest cycle per circular group, as a closed path [a, ..., a].
 
         Only edges along which truth depends count: a proof that uses a result, or a statement
-        that uses a definition. Two statements that mention each other ("see also Lemma 3") are
-        cross-references, not a circle."""
+        that uses a definition; in a project that declares its dependencies with ``\\uses``, a
+        ``\\uses`` and not a proof's plain reference (colosseum.dag_update._closes). Two
+        statements that mention each other ("see also Lemma 3") are cross-references, not a
+        circle."""
         if self._cycles is not None:
             return self._cycles
         if self._backward is not None and not self._closes_a_circle():

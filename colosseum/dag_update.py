@@ -8,7 +8,9 @@ again, and an edge appears or disappears when its count leaves or reaches zero. 
 moved (an edit earlier in its file) keeps its counts. Statuses are computed again for the nodes
 whose data changed; the search for what is conditional on an open obligation runs again only
 when an obligation, or an edge or status on its paths, changed; the circular groups are found
-again only when an edge inside one, or an edge that can close one, changed.
+again only when an edge inside one, or an edge that can close one, changed. Which edges can close
+one depends on whether the project declares its dependencies with ``\\uses`` (a blueprint): when
+its first ``\\uses`` comes or its last goes, which is rare, the graph is built from nothing.
 
 Whatever this cannot follow (sections added, removed or nested differently, a first build) is
 built from nothing, with the same code.
@@ -27,7 +29,12 @@ if TYPE_CHECKING:
     from colosseum.link_state import LinkChange
 
 _ADJACENCY = ("succ", "_pred", "proof_succ", "truth_succ")
-INNER = "inner"  # count key: proof references that reach a claim through a label inside it, not an edge
+# count keys that are not edges: proof references that reach a claim through a label inside it,
+# references made with \uses, and (under DECLARES) every \uses in the project
+INNER = "inner"
+USES = "uses"
+DECLARES = ("", "", "declares-uses")
+_NOT_EDGES = (INNER, USES, DECLARES[2])
 ORIGINS = ("obligation", "open")  # what a proof resting on is conditional
 _RANK = {"obligation": 3, "open": 2, "conditional": 1}  # what a section's status summarises, worst first
 
@@ -79,9 +86,14 @@ class _Edges:
         counts: dict[tuple[str, str, str], int] = {}
         key, claims = self.key, self.claims
         for ref in unit.refs:
+            if ref.command == "uses":  # the project declares its dependencies (see _closes)
+                counts[DECLARES] = counts.get(DECLARES, 0) + 1
             found = key(ref)
             if found is not None:
                 counts[found] = counts.get(found, 0) + 1
+                if ref.command == "uses":
+                    declared = (found[0], found[1], USES)
+                    counts[declared] = counts.get(declared, 0) + 1
                 if found[2] == "proof-uses":
                     claim = claims.get(found[0])
                     if claim is not None and claim.label != ref.label:
@@ -110,7 +122,8 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
         for key, n in mine.items():
             counts[key] = counts.get(key, 0) + n
     graph._counts = counts
-    graph._dependencies = {key: Edge(*key) for key in counts if key[2] != INNER}
+    graph._dependencies = {key: Edge(*key) for key in counts if key[2] not in _NOT_EDGES}
+    graph._declares_uses = blueprint = DECLARES in counts
     claims, sections = index.claims, index.sections
     succ, pred, proof_succ, truth_succ = graph.succ, graph._pred, graph.proof_succ, graph.truth_succ
     for key in graph._dependencies:
@@ -119,7 +132,7 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
         pred[user].add(used)
         if kind == "proof-uses":
             proof_succ[used].add(user)
-        if _closes(counts, claims, sections, used, user):
+        if _closes(counts, claims, sections, used, user, blueprint):
             truth_succ[used].add(user)
     order = graph._order = {sid: section.order for sid, section in sections.items()}
     order.update((cid, claim.order) for cid, claim in claims.items())
@@ -153,16 +166,26 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
     return graph
 
 
-def _closes(counts: dict, claims: dict, sections: dict, used: str, user: str) -> bool:
+def _closes(counts: dict, claims: dict, sections: dict, used: str, user: str, blueprint: bool) -> bool:
     """Whether the edge ``used -> user`` can close a circular argument. A section is not an
-    argument: no circle runs through one. A proof closes one when it cites the claim itself (its
-    own label or ``\\uses``), not only a label inside it, e.g. a hypothesis displayed in its
-    statement (``\\eqref{g-small}``). A statement closes one when it uses a definition."""
+    argument: no circle runs through one. A statement closes one when it uses a definition. In a
+    project that declares its dependencies with ``\\uses`` (``blueprint``, as leanblueprint does),
+    a ``\\uses`` closes one, in a statement or a proof, and a proof's ``\\ref``s and ``\\cref``s
+    are mentions ("this completes the proof of Theorem 1"): uses that close none. Elsewhere a
+    proof closes one when it cites the claim itself (its own label), not only a label inside it,
+    e.g. a hypothesis displayed in its statement (``\\eqref{g-small}``)."""
     if used in sections or user in sections:
         return False
+    if blueprint and (used, user, USES) in counts:
+        return True
     claim = claims.get(used)
-    if claim is not None and claim.role == "definition":
-        return (used, user, "proof-uses") in counts or (used, user, "statement-uses") in counts
+    definition = claim is not None and claim.role == "definition"
+    if definition and (used, user, "statement-uses") in counts:
+        return True
+    if blueprint:
+        return False
+    if definition:
+        return (used, user, "proof-uses") in counts
     return counts.get((used, user, "proof-uses"), 0) > counts.get((used, user, INNER), 0)
 
 
@@ -290,6 +313,7 @@ class _Update:
         graph._contained, previous._contained = previous._contained, None
         graph._backward = set(previous._backward) if previous._backward is not None else None
         graph._order = dict(previous._order)
+        graph._declares_uses = previous._declares_uses  # until the counts say otherwise (see run)
         self.owned: dict[str, set[str]] = {name: set() for name in _ADJACENCY}  # sets copied for this graph
         self.edges = _Edges(index)
         self.proof_sources: set[str] = set()  # nodes whose proof-uses edges changed
@@ -358,6 +382,10 @@ class _Update:
                     self._apply(unit.edge_counts or {}, -1)
                     self._apply(counts, +1)
                     unit.edge_counts = counts
+        if (DECLARES in graph._counts) != graph._declares_uses:
+            # the first \uses came or the last went: which references close a circle changed
+            # throughout (rare: built from nothing)
+            return _full(type(graph), index, self.state, graph._section_parent)
         for node in roles_changed:
             for user in list(graph.succ.get(node, ())):
                 self._pair(node, user)
@@ -409,10 +437,12 @@ class _Update:
                 table[key] = new
             else:
                 table.pop(key, None)
+            if key == DECLARES:
+                continue  # not an edge: read once every count is in (see run)
             # the pair's truth weighs proof references against those through inner labels
             weighed = key[2] == INNER or (key[2] == "proof-uses" and (key[0], key[1], INNER) in table)
             if (old > 0) != (new > 0) or (weighed and old != new):
-                if key[2] != INNER:
+                if key[2] not in _NOT_EDGES:
                     if new > 0:
                         self.graph._dependencies[key] = Edge(*key)
                     else:
@@ -428,7 +458,7 @@ class _Update:
         self._member("_pred", user, used, proof or statement)
         if self._member("proof_succ", used, user, proof):
             self.proof_sources.add(used)
-        truth = _closes(counts, self.index.claims, self.index.sections, used, user)
+        truth = _closes(counts, self.index.claims, self.index.sections, used, user, self.graph._declares_uses)
         if self._member("truth_succ", used, user, truth):
             (self.truth_added if truth else self.truth_removed).append((used, user))
         self._direction(used, user, truth)

@@ -290,3 +290,16 @@ def test_cycles_are_reported_as_they_really_are(project):
     assert sorted(index.graph.cycles()) == sorted(expected)
     for cycle in index.graph.cycles():
         assert not any(node in index.sections for node in cycle), "a section is not an argument"
+
+
+@pytest.mark.parametrize("project", sorted(TRUTH["dependency_cycles"]["fixed_false_cycles"]))
+def test_a_fixed_false_cycle_keeps_its_edges(project):
+    """A false cycle that is no longer reported was fixed by reading its references as mentions,
+    not by dropping them: every step of it is still a dependency edge (Carleson: the proof's
+    closing \\Cref is a proof-uses edge in a project that declares its dependencies with \\uses)."""
+    index = index_for(project)
+    edges = {(e.source, e.target) for e in index.graph.dependency_edges()}
+    for fixed in TRUTH["dependency_cycles"]["fixed_false_cycles"][project]:
+        cycle = fixed["cycle"]
+        assert cycle not in index.graph.cycles()
+        assert set(zip(cycle, cycle[1:])) <= edges

@@ -234,3 +234,64 @@ def test_cycles_are_shortest_closed_paths_one_per_component(case):
         shortest = min(nx.shortest_path_length(g.subgraph(comp), start, p) + 1
                        for p in g.predecessors(start) if p in comp)
         assert len(cycle) - 1 == shortest
+
+
+# ---- a project that starts or stops declaring its dependencies with \uses, edited -----------------
+
+BLUEPRINT_FLIP = {
+    "main.tex": doc("\\input{a}\n\\input{b}\n"),
+    "a.tex": "\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n\\begin{proof}By \\cref{lem:b}.\\end{proof}\n",
+    "b.tex": ("\\begin{lemma}\\label{lem:b}B.\\end{lemma}\n"
+              "\\begin{proof}Direct. This completes the proof of \\cref{lem:a}.\\end{proof}\nProse.\n"),
+    "c.tex": "\\uses{lem:a}\n",  # not read until main.tex inputs it
+}
+
+# (file, old, new, what, circles after): with no \uses every proof reference closes a circle; with
+# one anywhere only \uses (and statements using definitions) do
+FLIP_STEPS = [
+    ("a.tex", "By \\cref{lem:b}", "\\uses{lem:b} By \\cref{lem:b}", "a first \\uses: the \\cref is a mention", 0),
+    ("a.tex", "\\uses{lem:b} By", "By", "the last \\uses gone: a paper again", 1),
+    ("b.tex", "Prose.", "Prose \\uses{lem:nowhere}.", "a \\uses outside any claim, of no label", 0),
+    ("a.tex", "By \\cref{lem:b}", "\\uses{lem:b} By \\cref{lem:b}", "one half of a circle of \\uses", 0),
+    ("b.tex", "Direct.", "\\uses{lem:a} Direct.", "the circle of \\uses closed", 1),
+    ("b.tex", "Prose \\uses{lem:nowhere}.", "Prose.", "a \\uses gone, others left", 1),
+    ("b.tex", "\\uses{lem:a} Direct.", "Direct.", "the circle of \\uses broken", 0),
+    ("a.tex", "\\uses{lem:b} By", "By", "the last \\uses gone again", 1),
+    ("main.tex", "\\input{b}\n", "\\input{b}\n\\input{c}\n", "a file with a \\uses read", 0),
+    ("main.tex", "\\input{c}\n", "", "and no longer read", 1),
+]
+
+
+def test_a_first_and_a_last_uses_change_what_closes_a_circle_like_a_cold_index(make_project, tmp_path):
+    from test_incremental_index import Mirror
+
+    mirror = Mirror(make_project(tmp_path / "src", BLUEPRINT_FLIP), tmp_path / "work")
+    assert len(mirror.index.graph.cycles()) == 1
+    for rel, old, new, what, circles in FLIP_STEPS:
+        before = mirror.texts.get(rel, "")
+        after = before.replace(old, new, 1)
+        assert after != before, what
+        mirror.edit(rel, after)
+        mirror.check(what)
+        assert len(mirror.index.graph.cycles()) == circles, what
+        assert ("lem:a", "lem:b", "proof-uses") in dep_edges(mirror.index), what  # a mention is still a use
+
+
+FLIP_SNIPPETS = ["\\uses{lem:a}", "\\uses{lem:b}", "\\cref{lem:a}", "\\cref{lem:b}", "\\begin{proof}",
+                 "\\end{proof}", "\\begin{lemma}", "\\end{lemma}", "x", "\n", ""]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.booleans(), st.floats(0, 1), st.integers(0, 40), st.sampled_from(FLIP_SNIPPETS)),
+                min_size=1, max_size=6))
+def test_random_edits_adding_and_removing_uses_match_a_cold_index(tmp_path_factory, make_project, edits):
+    from test_incremental_index import Mirror
+
+    src = make_project(tmp_path_factory.mktemp("src"), BLUEPRINT_FLIP)
+    mirror = Mirror(src, tmp_path_factory.mktemp("flip"))
+    for n, (first, where, length, inserted) in enumerate(edits):
+        rel = "a.tex" if first else "b.tex"
+        text = mirror.texts[rel]
+        start = int(where * len(text))
+        mirror.edit(rel, text[:start] + inserted + text[start + length:])
+        mirror.check(f"edit {n + 1} of {rel}: {length} characters at {where:.3f} replaced by {inserted!r}")

@@ -120,7 +120,7 @@ def test_label_with_comma_warning(make_project, tmp_path):
 
 
 def test_two_proofs_using_each_other_are_a_cycle(make_project, tmp_path):
-    body = (lemma("lem:A", proof="By \\cref{lem:B}.")
+    body = (lemma("lem:A", proof="\\uses{lem:B} By \\cref{lem:B}.")
             + lemma("lem:B", proof="\\uses{lem:A} Clear."))
     index = open_doc(make_project, tmp_path, body)
     found = diags(index, "dependency-cycle")
@@ -186,6 +186,55 @@ def test_no_cycle_runs_through_a_section(make_project, tmp_path):
 def test_circular_definitions_are_a_cycle(make_project, tmp_path):
     body = ("\\begin{definition}\\label{def:a}An a is a \\ref{def:b}.\\end{definition}\n"
             "\\begin{definition}\\label{def:b}A b is an \\ref{def:a}.\\end{definition}\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert len(diags(index, "dependency-cycle")) == 2
+
+
+# Carleson, chapter/main.tex:1221: the proof that closes a chain of \\uses ends "This completes the
+# proof of \\Cref{linearized-truncation} and thus \\Cref{metric-space-Carleson}", naming what the
+# chain concludes
+CONCLUDING = (lemma("lem:A", proof="\\uses{lem:B} By Lemma B.")
+              + lemma("lem:B", proof="Direct. This completes the proof of \\cref{lem:A}."))
+
+
+def test_a_proof_reference_in_a_blueprint_is_a_mention_that_closes_no_cycle(make_project, tmp_path):
+    index = open_doc(make_project, tmp_path, CONCLUDING)
+    edges = {(e.source, e.target, e.kind) for e in index.graph.edges}
+    assert {("lem:B", "lem:A", "proof-uses"), ("lem:A", "lem:B", "proof-uses")} <= edges  # still a use
+    assert not diags(index, "dependency-cycle")
+    assert index.graph.cycles() == []
+
+
+def test_the_same_reference_in_a_paper_without_uses_closes_the_cycle(make_project, tmp_path):
+    # no \uses anywhere: the project does not declare its dependencies, every proof reference counts
+    body = (lemma("lem:A", statement="Statement.", proof="By \\cref{lem:B}.")
+            + lemma("lem:B", proof="Direct. This completes the proof of \\cref{lem:A}."))
+    index = open_doc(make_project, tmp_path, body)
+    assert len(diags(index, "dependency-cycle")) == 2
+    assert index.graph.cycles() == [["lem:A", "lem:B", "lem:A"]]
+    # one \uses elsewhere makes it a blueprint: the proof's \cref is then a mention
+    index = open_doc(make_project, tmp_path / "blueprint", body + lemma("lem:C", statement="\\uses{lem:A} C."))
+    assert not diags(index, "dependency-cycle")
+
+
+def test_a_cycle_of_uses_in_a_blueprint_is_an_error(make_project, tmp_path):
+    body = CONCLUDING.replace("This completes the proof of \\cref{lem:A}.", "By \\cref{lem:A}, \\uses{lem:A}.")
+    index = open_doc(make_project, tmp_path, body)
+    found = diags(index, "dependency-cycle")
+    assert len(found) == 2 and all(d.severity == "error" for d in found)
+    assert "lem:A -> lem:B -> lem:A" in found[0].message
+    # each step is shown by the \uses that closes it, not the \cref beside it
+    assert sorted(r.message.split(": ")[1] for r in found[0].related) == ["\\uses{lem:A}", "\\uses{lem:B}"]
+    # \uses in two statements closes one too: the blueprint declares each a dependency
+    body = (lemma("lem:A", statement="\\uses{lem:B} Statement.")
+            + lemma("lem:B", statement="\\uses{lem:A} Statement."))
+    index = open_doc(make_project, tmp_path / "statements", body)
+    assert len(diags(index, "dependency-cycle")) == 2
+
+
+def test_a_definition_in_a_statement_closes_a_cycle_in_a_blueprint(make_project, tmp_path):
+    body = ("\\begin{definition}\\label{def:a}An a is a \\ref{def:b}.\\end{definition}\n"
+            "\\begin{definition}\\label{def:b}\\uses{def:a}A b is an a.\\end{definition}\n")
     index = open_doc(make_project, tmp_path, body)
     assert len(diags(index, "dependency-cycle")) == 2
 

@@ -45,8 +45,10 @@ def guarded(default=None):
         async def run(*args, **kwargs):
             try:
                 return await fn(*args, **kwargs)
-            except (JsonRpcException, rename.RenameError, registry.CommandFailed):
+            except (JsonRpcException, registry.CommandFailed):
                 raise
+            except rename.RenameError as exc:  # a rename refused: the author reads why
+                raise RequestFailed(str(exc)) from exc
             except Exception:
                 log.exception("%s failed", fn.__name__)
                 return default
@@ -215,10 +217,7 @@ def build_server() -> LanguageServer:
         path = await ready(params.text_document.uri)
         if path is None:
             return None
-        try:
-            return rename.rename(ctx, path, engine_position(params.position), params.new_name)
-        except rename.RenameError as exc:
-            raise RequestFailed(str(exc)) from exc
+        return rename.rename(ctx, path, engine_position(params.position), params.new_name)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     @guarded([])

@@ -8,9 +8,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 import time
 from pathlib import Path
+
+from colosseum import atomic_files
 
 LOCK_NAME = ".colosseum-catalog.lock"
 
@@ -35,20 +36,13 @@ def catalog_lock(directory: Path, timeout: float = 30.0):
 
 
 def write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        pause = os.environ.get("COLOSSEUM_TEST_PAUSE_BEFORE_RENAME")  # lets the kill test strike here
-        if pause:
-            time.sleep(float(pause))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_files.write_atomically(path, text, before_rename=_pause_for_the_kill_test)
+
+
+def _pause_for_the_kill_test() -> None:
+    pause = os.environ.get("COLOSSEUM_TEST_PAUSE_BEFORE_RENAME")  # lets the kill test strike here
+    if pause:
+        time.sleep(float(pause))
 
 
 def update_front_matter(path: Path, fields: dict[str, str | None]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 import pytest
 
@@ -56,3 +57,44 @@ def test_the_response_cache_serves_what_it_wrote(tmp_path):
     assert (first.text, again.text, again.cached, cached.hits, len(inner.calls)) == ("hello", "hello", True, 1, 1)
     (written,) = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert json.loads(written.read_text())["text"] == "hello"
+
+
+def _refuse_rename(monkeypatch):
+    def refuse(*_args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("os.replace", refuse)
+
+
+def test_a_research_run_record_is_flushed_to_disk_and_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    from colosseum.research.records import ResearchConfig
+    from colosseum.research.run_log import ResearchRecorder
+
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr("os.fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    recorder = ResearchRecorder(tmp_path / "run", "lem:a", "scripted", ResearchConfig())
+    recorder.flush()
+    assert len(synced) == 1  # on disk before the rename, so a crash cannot leave an empty run.json
+    before = (tmp_path / "run" / "run.json").read_text()
+    _refuse_rename(monkeypatch)
+    recorder.status = "done"
+    with pytest.raises(OSError, match="disk full"):
+        recorder.flush()
+    assert (tmp_path / "run" / "run.json").read_text() == before
+    assert [p.name for p in (tmp_path / "run").iterdir()] == ["run.json"]
+
+
+def test_an_inner_loop_run_record_that_fails_to_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    from colosseum.inner_loop.records import InnerLoopConfig
+    from colosseum.inner_loop.run_record import RunRecorder
+    from colosseum.models import Usage
+
+    recorder = RunRecorder(tmp_path / "run", "lem:a", InnerLoopConfig(), "scripted")
+    recorder.update(0, {}, [], Usage())
+    before = (tmp_path / "run" / "run.json").read_text()
+    _refuse_rename(monkeypatch)
+    with pytest.raises(OSError, match="disk full"):
+        recorder.update(1, {}, [], Usage())
+    assert (tmp_path / "run" / "run.json").read_text() == before
+    assert [p.name for p in (tmp_path / "run").iterdir()] == ["run.json"]

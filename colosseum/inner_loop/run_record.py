@@ -5,24 +5,13 @@ report, so that a run can be audited after the fact. Files are written atomicall
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import time
 from pathlib import Path
 
+from colosseum.atomic_files import write_atomically
 from colosseum.inner_loop.records import InnerLoopConfig, SolveResult
 from colosseum.prompt_specs import load_prompt
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def run_directory(project_dir: Path, label: str) -> Path:
@@ -83,7 +72,7 @@ class RunRecorder:
             self.seed, self.bundles, self.groups = result.seed, result.bundles, result.groups
         record = self._write(status, usage, result)
         if result is not None:
-            _write(self.directory / "report.md", report(self.label, result, record, self.formal_section))
+            write_atomically(self.directory / "report.md", report(self.label, result, record, self.formal_section))
         return self.directory
 
     def _write(self, status: str, usage, result: SolveResult | None = None) -> dict:
@@ -92,7 +81,7 @@ class RunRecorder:
                          result.covered_by_swap if result else [], self.cache_hits(), self.prices, status)
         if self.context is not None:
             record["catalog"] = {"entries": list(self.context.catalog_entries), "tokens": self.context.catalog_tokens}
-        _write(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
+        write_atomically(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
         return record
 
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from colosseum.exception_groups import first_leaf
 from colosseum.inner_loop.records import Bundle, Candidate, Critique, InnerLoopConfig, SolveResult
 from colosseum.inner_loop.tree import ancestors_reaching, cover_clusters, draw_groups, strategy_clusters
 from colosseum.models import Message, ModelRequest, Usage
@@ -75,8 +76,8 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
         raise
     except BaseException as exc:
         if recorder is not None:
-            status = ("budget-stopped" if _contains(exc, BudgetReached) else
-                      "cancelled" if _contains(exc, _CANCELLED) else "failed")
+            status = ("budget-stopped" if first_leaf(exc, BudgetReached) is not None else
+                      "cancelled" if first_leaf(exc, _CANCELLED) is not None else "failed")
             recorder.finish(status, state["usage"])
         raise
     if recorder is not None:
@@ -85,12 +86,6 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
 
 
 _CANCELLED: tuple = (asyncio.CancelledError, SolveCancelled)
-
-
-def _contains(exc: BaseException, kinds) -> bool:
-    if isinstance(exc, BaseExceptionGroup):
-        return any(_contains(e, kinds) for e in exc.exceptions)
-    return isinstance(exc, kinds)
 
 
 async def _solve(context: ObligationContext, provider, config: InnerLoopConfig, progress: Progress | None,

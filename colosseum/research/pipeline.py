@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colosseum.exception_groups import first_leaf
 from colosseum.inner_loop.context import obligation_context
 from colosseum.inner_loop.records import InnerLoopConfig
 from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached, SolveCancelled
@@ -51,14 +52,7 @@ class ResearchRun:
     state: dict = field(default_factory=dict)
 
 
-def _contains(exc: BaseException, kinds) -> BaseException | None:
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _contains(inner, kinds)
-            if found is not None:
-                return found
-        return None
-    return exc if isinstance(exc, kinds) else None
+_contains = first_leaf  # research_cli imports it by this name
 
 
 async def run_research(run: ResearchRun) -> ResearchResult:
@@ -75,9 +69,9 @@ async def run_research(run: ResearchRun) -> ResearchResult:
         _close(run, draft, result, "cancelled", "cancelled")
         raise
     except BaseException as exc:
-        budget = _contains(exc, (BudgetReached, BudgetExceeded))
-        cancelled = _contains(exc, (SolveCancelled, asyncio.CancelledError))
-        provider = _contains(exc, ProviderError)
+        budget = first_leaf(exc, (BudgetReached, BudgetExceeded))
+        cancelled = first_leaf(exc, (SolveCancelled, asyncio.CancelledError))
+        provider = first_leaf(exc, ProviderError)
         if budget is not None:
             _close(run, draft, result, "budget-stopped", f"stopped at the budget: {budget}")
         elif cancelled is not None:

@@ -13,21 +13,15 @@ it got and with what status), so a run stopped anywhere can be audited.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
+from colosseum.atomic_files import write_atomically
 from colosseum.research.calls import usage_json
 from colosseum.research.records import Decomposition, Exploration, ReadinessVerdict, RoundRecord, SectionOutcome
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+write_atomic = write_atomically  # research_cli imports it by this name
 
 
 class ResearchRecorder:
@@ -39,10 +33,10 @@ class ResearchRecorder:
         self.status = "running"
 
     def _json(self, name: str, data) -> None:
-        write_atomic(self.directory / name, json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        write_atomically(self.directory / name, json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
     def _md(self, name: str, text: str) -> None:
-        write_atomic(self.directory / name, text.rstrip() + "\n")
+        write_atomically(self.directory / name, text.rstrip() + "\n")
 
     def note(self, stage: str, **data) -> None:
         self.stages.append({"stage": stage, "at_s": round(time.time() - self.started, 3), **data})
@@ -88,7 +82,7 @@ class ResearchRecorder:
         self.flush()
 
     def decomposition(self, attempt: int, skeleton: str, decomposition: Decomposition | None, problems: list[str]) -> None:
-        write_atomic(self.directory / f"skeleton-{attempt}.tex", skeleton)
+        write_atomically(self.directory / f"skeleton-{attempt}.tex", skeleton)
         data = {"problems": problems}
         if decomposition is not None:
             data.update({"obligations": decomposition.obligations, "generations": decomposition.generations,
@@ -130,9 +124,9 @@ class ResearchRecorder:
     def round(self, record: RoundRecord, draft: str, report_json: dict | None, revised: str | None = None) -> None:
         """``draft`` is what the global review read; ``revised`` what an accepted revision made of it."""
         folder = f"round-{record.round}"
-        write_atomic(self.directory / folder / "draft.tex", draft)
+        write_atomically(self.directory / folder / "draft.tex", draft)
         if revised is not None:
-            write_atomic(self.directory / folder / "revised.tex", revised)
+            write_atomically(self.directory / folder / "revised.tex", revised)
         if report_json is not None:
             self._json(f"{folder}/global-review.json", report_json)
         lines = [f"# Round {record.round}: global review {record.verdict}", ""] + [f"- {r}" for r in record.reasons]

@@ -44,16 +44,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _open(path: str):
-    from colosseum.index import ProjectError, ProjectIndex
-
-    try:
-        return ProjectIndex.open(path)
-    except ProjectError as exc:
-        print(f"colosseum: {exc}", file=sys.stderr)
-        return None
-
-
 def formal_from_cache(index) -> None:
     """Claims whose Lean check passed before (cached by `colosseum lean`) show as formal; Lean is
     not run here, and a Lean setup that cannot be read changes nothing."""
@@ -79,10 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         from colosseum.knowledge_cli import run_knowledge
 
         return run_knowledge(args)
-    index = _open(args.path)
+    from colosseum.solve_cli import open_for_run  # one way to open a project for every command
+
+    index = open_for_run(args.path)
     if index is None:
         return 2
-    formal_from_cache(index)
     from colosseum import export
 
     if args.command == "check":

@@ -106,6 +106,7 @@ async def test_reindex_progress(client: LanguageClient):
     assert len(reindex) == 1, titles
     reports = client.progress_reports[reindex[0]]
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert reports[0].cancellable is False  # a re-index cannot be stopped halfway: no Cancel button
 
     # a reindex that fails (no root file there) answers an error, and its progress still ends
     empty = client.project.parent.parent / "no-paper"

@@ -59,7 +59,8 @@ async def reindex(ctx, args) -> dict:
     project = command_project(ctx, args)
     index = await indexed(ctx, project)
     async with project.lock:
-        async with ctx.progress(f"Re-indexing {project.root_dir.name}") as report:
+        # one reload in a thread cannot be stopped halfway: offer no Cancel that would do nothing
+        async with ctx.progress(f"Re-indexing {project.root_dir.name}", cancellable=False) as report:
             report("reading every file again")
             await asyncio.to_thread(index.reload, ctx.project_config(project.root_dir))
     ctx.publish(project)

@@ -205,7 +205,8 @@ async def _run(args, index, draft, config, inner_config, selection, models: dict
     from colosseum.research.calls import CallBudget, MeteredProvider
     from colosseum.research.pipeline import ResearchRun, run_research
     from colosseum.research.review_adapter import ReviewLayer
-    from colosseum.research.run_log import ResearchRecorder, write_atomic
+    from colosseum.atomic_files import write_atomically
+    from colosseum.research.run_log import ResearchRecorder
     from colosseum.research.selection import cross_model_select
 
     cache = None if args.no_cache else index.root_dir / ".colosseum" / "cache"
@@ -254,19 +255,19 @@ async def _run(args, index, draft, config, inner_config, selection, models: dict
             picked = await cross_model_select(result_a, result_b, run_b.provider, problem, selection.judges,
                                               selection.threshold)
         except Exception as exc:  # noqa: BLE001 - a failed selection still leaves both runs on disk
-            from colosseum.research.pipeline import _contains
+            from colosseum.exception_groups import first_leaf
             from colosseum.inner_loop.solve import BudgetReached
 
-            if _contains(exc, (BudgetReached, ProviderError)) is None:
+            if first_leaf(exc, (BudgetReached, ProviderError)) is None:
                 raise
             print(f"colosseum: the selection could not finish ({exc}); model A's run is kept", file=sys.stderr)
             picked = None
         if picked is not None:
             import json
 
-            write_atomic(top / "selection.json", json.dumps({**picked.to_json(), "model_a": model_a,
+            write_atomically(top / "selection.json", json.dumps({**picked.to_json(), "model_a": model_a,
                                                               "model_b": model_b}, indent=2, ensure_ascii=False))
-            write_atomic(top / "selection.md", _selection_report(picked, model_a, model_b))
+            write_atomically(top / "selection.md", _selection_report(picked, model_a, model_b))
             chosen_label = picked.chosen if picked.chosen != "none" else "A"
             chosen = result_b if chosen_label == "B" else result_a
             print(f"cross-model selection: {picked.reason}; submitting model {chosen_label} "

@@ -52,7 +52,6 @@ class ResearchRun:
     state: dict = field(default_factory=dict)
 
 
-_contains = first_leaf  # research_cli imports it by this name
 
 
 async def run_research(run: ResearchRun) -> ResearchResult:

@@ -21,7 +21,6 @@ from colosseum.research.calls import usage_json
 from colosseum.research.records import Decomposition, Exploration, ReadinessVerdict, RoundRecord, SectionOutcome
 
 
-write_atomic = write_atomically  # research_cli imports it by this name
 
 
 class ResearchRecorder:

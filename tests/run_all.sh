@@ -33,7 +33,13 @@ fi
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
 
 if command -v npm >/dev/null 2>&1; then
-  (cd editor-clients/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test --silent && npm run --silent smoke)  # compiles, unit tests, then the extension against the stand-in server
+  # compiles, unit tests, the extension against the stand-in server, then a .vsix is packaged (offline)
+  vsix_dir=$(mktemp -d)
+  (cd editor-clients/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test --silent && npm run --silent smoke \
+    && npm run --silent package -- -o "$vsix_dir/colosseum-latex.vsix" >/dev/null \
+    && python3 -c 'import sys, zipfile; sys.exit("extension/out/extension.js" not in zipfile.ZipFile(sys.argv[1]).namelist())' \
+      "$vsix_dir/colosseum-latex.vsix")
+  rm -rf "$vsix_dir"
 fi
 
 python3 -m pytest -q "$@"

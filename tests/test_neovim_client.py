@@ -227,6 +227,16 @@ def test_e2e_harness_against_fake_server(tmp_path):
     check_report(report, context)
 
 
+# what `python -m colosseum check example-project --format json` finds in sections/main-result.tex:
+# (code, 1-based line)
+MAIN_RESULT_FINDINGS = {
+    ("colosseum/depends-on-open-obligation", 19),  # thm:main rests on the obligation lem:resampling
+    ("colosseum/depends-on-open-obligation", 58),  # cor:simple, through thm:main
+    ("colosseum/depends-on-open-obligation", 77),  # cor:regular rests on lem:regular-numeric
+    ("colosseum/unused-label", 90),  # rem:non-uniform is never referenced
+}
+
+
 def test_e2e_against_colosseum_server(tmp_path):
     if not EXAMPLE_MAIN.exists():
         pytest.fail(f"{EXAMPLE_MAIN} is missing")
@@ -234,3 +244,6 @@ def test_e2e_against_colosseum_server(tmp_path):
     assert report is not None, f"the e2e spec wrote no report\n{context}"
     assert code == 0 and report["ok"], context
     check_report(report, context)
+    main_result = {(d["code"], d["lnum"] + 1) for d in report["diagnostics"]
+                   if d["file"].endswith("sections/main-result.tex") and d.get("source") == "colosseum"}
+    assert main_result == MAIN_RESULT_FINDINGS, context

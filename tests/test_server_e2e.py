@@ -90,12 +90,38 @@ async def test_diagnostics_definition_references_hover(client: LanguageClient):
     refs = await client.text_document_references_async(types.ReferenceParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=pos,
         context=types.ReferenceContext(include_declaration=False)))
-    assert refs and all(r.uri.endswith(".tex") for r in refs)
-    assert len({r.uri for r in refs}) >= 1
+    # every use of lem:resampling in example-project, read from its files: a \\uses and a \\cref in
+    # the main result's proof, and a \\cref in the discussion
+    expected = set()
+    for name, line in (("sections/main-result.tex", 35), ("sections/main-result.tex", 48),
+                       ("sections/discussion.tex", 13)):
+        text = (client.project / name).read_text().splitlines()[line]
+        col = text.index("lem:resampling")
+        expected.add(((client.project / name).as_uri(), line, col, col + len("lem:resampling")))
+    found = {(r.uri, r.range.start.line, r.range.start.character, r.range.end.character) for r in refs}
+    assert found == expected and len(refs) == 3
 
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
-    assert hover is not None and "obligation" in hover.contents.value
+    value = hover.contents.value
+    assert value.startswith("**Lemma** `lem:resampling` — Expected number of resamplings\n")
+    assert "status: **obligation**" in value
+    # the statement as text: no title, \\label or \\obligation; a \\cref names the claim it refers to
+    assert "Let $k \\ge 2$ and $\\Delta \\ge 1$ be integers" in value
+    assert "the algorithm of Theorem thm:moser-tardos, run with the variables" in value
+    assert "<ref>" not in value and "\\label" not in value and "\\obligation" not in value
+    assert "[Expected number of resamplings]" not in value
+
+    # a titled claim with citations: title and statement as text, citations as [key]
+    prelim = client.project / "sections" / "preliminaries.tex"
+    prelim_uri = _open(client, prelim)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=prelim_uri),
+        position=_position_of(prelim, "\\label{thm:lll}", len("\\label{") + 2)))
+    value = hover.contents.value
+    assert value.startswith("**Theorem** `thm:lll` — Lovász Local Lemma, symmetric form [ErdosLovasz75, Spencer77]")
+    assert "dependency graph (Definition def:dependency) of" in value
+    assert "<cit.>" not in value and "<ref>" not in value and "\\'" not in value
 
 
 async def test_symbols_lenses_completion_rename(client: LanguageClient):
@@ -125,8 +151,23 @@ async def test_symbols_lenses_completion_rename(client: LanguageClient):
     items = await client.text_document_completion_async(types.CompletionParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         position=types.Position(line=line_no, character=len(completion_line))))
-    labels = [i.label for i in (items.items if hasattr(items, "items") else items)]
-    assert "lem:resampling" in labels
+    items = items.items if hasattr(items, "items") else items
+    assert "lem:resampling" in [i.label for i in items]
+    # the documentation is the statement's first line, not its title and \\label
+    resampling = next(i for i in items if i.label == "lem:resampling")
+    assert resampling.documentation.startswith(
+        "Let $k \\ge 2$ and $\\Delta \\ge 1$ be integers, and let $H=(V,E)$ be a $k$-uniform hypergraph\n")
+
+    # on the continuation line of a \\uses list begun on an earlier line
+    continued = ["\\uses{lem:mono-prob,", "  thm:ll"]
+    edited += "\n".join(continued) + "\n"
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)]))
+    items = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=len(edited.splitlines()) - 1, character=len(continued[1]))))
+    assert items is not None and "thm:lll" in [i.label for i in items.items]
 
     pos = _position_of(main_result, "\\label{thm:main}", len("\\label{") + 1)
     edit = await client.text_document_rename_async(types.RenameParams(

@@ -207,9 +207,9 @@ def build_server() -> LanguageServer:
         if path is None:
             return None
         doc = server.workspace.get_text_document(params.text_document.uri)
-        lines = doc.lines
-        line = lines[params.position.line] if params.position.line < len(lines) else ""
-        return completion.completions(ctx, path, line[: utf16_to_index(line, params.position.character)])
+        lines, at = doc.lines, params.position.line
+        character = utf16_to_index(lines[at], params.position.character) if at < len(lines) else 0
+        return completion.completions(ctx, path, completion.text_before_cursor(lines, at, character))
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     @guarded()

@@ -8,6 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from colosseum.macros import BLUEPRINT_LIST_COMMANDS, LIST_REF_COMMANDS, RANGE_REF_COMMANDS, SINGLE_REF_COMMANDS
+from colosseum_lsp.features.statement_text import first_line
 
 _BUILTIN = "|".join(sorted(SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS + BLUEPRINT_LIST_COMMANDS,
                            key=len, reverse=True))
@@ -15,10 +16,22 @@ _KNOWN = frozenset(SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS 
 _CONTEXT = re.compile(r"\\([A-Za-z@]+)\*?(?:\[[^\]]*\])?\{([^{}]*)$")
 
 
-def completion_context(line_prefix: str, extra_commands: set[str]) -> str | None:
-    """The partial label being typed, or None when the cursor is not in a reference argument."""
-    m = _CONTEXT.search(line_prefix)
-    if not m:
+LOOK_BACK_LINES = 20  # an argument begun further up than this is not looked for
+
+
+def text_before_cursor(lines: list[str], line: int, character: int) -> str:
+    """The document up to the cursor, from at most LOOK_BACK_LINES lines above it (a \\uses{a,
+    list often runs over several lines)."""
+    current = lines[line][:character] if line < len(lines) else ""
+    above = lines[max(0, line - LOOK_BACK_LINES):min(line, len(lines))]
+    return "".join(text if text.endswith("\n") else text + "\n" for text in above) + current
+
+
+def completion_context(text_before: str, extra_commands: set[str]) -> str | None:
+    """The partial label being typed, or None when the cursor is not in a reference argument
+    (one still open: no closing brace, no paragraph break since it began)."""
+    m = _CONTEXT.search(text_before)
+    if not m or re.search(r"\n[ \t]*\n", m.group(2)):
         return None
     command = m.group(1)
     if not (re.fullmatch(_BUILTIN, command) or command in extra_commands):
@@ -42,8 +55,7 @@ def _candidates(project, snap) -> list[tuple[str, str, types.CompletionItem]]:
         section = snap.sections.get(owner) if owner else None
         if claim is not None:
             detail = f"{claim.kind} · {snap.graph.status.get(owner)}"
-            first = next((ln.strip() for ln in claim.statement_text[:2000].splitlines()
-                          if ln.strip() and not ln.strip().startswith(("\\label", "\\uses", "\\lean", "%"))), "")
+            first = first_line(claim.statement_text)
             kind = types.CompletionItemKind.Function
         elif section is not None:
             detail, first, kind = section.level, section.title, types.CompletionItemKind.Module
@@ -60,14 +72,14 @@ def _candidates(project, snap) -> list[tuple[str, str, types.CompletionItem]]:
     return out
 
 
-def completions(ctx, path: Path, line_prefix: str) -> types.CompletionList | None:
+def completions(ctx, path: Path, text_before: str) -> types.CompletionList | None:
     project = ctx.project_for(path)
     snap = project.snapshot()
     if snap is None:
         return None
     wrappers = set(project.index.config.index.label_reference_commands)
     wrappers |= {ref.command for ref in snap.references[:20000] if ref.command not in _KNOWN}
-    partial = completion_context(line_prefix, wrappers)
+    partial = completion_context(text_before, wrappers)
     if partial is None:
         return None
     wanted = partial.lower()

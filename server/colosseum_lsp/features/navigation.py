@@ -9,8 +9,7 @@ from lsprotocol import types
 from colosseum.structure import Position
 from colosseum_lsp.convert import location, range_, utf16_to_index
 from colosseum_lsp.features.catalog_view import cite_hover, claim_catalog_lines
-
-HOVER_LIMIT = 1500
+from colosseum_lsp.features.statement_text import as_text
 
 
 def _label_name_at(ctx, path: Path, pos: Position):
@@ -40,16 +39,14 @@ def references(ctx, path: Path, pos: Position, include_declaration: bool) -> lis
     return out
 
 
-def statement_as_text(latex: str) -> str:
-    """The statement as readable text (pylatexenc's latex-to-text), shortened for a hover."""
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    try:
-        text = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True).latex_to_text(latex[:6000])
-    except Exception:  # pylatexenc is strict on some broken input; the raw text still helps
-        text = latex
-    text = "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
-    return text if len(text) <= HOVER_LIMIT else text[:HOVER_LIMIT] + " …"
+def _describer(snap):
+    """Names a label as \\cref prints it: the kind of the claim it is in, then the label."""
+    def describe(label: str) -> str:
+        labels = snap.labels.get(label)
+        owner = labels[0].owner if labels else None
+        claim = snap.claims.get(owner) if owner else None
+        return f"{claim.kind.capitalize()} {label}" if claim is not None else label
+    return describe
 
 
 def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
@@ -70,10 +67,12 @@ def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
     if claim is not None:
         status = snap.graph.status.get(owner, "open")
         rests_on = len(snap.graph.ancestors(owner))
-        head = f"**{claim.kind.capitalize()}** `{owner}`" + (f" — {claim.title}" if claim.title else "")
+        describe = _describer(snap)
+        title = as_text(claim.title, describe, limit=200).replace("\n", " ") if claim.title else ""
+        head = f"**{claim.kind.capitalize()}** `{owner}`" + (f" — {title}" if title else "")
         if name != owner:
             head += f" (label `{name}` inside it)"
-        body = statement_as_text(claim.statement_text)
+        body = as_text(claim.statement_text, describe)
         facts = f"status: **{status}** · rests on {rests_on} result{'s' if rests_on != 1 else ''}"
         if claim.lean_decls:
             facts += " · Lean: " + ", ".join(f"`{d}`" for d in claim.lean_decls) + (" ✓" if claim.leanok else "")

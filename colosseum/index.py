@@ -31,6 +31,7 @@ from colosseum.project_files import (
     text_from_editor,
 )
 from colosseum.project_walk import IncludeProblem, Walker
+from colosseum.root_order import link_order, reading_rank
 from colosseum.structure import Claim, Diagnostic, Label, Reference, Section
 
 
@@ -127,6 +128,7 @@ class ProjectIndex:
         self.formal_labels: set[str] = set()
         self._walker = Walker(self)
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
+        self._link_order: list[tuple[Path, Visit]] = []  # the last walk's roots, in linking order
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -325,17 +327,20 @@ class ProjectIndex:
             for path in {visit.path for visit in walk.reused}:
                 file_chunks[path] = walk.by_path[path][0].chunks
         else:
-            rank = {}
+            self._link_order = link_order(walks, self.relative, self.text_of)
             file_chunks = {}
-            for _root, visit in walks:
-                self._chunk_tree(visit, env_key, rank, file_chunks)
+            for _root, visit in self._link_order:
+                self._chunk_tree(visit, env_key, {}, file_chunks)
+            rank = reading_rank(self._link_order)
         self._file_chunks = file_chunks
         reuse = env_key == self._link_memo_key and rank == self._file_rank
         if not reuse:  # claims' order numbers and roles change everywhere: link afresh
             self._link_state = LinkState()
         linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank)
         edited = walk.reused if reuse and walk.reused is not None else ()
-        snap.root_results = [linker.link_root(root, visit, edited) for root, visit in walks]
+        # roots are linked in an order of their own (colosseum.root_order), not their names'
+        results = {root: linker.link_root(root, visit, edited) for root, visit in self._link_order}
+        snap.root_results = [results[root] for root, _visit in walks]
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
         snap.claims = linker.claims
         snap.sections = linker.sections
@@ -344,7 +349,7 @@ class ProjectIndex:
         work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
         # what the reading of files, includes and environments found: to be found again?
         at_root_end = any(len(result.problems) != sum(len(u.problems) for u in units)
-                          for result, units in zip(snap.root_results, linker.root_units))
+                          for result, units in zip(linker.roots, linker.root_units))
         change.structural = (self._structural_dirty or walk.reused is None or at_root_end or self._at_root_end
                              or any(unit.problems for unit in chain(change.added, change.removed, change.moved)))
         self._at_root_end = at_root_end  # environments left open at the end of a root
@@ -466,3 +471,4 @@ class ProjectIndex:
 
     def files(self) -> list[Path]:
         return sorted(self.file_roots)
+

@@ -201,8 +201,9 @@ class Unit:
         nodes.update(owner for owner in self.refs_by_owner if owner is not None)
         nodes.update(self.by_target)
         nodes.update(self.marked_sections)
+        # objects taken from another reading carry that reading's owners: the lenders are part of it
         self.semantic = (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
-                         self.fallbacks)
+                         self.fallbacks, tuple(self.borrowed))
 
 
 @dataclass(slots=True, eq=False)
@@ -217,6 +218,7 @@ class _FileRecord:
     exit: _State | None = None
     key: tuple = ()
     borrowed: list[Unit] = field(default_factory=list)
+    shared: bool = False  # read where the file was read before in the same build
 
 
 class _Places:

@@ -60,6 +60,10 @@ class Linker(Splicing):
         self.root_links: dict[Path, RootLink] = {}
         self._spans: dict[Visit, tuple[int, int, _State, _State]] = {}
         self._blocks: dict = {}
+        # path -> [start, end) stretches of it read afresh in this build: a later reading of the
+        # same place (another root, other macros) takes its claims, labels and references from
+        # there, so it is read again too, not replayed with objects of its own (see _may_replay)
+        self._fresh: dict[Path, list[list[int]]] = {}
 
     def memo_for_next(self) -> dict:
         """What the next build's linker starts from."""
@@ -136,7 +140,8 @@ class Linker(Splicing):
         if not visit.children:  # a file that includes nothing: replayed in one step if it can
             record_key = (path, state.signature())
             record = self.files.get(record_key) or self._old_files.get(record_key)
-            if record is not None and record.chunks is visit.chunks and self._replay(record, state):
+            if record is not None and record.chunks is visit.chunks \
+                    and (not again or (record.shared and path not in self._fresh)) and self._replay(record, state):
                 self.files[record.key] = record  # its own key: a replay allocates nothing that lives on
                 self._add_units(record.units, units)
                 self._spans[visit] = (span_start, len(units), span_entry, record.exit)
@@ -159,7 +164,7 @@ class Linker(Splicing):
                 if unit is not None and unit.analysis is fa and unit.chunk is chunk \
                         and (unit.pinned_line is None or unit.pinned_line == chunk.line) \
                         and (unit.pinned_offset is None or unit.pinned_offset == chunk.start) \
-                        and self._replay(unit, state):
+                        and (not again or self._may_replay(unit, chunk)) and self._replay(unit, state):
                     self.memo[unit.key] = unit
                     self._add_unit(unit, units)
                 else:
@@ -167,6 +172,7 @@ class Linker(Splicing):
                     self._execute(visit, chunk, lo, hi, number == len(segments) - 1, state, unit, units, claim_ids,
                                   section_ids, again)
                     self.memo[key] = unit
+                    self._note_fresh(path, chunk)
                 claim_ids.update(unit.claim_ids)
                 section_ids.update(unit.section_ids)
                 if unit.child is not None:
@@ -178,13 +184,35 @@ class Linker(Splicing):
         if leaf:
             self._spans[visit] = (span_start, len(units), span_entry, state.copy())
         if record_key is not None:
-            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.copy(), key=record_key)
+            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.copy(), key=record_key, shared=again)
             for unit in record.units:
                 record.claim_map.update(unit.claim_map)
                 record.section_map.update(unit.section_map)
                 record.fallbacks += unit.fallbacks
                 record.borrowed.extend(unit.borrowed)
             self.files[record_key] = record
+
+    def _note_fresh(self, path: Path, chunk: Chunk) -> None:
+        spans = self._fresh.get(path)
+        if spans is None:
+            self._fresh[path] = [[chunk.start, chunk.end]]
+        elif spans[-1][0] <= chunk.start <= spans[-1][1]:  # the next chunk of the same reading
+            spans[-1][1] = max(spans[-1][1], chunk.end)
+        else:
+            spans.append([chunk.start, chunk.end])
+
+    def _may_replay(self, unit: Unit, chunk: Chunk) -> bool:
+        """Whether a unit may be replayed where its file was read before in this build: only if
+        it was read after another reading last time too (a first reading made objects of its own
+        that a later one must take from the earlier reading now) and no earlier reading of its
+        place is new (what that one made, this one takes)."""
+        if not unit.shared:
+            return False
+        spans = self._fresh.get(unit.path)
+        if spans is None:
+            return True
+        start, end = chunk.start, max(chunk.end, chunk.start + 1)
+        return not any(s < end and start < max(e, s + 1) for s, e in spans)
 
     def _include(self, visit: Visit, fa: FileAnalysis, item: tuple, chunk: Chunk, claim_ids: dict, state: _State,
                  result: RootResult, units: list[Unit]) -> None:

@@ -226,3 +226,41 @@ def test_set_formal_labels_updates_statuses_and_findings_like_a_cold_index(tmp_p
     assert index.set_formal_labels({origin}) is False
     assert index.set_formal_labels(set()) is True
     assert differences(fingerprint(index), fingerprint(_cold_with_formal(tmp_path / "p", set()))) == []
+
+
+# A book and a chapter compiled alone (da2020's layout): the chapter's root reads the book's macros
+# and then makes \Chapter and \chapref plain text. Both roots read the chapter; the chapter root
+# is read first (its files sort first), so its reading of the chapter's places comes first.
+BOOK = {
+    "common.tex": "\\newcommand{\\Chapter}[2]{\\chapter{#2}\\label{ch:#1}}\n"
+                  "\\newcommand{\\chapref}[1]{\\ref{ch:#1}}\n",
+    "chapter-common.tex": "\\input{common}\n\\renewcommand{\\Chapter}[2]{{\\Huge #2}}\n"
+                          "\\renewcommand{\\chapref}[1]{#1}\n",
+    "a-chapter2.tex": "\\documentclass{book}\n\\input{chapter-common}\n\\begin{document}\n\\input{ch2}\n"
+                      "\\input{ch3}\n\\end{document}\n",
+    "book.tex": "\\documentclass{book}\n\\input{common}\n\\begin{document}\n\\input{ch1}\n\\input{ch2}\n"
+                "\\input{ch3}\n\\end{document}\n",
+    "ch1.tex": "\\Chapter{1}{One}\nText.\n",
+    "ch2.tex": "\\Chapter{2}{Two}\nAs in Chapter \\chapref{1}.\n",
+    "ch3.tex": "\\Chapter{3}{Three}\n\\begin{lemma}\\label{lem:three}\nBy \\chapref{1}.\n\\end{lemma}\n",
+}
+
+MACRO_STEPS = [
+    ("chapter-common.tex", _replace("\\renewcommand{\\chapref}[1]{#1}\n", ""), "a shared macro file loses a renewal"),
+    ("chapter-common.tex", lambda t: t + "\\renewcommand{\\chapref}[1]{#1}\n", "and regains it"),
+    ("chapter-common.tex", _replace("\\renewcommand{\\Chapter}[2]{{\\Huge #2}}\n", ""), "the chapters are chapters"),
+    ("chapter-common.tex", lambda t: t + "\\renewcommand{\\Chapter}[2]{{\\Huge #2}}\n", "and plain text again"),
+]
+
+
+def test_a_macro_renewed_in_a_shared_file_under_two_roots_matches_a_cold_index(tmp_path, make_project):
+    mirror = Mirror(make_project(tmp_path / "src", BOOK), tmp_path / "work")
+    assert len(mirror.index.roots) == 2
+    mirror.check("opening")
+    assert {(r.label, r.owner) for r in mirror.index.references} >= {("ch:1", "ch:2"), ("ch:1", "lem:three")}
+    for rel, change, what in MACRO_STEPS:
+        before = mirror.texts[rel]
+        after = change(before)
+        assert after != before, f"the step '{what}' changes nothing"
+        mirror.edit(rel, after)
+        mirror.check(what)

@@ -7,7 +7,8 @@ networkx mirror on first use, for everything else (drawing, ad-hoc analysis), an
 check every query here against networkx's own.
 
 A graph is never changed once built: an edit makes a new one from the last
-(colosseum.dag_update), sharing with it what did not change.
+(colosseum.dag_update; its statuses and circular groups, colosseum.dag_status), sharing with it
+what did not change.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class DependencyGraph:
         self.conditional_on: dict[str, list[str]] = {}  # id -> path from an open obligation
         self._nx = None
         self._cycles: list[list[str]] | None = None
-        # what the next graph needs to be made from this one (colosseum.dag_update)
+        # what the next graph needs to be made from this one (colosseum.dag_update, dag_status)
         self._base: dict[str, str] = {}  # status before conditionality
         self._claim_info: dict[str, tuple] = {}  # claim -> (section, role, order) as last seen
         self._section_parent: dict[str, str | None] = {}

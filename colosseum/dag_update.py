@@ -5,12 +5,11 @@ keeps how many of each edge its references make (``Unit.edge_counts``), and the 
 many references make each edge. An edit then costs what it changed: the units that are new or
 gone add or take away their counts, the units that refer to a label whose owner changed count
 again, and an edge appears or disappears when its count leaves or reaches zero. A unit that only
-moved (an edit earlier in its file) keeps its counts. Statuses are computed again for the nodes
-whose data changed; the search for what is conditional on an open obligation runs again only
-when an obligation, or an edge or status on its paths, changed; the circular groups are found
-again only when an edge inside one, or an edge that can close one, changed. Which edges can close
-one depends on whether the project declares its dependencies with ``\\uses`` (a blueprint): when
-its first ``\\uses`` comes or its last goes, which is rare, the graph is built from nothing.
+moved (an edit earlier in its file) keeps its counts. What the graph concludes from its edges,
+each node's status and the circular groups, is kept from the last graph or found again by
+colosseum.dag_status, from what this records as changed. Which edges can close a circle depends
+on whether the project declares its dependencies with ``\\uses`` (a blueprint): when its first
+``\\uses`` comes or its last goes, which is rare, the graph is built from nothing.
 
 Whatever this cannot follow (sections added, removed or nested differently, a first build) is
 built from nothing, with the same code.
@@ -18,9 +17,10 @@ built from nothing, with the same code.
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from colosseum.dag_status import keep_cycles, settle_statuses, update_statuses
 from colosseum.structure import Edge
 
 if TYPE_CHECKING:
@@ -35,8 +35,6 @@ INNER = "inner"
 USES = "uses"
 DECLARES = ("", "", "declares-uses")
 _NOT_EDGES = (INNER, USES, DECLARES[2])
-ORIGINS = ("obligation", "open")  # what a proof resting on is conditional
-_RANK = {"obligation": 3, "open": 2, "conditional": 1}  # what a section's status summarises, worst first
 
 
 class _Edges:
@@ -155,13 +153,7 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
             if parent in sections:
                 graph._section_contains[(parent, sid)] = Edge(parent, sid, "contains")
     graph._contained = contained
-    graph._formal = frozenset(index.formal_labels)
-    base = graph._base
-    for cid, claim in claims.items():
-        base[cid] = _claim_status(claim, cid in graph._formal)
-    base.update(_section_bases(graph, index))
-    _conditional(graph)
-    _summarise_sections(graph)
+    settle_statuses(graph, index)
     graph._edges = None
     return graph
 
@@ -187,108 +179,6 @@ def _closes(counts: dict, claims: dict, sections: dict, used: str, user: str, bl
     if definition:
         return (used, user, "proof-uses") in counts
     return counts.get((used, user, "proof-uses"), 0) > counts.get((used, user, INNER), 0)
-
-
-def _claim_status(claim, formal: bool) -> str:
-    if formal:
-        return "formal"  # checked by Lean: never conditional on the paper's gaps
-    if claim.role == "conjecture":
-        return "open"  # unproved by nature, whatever follows it
-    if claim.mathlibok or claim.cited:
-        return "proved"
-    proof = claim.proof
-    if proof is not None and proof.has_content:
-        # an \obligation inside the proof: what is there is a sketch, the proof is still owed
-        return "obligation" if proof.obligation else "proved"
-    if claim.obligation:
-        return "obligation"
-    if claim.needs_proof:
-        return "open"
-    return "proved"  # definitions and remarks: nothing to prove
-
-
-def _section_bases(graph: "DependencyGraph", index: "ProjectIndex") -> dict[str, str]:
-    """Each section's own status: an obligation section stays an obligation until it holds a
-    claim and every claim in it (its subsections' too) is proved; any other section is proved
-    (what it holds is summarised afterwards, by _summarise_sections)."""
-    sections = index.sections
-    bases = dict.fromkeys(sections, "proved")
-    marked = {sid for sid, section in sections.items() if section.obligation}
-    if not marked:
-        return bases
-    held: set[str] = set()
-    unproved: set[str] = set()
-    parent, base = graph._section_parent, graph._base
-    for cid, info in graph._claim_info.items():
-        settled = base.get(cid) in ("proved", "formal")
-        sec, steps = info[0], 0
-        while sec is not None and steps < 64:
-            if sec in marked:
-                held.add(sec)
-                if not settled:
-                    unproved.add(sec)
-            sec, steps = parent.get(sec), steps + 1
-    for sid in marked:
-        if sid not in held or sid in unproved:
-            bases[sid] = "obligation"
-    return bases
-
-
-def _summarise_sections(graph: "DependencyGraph") -> None:
-    """A section's status says what it holds: obligation if it (or anything in it) is an open
-    obligation, else open if it holds an open claim, else conditional if it holds a conditional
-    claim, else proved. Its own prose references never make it conditional."""
-    status, parent, base = graph.status, graph._section_parent, graph._base
-    worst = dict.fromkeys(parent, 0)
-
-    def raise_from(sec: str | None, rank: int) -> None:
-        steps = 0
-        while sec is not None and worst.get(sec, rank) < rank and steps < 64:
-            worst[sec] = rank
-            sec, steps = parent.get(sec), steps + 1
-
-    for sid in parent:
-        if base.get(sid) == "obligation":
-            raise_from(sid, 3)
-    info = graph._claim_info
-    for cid in graph._unsettled:
-        rank = _RANK.get(status.get(cid), 0)
-        if rank and cid in info:
-            raise_from(info[cid][0], rank)
-    names = {rank: name for name, rank in _RANK.items()}
-    for sid, rank in worst.items():
-        status[sid] = names.get(rank, "proved")
-
-
-def _conditional(graph: "DependencyGraph") -> None:
-    """Statuses from the base ones: proved, but a proof-uses path leads back to something not
-    settled (an open obligation, or a claim with no proof, e.g. a conjecture), is conditional (the
-    path is kept, from the first such origin in name order)."""
-    base = graph._base
-    status = dict(base)
-    conditional: dict[str, list[str]] = {}
-    reached: set[str] = set()
-    proof_succ = graph.proof_succ
-    origins = sorted(n for n, s in base.items() if s in ORIGINS)
-    for origin in origins:
-        parent = {origin: None}
-        queue = deque([origin])
-        while queue:
-            node = queue.popleft()
-            for nxt in proof_succ.get(node, ()):
-                if nxt in parent:
-                    continue
-                parent[nxt] = node
-                queue.append(nxt)
-                if status.get(nxt) in ("proved", "conditional") and nxt not in conditional:
-                    path = [nxt]
-                    while parent[path[-1]] is not None:
-                        path.append(parent[path[-1]])
-                    conditional[nxt] = list(reversed(path))
-                    status[nxt] = "conditional"
-        reached.update(parent)
-    graph.status, graph.conditional_on, graph._reached = status, conditional, reached
-    graph._unsettled = set(origins) | conditional.keys()
 
 
 # ---- from the last graph ---------------------------------------------------------------------------
@@ -397,8 +287,9 @@ class _Update:
                 for used in graph._pred.get(node, ()):
                     if node in truth.get(used, ()):
                         self._direction(used, node, True)
-        self._statuses()
-        self._cycles()
+        update_statuses(graph, self.previous, index, change.nodes, self.base_changed, self.proof_sources,
+                        self.removed_nodes)
+        keep_cycles(graph, self.previous, self.truth_added, self.truth_removed)
         graph._edges = None
         return graph
 
@@ -533,95 +424,3 @@ class _Update:
         else:
             contained.pop(section, None)
         self.base_changed.add(section)
-
-    # ---- statuses
-    def _statuses(self) -> None:
-        graph, previous, index = self.graph, self.previous, self.index
-        claims, sections = index.claims, index.sections
-        formal = frozenset(index.formal_labels)
-        graph._formal = formal
-        todo = set(self.change.nodes) | self.base_changed | (formal ^ previous._formal)
-        base = graph._base
-        changed: list[tuple[str, str | None, str | None]] = []
-        sections_touched = bool(self.base_changed)
-        for node in todo:
-            claim = claims.get(node)
-            if claim is not None:
-                new = _claim_status(claim, node in formal)
-            elif node in sections:
-                sections_touched = True
-                continue
-            else:
-                new = None
-            old = base.get(node)
-            if new != old:
-                if new is None:
-                    del base[node]
-                else:
-                    base[node] = new
-                changed.append((node, old, new))
-        if changed or sections_touched:  # an obligation section waits on the claims in it
-            for node, new in _section_bases(graph, index).items():
-                old = base.get(node)
-                if new != old:
-                    base[node] = new
-                    changed.append((node, old, new))
-        reached = previous._reached
-        again = any(old in ORIGINS or new in ORIGINS or node in reached for node, old, new in changed)
-        again = again or any(node in reached or base.get(node) in ORIGINS for node in self.proof_sources)
-        again = again or not reached.isdisjoint(self.removed_nodes)
-        if again:
-            _conditional(graph)
-            _summarise_sections(graph)
-            return
-        if not changed and not sections_touched and graph._section_parent == previous._section_parent:
-            graph.status, graph.conditional_on, graph._reached = previous.status, previous.conditional_on, reached
-            graph._unsettled = previous._unsettled
-            return
-        status = dict(previous.status)
-        for node, _old, new in changed:
-            if new is None:
-                status.pop(node, None)
-            else:
-                status[node] = new
-        graph.status, graph.conditional_on, graph._reached = status, previous.conditional_on, reached
-        graph._unsettled = previous._unsettled
-        _summarise_sections(graph)
-
-    # ---- circular groups
-    def _cycles(self) -> None:
-        graph, previous = self.graph, self.previous
-        if graph._backward is not None and not graph._backward:
-            graph._cycles, graph._circular = [], {}  # every truth edge goes forward: no circle
-            return
-        if previous._cycles is not None and not self.truth_added and not self.truth_removed:
-            graph._cycles, graph._circular = previous._cycles, previous._circular  # the same truth edges
-            return
-        if not previous._cycles and previous._cycles is not None and graph._backward is not None:
-            return  # none before: whether one closes now is asked when cycles() is (cheaply)
-        if previous._cycles is None:
-            return  # found when first asked
-        circular = previous._circular
-        touched = self.truth_added + self.truth_removed
-        if any(u in circular and circular.get(u) == circular.get(v) for u, v in touched):
-            return  # an edge inside a circular group changed: its shortest cycle may differ
-        if len(self.truth_added) > 8:
-            return  # many new edges (nodes renamed): finding the groups again costs less than asking each
-        for used, user in self.truth_added:
-            if _reaches(graph.truth_succ, user, used):
-                return  # the new edge closes a circle
-        graph._cycles, graph._circular = previous._cycles, circular
-
-
-def _reaches(adjacency: dict[str, set[str]], start: str, goal: str) -> bool:
-    seen = {start}
-    stack = [start]
-    while stack:
-        node = stack.pop()
-        if node == goal:
-            return True
-        for nxt in adjacency.get(node, ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return False

@@ -2,11 +2,11 @@
 
 A keystroke changes a few characters of a 10,000-line file; the events before the edit stay as
 they were and the events after it only move. The scanner carries no state across a line break
-except the regions it skips (verbatim, ``\\iffalse``) and the arguments it reads, so the edited
-lines are rescanned from a line start that no event or skipped region straddles, up to a line
-start after the edit that none straddles either. Whenever that cannot be guaranteed (a
-definition changed, an argument or verbatim block runs across the boundary, the file's macro
-table switches inside it) the answer is None and the caller scans the whole file: the result is
+except the regions it skips (verbatim, ``\\iffalse``, brace groups of the text that span lines)
+and the arguments it reads, so the edited lines are rescanned from a line start that no event or
+skipped region straddles, up to a line start after the edit that none straddles either.
+Whenever that cannot be guaranteed (a definition changed, an argument, verbatim block or open
+group runs across the boundary, the file's macro table switches inside it) the answer is None and the caller scans the whole file: the result is
 always the one a full scan gives, which the tests check on random edits.
 """
 
@@ -17,7 +17,7 @@ from itertools import accumulate, chain
 from operator import attrgetter
 
 from colosseum.latex_events import Event, ScanResult, _is_structural
-from colosseum.latex_scanner import new_scanner
+from colosseum.latex_scanner import UNBOUNDED, new_scanner
 from colosseum.macros import MacroTable
 
 _START, _END = attrgetter("start"), attrgetter("end")
@@ -141,8 +141,8 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
         in_effect = changed
     scanner = new_scanner(new_text, in_effect)
     reached = scanner.run(restart, sync_new)
-    if reached > sync_new or scanner.table_changes or any(ev.kind == "def" for ev in scanner.events):
-        return None
+    if reached > sync_new or scanner.braces or scanner.table_changes or any(ev.kind == "def" for ev in scanner.events):
+        return None  # (a group left open runs past the region: where it closes decides what it means)
     if any(end > sync_new for _start, end in scanner.skips) or any(ev.end > sync_new for ev in scanner.events):
         return None
     tail = events[last:]
@@ -160,7 +160,7 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     region = scanner.events
     merged = events[:first] + region + tail
     merged_skips = [s for s in skips if s[1] <= restart] + scanner.skips + [
-        (s + delta, e + delta) for s, e in skips if s >= sync_old]
+        (s + delta, e if e == UNBOUNDED else e + delta) for s, e in skips if s >= sync_old]
     result = ScanResult(merged, old.table_out, skips=merged_skips,
                         table_changes=[(at, t) if at <= restart else (at + delta, t) for at, t in changes])
     result.edit = (first, last, len(region), sync_old, delta, restart)

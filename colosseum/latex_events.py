@@ -18,7 +18,7 @@ class Event:
     """One structural fact found in the text; offsets are into the scanned file."""
 
     kind: str  # begin end section label ref include thmdecl theoremstyle marker lean discussion
-    #            def magic-root leannode error
+    #            def magic-root leannode error package
     start: int
     end: int
     name: str = ""
@@ -53,7 +53,8 @@ class ScanResult:
 
     @property
     def structural(self) -> list[Event]:
-        """The events that shape the walk of a project: definitions, includes, \\end{document}."""
+        """The events that shape the walk of a project: definitions, includes, packages,
+        \\end{document}."""
         if self._structural is None:
             if self._structural_index is None:
                 self._structural_index = [i for i, ev in enumerate(self.events) if _is_structural(ev)]
@@ -72,4 +73,4 @@ class ScanResult:
 
 
 def _is_structural(ev: Event) -> bool:
-    return ev.kind in ("def", "include") or (ev.kind == "end" and ev.name == "document")
+    return ev.kind in ("def", "include", "package") or (ev.kind == "end" and ev.name == "document")

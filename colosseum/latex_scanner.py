@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 
 from colosseum.latex_arguments import MAX_LONG_ARGUMENT, ArgumentReader, label_items
+from colosseum.latex_braces import BRACE_OR_BALANCED_TEXT, UNBOUNDED, BraceChecker
 from colosseum.latex_definitions import MAX_EXPANSIONS, DefinitionReader
 from colosseum.latex_events import Event, ScanResult
 from colosseum.macros import (
@@ -58,7 +59,6 @@ _MARKER_SET = frozenset(BLUEPRINT_MARKERS)
 
 _MAGIC_ROOT = re.compile(r"%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _MAGIC_OBLIGATION = re.compile(r"%+\s*colosseum\s*:\s*obligation\b", re.IGNORECASE)
-UNBOUNDED = 1 << 60  # end of a skipped region that runs to the end of the file, whatever is appended
 _CONDITIONAL_TOKEN = re.compile(r"(?<!\\)\\(if[A-Za-z@]*|fi|else)(?![A-Za-z@])|(?<!\\)%")
 _NEWIF = re.compile(r"\\newif\s*\\(if[A-Za-z@]+)")
 _TEX_CONDITIONALS = frozenset((
@@ -103,10 +103,11 @@ def scan(text: str, table: MacroTable, updates: list[tuple[int, MacroTable]] | N
     files that this one ``\\input``s take effect after the ``\\input``)."""
     scanner = _Scanner(text, table, list(updates or ()), depth=0, budget=[MAX_EXPANSIONS])
     scanner.run()
+    scanner.close_open_braces()
     return ScanResult(scanner.events, scanner.table, skips=scanner.skips, table_changes=scanner.table_changes)
 
 
-class _Scanner(ArgumentReader, DefinitionReader):
+class _Scanner(ArgumentReader, DefinitionReader, BraceChecker):
     def __init__(self, text: str, table: MacroTable, updates: list[tuple[int, MacroTable]], depth: int,
                  budget: list[int]):
         self.text = text
@@ -118,6 +119,10 @@ class _Scanner(ArgumentReader, DefinitionReader):
         self.skips: list[tuple[int, int]] = []  # verbatim and \\iffalse regions, for incremental rescans
         # where the file's own definitions changed the table (offset after the definition, table)
         self.table_changes: list[tuple[int, MacroTable]] = []
+        # the groups of the text open here: [offset of the '{', environments begun inside it].
+        # Only the file itself is checked (depth 0), not the expansion of a wrapper.
+        self.braces: list[list[int]] | None = [] if depth == 0 else None
+        self._brace_errors: set[int] = set()  # '{' already reported by the argument reader
         self._set_table(table)
 
     def _set_table(self, table: MacroTable) -> None:
@@ -131,17 +136,26 @@ class _Scanner(ArgumentReader, DefinitionReader):
         text = self.text
         n = len(text) if stop is None else min(stop, len(text))
         search = self.regex.search
+        brace_search = BRACE_OR_BALANCED_TEXT.search if self.braces is not None else None
         while pos < n:
             while self.updates and self.updates[0][0] <= pos:
                 self._set_table(self.updates.pop(0)[1])
                 search = self.regex.search
             m = search(text, pos, n)
+            gap_end = n if m is None else m.start()
+            switch = self.updates and gap_end >= self.updates[0][0]
+            if switch:
+                gap_end = self.updates[0][0]
+            if brace_search is not None:  # the braces of the plain text up to the next command
+                brace = brace_search(text, pos, gap_end)
+                if brace is not None and (brace.end() != gap_end or brace.end() - brace.start() == 1):
+                    self._braces_between(brace, gap_end)  # (else balanced text up to the command)
+            if switch:
+                pos = gap_end
+                continue
             if m is None:
                 pos = n
                 break
-            if self.updates and m.start() >= self.updates[0][0]:
-                pos = self.updates[0][0]
-                continue
             name = m.group(1)
             if name is None:
                 if m.start(2) != -1:  # a comment
@@ -212,6 +226,8 @@ class _Scanner(ArgumentReader, DefinitionReader):
         return after
 
     def error(self, start: int, end: int, code: str, message: str) -> None:
+        if code == "unbalanced-brace" and self.braces is not None:
+            self._brace_errors.add(end - 1)  # the argument reader's '{' (see _open_brace_error)
         self.events.append(Event("error", start, end, code, message))
 
     # ---- handlers ------------------------------------------------------------------------
@@ -276,6 +292,8 @@ class _Scanner(ArgumentReader, DefinitionReader):
             return pos
         s, e, nxt = group
         self.events.append(Event("section", start, nxt, name, self.text[s:e], s, e, star))
+        if self.braces is not None:
+            self.braces.append([s - 1, 0])  # its '}' is met in the text
         return s  # keep scanning inside the title: \section{Intro\label{sec:intro}}
 
     def _begin(self, start: int, after: int) -> int:
@@ -291,6 +309,8 @@ class _Scanner(ArgumentReader, DefinitionReader):
         p = nxt
         while p < len(self.text) and self.text[p] in " \t":
             p += 1
+        if self.braces:
+            self._environment_in_group(env, True, nxt)
         if p < len(self.text) and self.text[p] == "[":
             opt = self.read_optional(p)
         if opt is not None:
@@ -317,7 +337,10 @@ class _Scanner(ArgumentReader, DefinitionReader):
         if group is None:
             return after
         s, e, nxt = group
-        self.events.append(Event("end", start, nxt, self.text[s:e].strip()))
+        env = self.text[s:e].strip()
+        if self.braces:
+            self._environment_in_group(env, False, nxt)
+        self.events.append(Event("end", start, nxt, env))
         return nxt
 
     def _verb(self, name: str, start: int, after: int) -> int:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +39,8 @@ class Discovery:
 
 
 def read_file(path: Path, version: int) -> FileText | None:
-    """Read a file tolerantly: None when it does not exist or cannot be opened."""
+    """Read a file tolerantly: None when it does not exist; an empty text with an
+    ``unreadable-file`` problem when it exists but cannot be read (permission denied, ...)."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -45,9 +48,61 @@ def read_file(path: Path, version: int) -> FileText | None:
                             ("error", "file-too-large", f"{path.name} is {size // (1024 * 1024)} MiB; files over "
                              f"{MAX_FILE_BYTES // (1024 * 1024)} MiB are not indexed"))
         data = path.read_bytes()
-    except (OSError, RuntimeError):
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except (OSError, RuntimeError) as exc:
+        if why_unreadable(exc) is None:
+            return None
+        return FileText(path, "", version, LineIndex(""),
+                        ("error", "unreadable-file", f"{path.name} cannot be read: {why_unreadable(exc)}"))
     return decode_file(path, data, version)
+
+
+def why_unreadable(exc: BaseException) -> str | None:
+    """What an error opening a file says, in words; None when the file simply is not there."""
+    number = getattr(exc, "errno", None)
+    if number in (errno.ENOENT, errno.ENOTDIR):
+        return None
+    if number == errno.ELOOP or isinstance(exc, RuntimeError):
+        return "a symbolic link cycle"
+    if number == errno.EISDIR:
+        return "it is a directory"
+    if number in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return getattr(exc, "strerror", None) or str(exc)
+
+
+@dataclass(frozen=True, slots=True)
+class IncludeTargetProblem:
+    """An include's first candidate that exists but is no file to read."""
+
+    path: Path
+    reason: str  # "loop", "directory" or "unreadable"
+    detail: str = ""
+
+
+def probe_include_target(candidate: Path) -> Path | IncludeTargetProblem | None:
+    """The candidate resolved when it is a regular file, what is wrong with it when it exists
+    but is not one (a symbolic link cycle, a directory, a file that cannot be examined), or None
+    when it does not exist. ``Path.is_file`` says False for all of these alike."""
+    try:
+        st = os.stat(candidate)
+    except (OSError, ValueError) as exc:
+        number = getattr(exc, "errno", None)
+        if number == errno.ELOOP:
+            return IncludeTargetProblem(candidate, "loop")
+        reason = why_unreadable(exc) if isinstance(exc, OSError) else None
+        return None if reason is None else IncludeTargetProblem(candidate, "unreadable", reason)
+    if stat.S_ISDIR(st.st_mode):
+        return IncludeTargetProblem(candidate, "directory")
+    if not stat.S_ISREG(st.st_mode):
+        return IncludeTargetProblem(candidate, "unreadable", "it is not a regular file")
+    try:
+        return candidate.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        return IncludeTargetProblem(candidate, "loop" if isinstance(exc, RuntimeError)
+                                    or getattr(exc, "errno", None) == errno.ELOOP else "unreadable",
+                                    why_unreadable(exc) or "")
 
 
 def text_from_editor(path: Path, text: str, version: int) -> FileText:

@@ -14,9 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from colosseum.latex_events import Event
+from colosseum.latex_scanner import PACKAGE_COMMANDS
 from colosseum.linker import Visit
 from colosseum.macros import MacroTable
-from colosseum.project_files import is_within, resolve_include
+from colosseum.project_files import (
+    IncludeTargetProblem,
+    is_within,
+    probe_include_target,
+    resolve_include,
+)
 
 if TYPE_CHECKING:
     from colosseum.index import ProjectIndex
@@ -51,6 +57,7 @@ class Walk:
     roots: tuple[Path, ...] = ()
     base: str = ""  # the fingerprint of the table the roots are read with
     reused: list[Visit] | None = None  # when the last walk was kept: the visits given new text
+    packages: set[Path] = field(default_factory=set)  # project-local .sty/.cls read for definitions
 
     def scanned(self) -> list:
         """(path, scan, text) of every reading, for the theorem declarations."""
@@ -109,7 +116,7 @@ class Walker:
             if not visits:
                 continue  # read by no root: it changes nothing here (discovery looks after new roots)
             text = index.text_of(path)
-            if text is None or any(p.file == path for p in last.problems):
+            if text is None or path in last.packages or any(p.file == path for p in last.problems):
                 return None
             for visit in visits:
                 if visit.updates:
@@ -144,6 +151,11 @@ class Walker:
                 break  # LaTeX reads nothing after \end{document}
             if ev.kind == "def":
                 current = current.with_def(ev.extra)
+            elif ev.kind == "package":
+                package_table = self._package(ev, path, root, current, chain + [path])
+                if package_table is not current:
+                    updates.append((ev.end, package_table))
+                    current = package_table
             elif ev.kind == "include":
                 include_index += 1
                 child = self._follow(ev, path, root, current, chain + [path], import_base)
@@ -174,9 +186,8 @@ class Walker:
         candidates, target, inside = found
         if not candidates:
             return None
-        if target == "loop":
-            self._problem(path, ev, "include-cycle", "error",
-                          f"\\{ev.name}{{{ev.value}}} goes through a symbolic link cycle; not followed", root)
+        if isinstance(target, IncludeTargetProblem):
+            self._target_problem(path, ev, target, root)
             return None
         if target is None:
             self._problem(path, ev, "missing-input", "error",
@@ -195,28 +206,86 @@ class Walker:
             self._problem(path, ev, "include-cycle", "error",
                           f"includes nested deeper than {MAX_INCLUDE_DEPTH} levels; not followed", root)
             return None
+        read = index.text_of(target)
+        if read is not None and read.problem is not None and read.problem[1] == "unreadable-file":
+            self._target_problem(path, ev, IncludeTargetProblem(target, "unreadable", read.problem[2].split(": ", 1)[-1]),
+                                 root)
+            return None
         base = import_base
         if ev.name in ("import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"):
             base = target.parent
         return self._walk(target, root, table, chain, base)
 
+    def _package(self, ev, path: Path, root: Path, table: MacroTable, chain: list[Path]) -> MacroTable:
+        """The table after ``\\usepackage{ev.value}`` (or a class): a package file of the project
+        (next to the root, or to the file that loads it) is read for its definitions only; its
+        labels and references are no part of the document. Anything else is a system package."""
+        key = (ev.name, ev.value, path.parent, root.parent)
+        target = self._include_targets.get(key)
+        if target is None:
+            name = ev.value + PACKAGE_COMMANDS[ev.name]
+            candidates = tuple(dict.fromkeys((root.parent / name, path.parent / name)))
+            found = self._resolve_first(candidates)
+            inside = isinstance(found, Path) and is_within(found, self.index.root_dir)
+            target = self._include_targets[key] = found if inside else ()
+        if not target or target in chain or len(chain) >= MAX_INCLUDE_DEPTH:
+            return table
+        index = self.index
+        ft = index.text_of(target)
+        if ft is None:
+            return table
+        first = index._scan(target, ft, table, [])
+        visit = Visit(target, index.relative(target), ft, first, table=table, first_scan=first)
+        self._current.visits.append(visit)
+        self._current.by_path.setdefault(target, []).append(visit)
+        self._current.packages.add(target)
+        current = table
+        updates: list[tuple[int, MacroTable]] = []
+        for inner in first.structural:
+            if inner.kind == "def":
+                current = current.with_def(inner.extra)
+            elif inner.kind == "package":
+                loaded = self._package(inner, target, root, current, chain + [target])
+                if loaded is not current:
+                    updates.append((inner.end, loaded))
+                    current = loaded
+        if updates:  # what the packages it loads define counts for the rest of it
+            visit.scan = index._scan(target, ft, table, updates)
+            visit.updates = updates
+        return current
+
     def _resolve_first(self, candidates: tuple[Path, ...]):
-        """The first candidate that is a file, resolved; "loop" for a symlink cycle. Cached until
-        files appear or disappear (a re-discovery clears it): resolving costs system calls."""
+        """The first candidate that is a file, resolved; else what is wrong with the first one
+        that exists (IncludeTargetProblem); None when none exists. Cached until files appear or
+        disappear (a re-discovery clears it): resolving costs system calls."""
         cached = self._resolved.get(candidates, False)
         if cached is not False:
             return cached
         target = None
         for candidate in candidates:
-            try:
-                if candidate.is_file():
-                    target = candidate.resolve(strict=True)
-                    break
-            except (OSError, RuntimeError):
-                target = "loop"
+            found = probe_include_target(candidate)
+            if isinstance(found, Path):
+                target = found
                 break
+            if found is not None and target is None:
+                target = found
+                if found.reason == "loop":
+                    break  # LaTeX would not get past it either
         self._resolved[candidates] = target
         return target
+
+    def _target_problem(self, path: Path, ev, problem: IncludeTargetProblem, root: Path) -> None:
+        command = f"\\{ev.name}{{{ev.value}}}"
+        where = self.index.relative(problem.path)
+        if problem.reason == "loop":
+            self._problem(path, ev, "include-cycle", "error",
+                          f"{command} goes through a symbolic link cycle ({where}); not followed", root)
+        elif problem.reason == "directory":
+            self._problem(path, ev, "unreadable-input", "error",
+                          f"{command}: {where} is a directory, not a file; not followed", root)
+        else:
+            self._problem(path, ev, "unreadable-input", "error",
+                          f"{command}: {where} cannot be read ({problem.detail}); not followed", root)
 
     def _problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path) -> None:
         self._current.problems.append(IncludeProblem(path, ev, code, severity, message, root))

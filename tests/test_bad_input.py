@@ -237,6 +237,59 @@ def test_unbalanced_brace_does_not_swallow_the_rest(tmp_path):
     assert "colosseum/unbalanced-brace" in codes(index)
 
 
+def brace_findings(index: ProjectIndex) -> list[tuple[int, int, str]]:
+    return sorted((d.range.start.line, d.range.start.character, d.message) for d in index.diagnostics()
+                  if d.code == "colosseum/unbalanced-brace")
+
+
+@pytest.mark.parametrize("body,where", [
+    # the '{' left open at the end of the environment begun before it
+    ("\\begin{lemma}\\label{lem:a} { x \\end{lemma}", [(2, 27, "not closed before \\end{lemma}")]),
+    ("x } y", [(2, 2, "closes no '{'")]),
+    # both at once: the '}' does not close the '{' across the end of the lemma
+    ("\\begin{lemma}\\label{lem:a} { x \\end{lemma}\nx } y",
+     [(2, 27, "not closed before \\end{lemma}"), (3, 2, "closes no '{'")]),
+    ("Text {\\bf open\n\nand on", [(2, 5, "not closed before \\end{document}")]),
+])
+def test_unbalanced_braces_of_the_text_are_reported_where_they_are(tmp_path, body, where):
+    index = bounded_open(write(tmp_path, {"main.tex": doc(body)}))
+    found = brace_findings(index)
+    assert [(line, col) for line, col, _ in found] == [(line, col) for line, col, _ in where]
+    assert all(part in message for (_, _, message), (_, _, part) in zip(found, where))
+    if "lem:a" in body:
+        assert "lem:a" in index.claims
+    check_consistent(index)
+
+
+def test_a_brace_left_open_at_the_end_of_a_file_is_reported(tmp_path):
+    root = write(tmp_path, {"main.tex": doc("\\input{part}\nAfter."), "part.tex": "Words {\\em open.\n"})
+    index = bounded_open(root)
+    (found,) = [d for d in index.diagnostics() if d.code == "colosseum/unbalanced-brace"]
+    assert found.file == root / "part.tex" and (found.range.start.line, found.range.start.character) == (0, 6)
+    assert "never closed" in found.message
+
+
+@pytest.mark.parametrize("body", [
+    "$\\left\\{ x \\right.$ and \\{ \\} and $\\{a\\}$ \\\\{x}",
+    "\\verb|{| and \\verb+}+ and \\lstinline|{|",
+    "% a comment { with a brace\nand one % } too",
+    "\\iffalse { \\fi and \\iffalse } \\fi",
+    "\\begin{verbatim}\n{ } }\n\\end{verbatim}",
+    "\\def\\x{\\begingroup}\\def\\y{\\endgroup} \\newcommand{\\ob}{\\{}",
+    "\\newenvironment{boxed}{\\begin{center}}{\\end{center}}",
+    "\\section{Title {\\em x}\\label{s}} {\\bf a\n\nb} {\\begin{center} c \\end{center}}",
+    "\\begin{lemma}\\label{l}{\\begin{proof}\nx\\end{proof}}\\end{lemma}",
+])
+def test_balanced_or_hidden_braces_are_no_finding(tmp_path, body):
+    index = bounded_open(write(tmp_path, {"main.tex": doc(body)}))
+    assert brace_findings(index) == []
+
+
+def test_an_unclosed_argument_is_reported_once(tmp_path):
+    index = bounded_open(write(tmp_path, {"main.tex": doc("\\label{unclosed\n\nNext paragraph.")}))
+    assert len(brace_findings(index)) == 1
+
+
 @pytest.mark.parametrize("body,lines", [
     ("\\begin{lemma}\\label{lem:open}\nNever closed.", {2}),
     # LaTeX itself says "\\begin{proof} on input line 4 ended by \\end{theorem}": either place will do

@@ -180,10 +180,52 @@ def test_symlink_loop_in_an_input_terminates_with_a_diagnostic(make_project, tmp
     os.symlink(root / "loop2.tex", root / "loop.tex")
     os.symlink(root / "loop.tex", root / "loop2.tex")
     index = open_with_timeout(root)
-    found = [d for d in index.diagnostics() if d.code in ("colosseum/include-cycle", "colosseum/missing-input")]
-    assert len(found) == 1
-    assert found[0].range.start.line == 2
+    (found,) = diags(index, "include-cycle")
+    assert "symbolic link cycle" in found.message and "loop.tex" in found.message
+    assert found.range.start.line == 2
+    assert not diags(index, "missing-input")
     assert "lem:ok" in index.claims
+
+
+def test_input_of_a_directory_says_it_is_a_directory(make_project, tmp_path):
+    root = make_project(tmp_path, {"main.tex": root_doc("\\input{adir}\n" + lemma("lem:ok"))})
+    (root / "adir.tex").mkdir()
+    index = open_with_timeout(root)
+    (found,) = diags(index, "unreadable-input")
+    assert "adir.tex is a directory" in found.message
+    assert found.range.start.line == 2
+    assert not diags(index, "missing-input")
+    assert "lem:ok" in index.claims
+
+
+def test_input_of_an_unreadable_file_says_permission_denied(make_project, tmp_path, monkeypatch):
+    # the tests run as root here, where chmod 000 does not stop a read: the refusal is simulated
+    root = make_project(tmp_path, {"main.tex": root_doc("\\input{secret}\n" + lemma("lem:ok")),
+                                   "secret.tex": lemma("lem:secret")})
+    real_read_bytes = type(root).read_bytes
+
+    def refuse(path):
+        if path.name == "secret.tex":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_read_bytes(path)
+
+    monkeypatch.setattr(type(root), "read_bytes", refuse)
+    index = open_with_timeout(root)
+    (found,) = diags(index, "unreadable-input")
+    assert "secret.tex cannot be read (permission denied)" in found.message
+    assert found.range.start.line == 2
+    assert not diags(index, "missing-input")
+    assert "lem:secret" not in index.claims and "lem:ok" in index.claims
+
+
+def test_input_of_a_file_that_is_not_utf8_is_read_with_a_warning(make_project, tmp_path):
+    root = make_project(tmp_path, {"main.tex": root_doc("\\input{latin}\n")})
+    (root / "latin.tex").write_bytes(lemma("lem:latin").encode() + "caf\u00e9\n".encode("latin-1"))
+    index = open_with_timeout(root)
+    (found,) = diags(index, "encoding")
+    assert found.file == root / "latin.tex" and "not valid UTF-8" in found.message
+    assert not diags(index, "missing-input")
+    assert "lem:latin" in index.claims
 
 
 def test_symlinked_directory_loop_in_discovery_terminates(make_project, tmp_path):
@@ -361,3 +403,74 @@ def test_include_in_a_comment_environment_is_not_followed(make_project, tmp_path
     root = make_project(tmp_path, {"main.tex": root_doc("\\begin{comment}\n\\input{gone}\n\\end{comment}")})
     index = ProjectIndex.open(root)
     assert "colosseum/missing-input" not in codes(index)
+
+
+# ---- project-local packages and classes ---------------------------------------------------------------
+
+MYTHMS = "\\newtheorem{mythm}{Theorem}\n\\newcommand{\\lemref}[1]{Lemma~\\ref{#1}}\n"
+USES_MYTHMS = "\\begin{mythm}\\label{t}\nBy \\lemref{zz}.\n\\end{mythm}\n"
+
+
+def test_a_local_package_is_read_for_its_definitions(make_project, tmp_path):
+    root = make_project(tmp_path, {"main.tex": root_doc(USES_MYTHMS, "\\usepackage{amsmath,mythms}\n"),
+                                   "mythms.sty": MYTHMS + "\\label{sty:label}\n\\begin{lemma}\\label{lem:sty}x\\end{lemma}\n"})
+    index = ProjectIndex.open(root)
+    assert index.claims["t"].kind == "mythm"
+    (undefined,) = diags(index, "undefined-reference")
+    assert "`zz`" in undefined.message and undefined.range.start.line == 4
+    # what the package itself labels is no part of the document
+    assert "lem:sty" not in index.claims and "sty:label" not in index.labels
+    assert root / "mythms.sty" not in index.files()
+
+
+def test_local_class_and_require_package_relative_to_the_loading_file(make_project, tmp_path):
+    root = make_project(tmp_path, {
+        "main.tex": root_doc("\\input{sub/part}\n", "").replace("{article}", "[11pt]{myclass}"),
+        "myclass.cls": "\\LoadClass{article}\n\\RequirePackage{inner}\n",
+        "inner.sty": "\\newtheorem{principle}{Principle}\n",
+        "sub/part.tex": "\\usepackage{near}\n\\begin{principle}\\label{p}x\\end{principle}\n"
+                        "\\begin{nearthm}\\label{n}y\\end{nearthm}\n",
+        "sub/near.sty": "\\declaretheorem[name=Near]{nearthm}\n",
+    })
+    index = ProjectIndex.open(root)
+    assert index.claims["p"].kind == "principle"
+    assert index.claims["n"].kind == "nearthm"
+
+
+def test_a_system_package_or_one_outside_the_project_is_not_read(make_project, tmp_path):
+    make_project(tmp_path / "outside", {"evil.sty": "\\newtheorem{evilthm}{Evil}\n"})
+    root = make_project(tmp_path / "proj", {
+        "main.tex": root_doc("\\begin{evilthm}\\label{e}x\\end{evilthm}\n", "\\usepackage{amsthm,../outside/evil}\n")})
+    index = ProjectIndex.open(root)
+    assert "e" not in index.claims
+    assert not diags(index, "missing-input")
+
+
+def test_packages_that_load_each_other_terminate(make_project, tmp_path):
+    root = make_project(tmp_path, {"main.tex": root_doc(USES_MYTHMS, "\\usepackage{a}\n"),
+                                   "a.sty": "\\RequirePackage{b}\n", "b.sty": "\\RequirePackage{a}\n" + MYTHMS})
+    index = open_with_timeout(root)
+    assert index.claims["t"].kind == "mythm"
+
+
+def test_editing_a_local_package_updates_the_index_like_a_cold_build(make_project, tmp_path):
+    from index_fingerprint import differences, fingerprint
+
+    files = {"main.tex": root_doc(USES_MYTHMS + "\\begin{other}\\label{o}z\\end{other}\n", "\\usepackage{mythms}\n"),
+             "mythms.sty": MYTHMS}
+    live = make_project(tmp_path / "live", files)
+    index = ProjectIndex.open(live)
+    index.diagnostics()
+    assert "o" not in index.claims
+    edits = [MYTHMS + "\\newtheorem{other}{Other}\n",
+             "\\newtheorem{mythm}{Theorem}\n\\newcommand{\\lemref}[1]{Lemma~\\cref{#1}}\n",
+             "\\newtheorem{other}{Other}\n", ""]
+    for number, text in enumerate(edits):
+        (live / "mythms.sty").write_text(text, encoding="utf-8")
+        index.update_document(live / "mythms.sty", None)
+        cold = ProjectIndex.open(make_project(tmp_path / f"cold{number}", {**files, "mythms.sty": text}))
+        diff = differences(fingerprint(index), fingerprint(cold))
+        assert not diff, f"after edit {number}:\n" + "\n".join(diff)
+        if number == 0:
+            assert index.claims["o"].kind == "other" and index.claims["t"].kind == "mythm"
+    assert "o" not in index.claims and "t" not in index.claims

@@ -14,10 +14,15 @@ from colosseum.latex_scanner import scan
 from colosseum.macros import MacroTable
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
-TEXTS = [p.read_text() for p in sorted(EXAMPLE.rglob("*.tex"))]
+# braces of the text (checked for balance) in groups over lines, around environments, escaped
+BRACES = ("\\begin{document}\n{\\bf A group\nover lines \\ref{a}}\n\\begin{lemma}\\label{l} { x \\end{lemma}\n"
+          "x } y \\{ \\} \\left\\{ {a {b\n\n c} d}\n\\begin{proof}{\\begin{center}\nz\\end{center}}\\end{proof}\n"
+          "\\section{T {\\em e}\\label{s}}\n" + "Line {with} a {group}.\n" * 20 + "{ open\nat the end\n")
+TEXTS = [p.read_text() for p in sorted(EXAMPLE.rglob("*.tex"))] + [BRACES]
 SNIPPETS = ["x", "\n", "\n\n", "\\label{new}", "\\cref{a,b}", "}", "{", "%", "% colosseum: obligation\n",
             "\\begin{verbatim}", "\\end{verbatim}", "\\iffalse", "\\fi", "\\begin{lemma}", "\\end{lemma}",
-            "\\newcommand{\\foo}[1]{\\ref{#1}}", "\\uses{p,\n q}", "\\\\", "\\%", "\\section{T}", "é𝔽", ""]
+            "\\newcommand{\\foo}[1]{\\ref{#1}}", "\\uses{p,\n q}", "\\\\", "\\%", "\\section{T}", "é𝔽", "",
+            "{\n", "}\n", "\\{", "\\}", "\\verb|{|", "{ x \\end{lemma}", "\\begin{proof}{", "}\\end{proof}"]
 
 
 def _key(result):

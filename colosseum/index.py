@@ -327,7 +327,7 @@ class ProjectIndex:
             for path in {visit.path for visit in walk.reused}:
                 file_chunks[path] = walk.by_path[path][0].chunks
         else:
-            self._link_order = link_order(walks, self.relative, self.text_of)
+            self._link_order = link_order(walks, self.relative)
             file_chunks = {}
             for _root, visit in self._link_order:
                 self._chunk_tree(visit, env_key, {}, file_chunks)

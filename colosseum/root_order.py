@@ -4,7 +4,8 @@ What the project says must not depend on the roots' names. Where roots read a sh
 differently (other macros, other surroundings), the first reading makes its claim, section,
 labels and references (colosseum.linker); so the roots are read in an order of their own: the
 root that reads the most files first (a book's full root before its per-chapter roots), then by
-the files each reads, then by its text. Claims and sections are numbered by an order of the files
+the files each reads; only roots that tie on both are taken in the order of their paths (not of
+their texts: an edit to a root must not reorder the project). Claims and sections are numbered by an order of the files
 that keeps every root's reading order where the roots agree (reading_rank).
 """
 
@@ -14,15 +15,14 @@ import heapq
 from pathlib import Path
 
 
-def link_order(walks: list, relative, text_of) -> list:
+def link_order(walks: list, relative) -> list:
     """The (root, visit) pairs of a walk in the order their roots are linked."""
     if len(walks) < 2:
         return list(walks)
     keyed = []
     for root, visit in walks:
         files = [relative(path) for path in _reading(visit)[1:]]
-        ft = text_of(root)
-        keyed.append(((-len(set(files)), files, ft.text if ft is not None else ""), root, visit))
+        keyed.append(((-len(set(files)), files, relative(root)), root, visit))
     keyed.sort(key=lambda item: item[0])
     return [(root, visit) for _key, root, visit in keyed]
 

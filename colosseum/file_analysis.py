@@ -32,7 +32,7 @@ _NON_ASSERTION = re.compile(
 
 
 _DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
-# unproved by nature: a proof that rests on one is conditional (colosseum.dag_update)
+# unproved by nature: a proof that rests on one is conditional (colosseum.dag_status)
 _CONJECTURE = re.compile(r"^(conj|question|quest|problem|hyp|assum|open)", re.I)
 
 

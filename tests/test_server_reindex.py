@@ -77,6 +77,20 @@ async def test_watchdog_without_client_watching(client: LanguageClient):
     await _publication(client, b, mark, lambda p: len(p.diagnostics) == 0,
                        "the watchdog to pick up a file replaced by a rename", timeout=10)
 
+    # the project's own package: a wrapper it defines, then redefined there as plain text
+    main = client.project / "main.tex"
+    (client.project / "mine.sty").write_text("\\newcommand{\\wref}[1]{\\ref{#1}}\n", encoding="utf-8")
+    main.write_text(main.read_text().replace("\\begin{document}", "\\usepackage{mine}\n\\begin{document}", 1),
+                    encoding="utf-8")
+    mark = len(client.published)
+    b_path.write_text(b_path.read_text() + "\\wref{lem:wrapped}\n", encoding="utf-8")
+    await _publication(client, b, mark, lambda p: _undefined(p, "lem:wrapped"),
+                       "a wrapper from the project's package", timeout=10)
+    mark = len(client.published)
+    (client.project / "mine.sty").write_text("\\newcommand{\\wref}[1]{#1}\n", encoding="utf-8")
+    await _publication(client, b, mark, lambda p: not _undefined(p, "lem:wrapped"),
+                       "the watchdog to pick up the package's change", timeout=10)
+
 
 # --------------------------------------------------------------------------------------------------
 # work-done progress

@@ -91,6 +91,9 @@ def build_server() -> LanguageServer:
                     types.Registration(id="colosseum-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
                                            types.FileSystemWatcher(glob_pattern="**/*.tex"),
+                                           # a project's own packages and classes: their definitions count
+                                           types.FileSystemWatcher(glob_pattern="**/*.sty"),
+                                           types.FileSystemWatcher(glob_pattern="**/*.cls"),
                                            types.FileSystemWatcher(glob_pattern="**/colosseum.toml"),
                                            types.FileSystemWatcher(glob_pattern="**/knowledge/**/*.md")]))]))
             except Exception as exc:  # a client that advertises but refuses: watch the disk ourselves

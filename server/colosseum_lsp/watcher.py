@@ -29,7 +29,7 @@ def start_watching(ctx) -> None:
                 if not raw:
                     continue
                 path = Path(raw)
-                if path.suffix == ".tex" or path.name == "colosseum.toml" or (
+                if path.suffix in (".tex", ".sty", ".cls") or path.name == "colosseum.toml" or (
                         path.suffix == ".md" and "knowledge" in path.parts):
                     loop.call_soon_threadsafe(_changed, ctx, path.resolve())
 

@@ -185,6 +185,13 @@ def check_engine(ctx: Ctx) -> None:
         ctx.engine_reason = "engine does not import: " + failure_reason(probe.stderr)
         return
     ctx.engine_ok = True
+    # Bytecode, as an installed package has it (pip compiles at install time; plasTeX's has it):
+    # with PYTHONDONTWRITEBYTECODE set, a checkout would otherwise compile every module anew in
+    # every timed process.
+    compiled = subprocess.run([PY, "-m", "compileall", "-q", str(REPO / "colosseum"), str(REPO / "server")],
+                              capture_output=True, text=True)
+    if compiled.returncode != 0:
+        ctx.notes.append("compileall failed; timings include compiling the engine: " + failure_reason(compiled.stderr))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -139,9 +139,14 @@ class Linker(Splicing):
         record_key = None
         if not visit.children:  # a file that includes nothing: replayed in one step if it can
             record_key = (path, state.signature())
-            record = self.files.get(record_key) or self._old_files.get(record_key)
+            record = self.files.get(record_key)
+            # made by an earlier reading in this build: replaying it lends that reading's objects,
+            # as reading again would; one from the last build only if no earlier reading is new
+            this_build = record is not None
+            record = record or self._old_files.get(record_key)
             if record is not None and record.chunks is visit.chunks \
-                    and (not again or (record.shared and path not in self._fresh)) and self._replay(record, state):
+                    and (not again or this_build or (record.shared and path not in self._fresh)) \
+                    and self._replay(record, state):
                 self.files[record.key] = record  # its own key: a replay allocates nothing that lives on
                 self._add_units(record.units, units)
                 self._spans[visit] = (span_start, len(units), span_entry, record.exit)
@@ -160,11 +165,13 @@ class Linker(Splicing):
                     continue
                 key = (path, chunk, number, state.signature(),
                        tuple(claim_ids.items()) if number else (), tuple(section_ids.items()) if number else ())
-                unit = self.memo.get(key) or self._old_memo.get(key)
+                unit = self.memo.get(key)
+                this_build = unit is not None  # see the record above
+                unit = unit or self._old_memo.get(key)
                 if unit is not None and unit.analysis is fa and unit.chunk is chunk \
                         and (unit.pinned_line is None or unit.pinned_line == chunk.line) \
                         and (unit.pinned_offset is None or unit.pinned_offset == chunk.start) \
-                        and (not again or self._may_replay(unit, chunk)) and self._replay(unit, state):
+                        and (not again or this_build or self._may_replay(unit, chunk)) and self._replay(unit, state):
                     self.memo[unit.key] = unit
                     self._add_unit(unit, units)
                 else:

@@ -130,8 +130,8 @@ class Walker:
         last.reused = [visit for visit, _text, _scan in fresh]
         return last
 
-    def _walk(self, path: Path, root: Path, table: MacroTable, chain: list[Path],
-              import_base: Path | None) -> tuple[Visit, MacroTable] | None:
+    def _read(self, path: Path, table: MacroTable) -> Visit | None:
+        """A file read under ``table``, recorded in the walk; None when it cannot be read."""
         index = self.index
         ft = index.text_of(path)
         if ft is None:
@@ -140,6 +140,14 @@ class Walker:
         visit = Visit(path, index.relative(path), ft, first, table=table, first_scan=first)
         self._current.visits.append(visit)
         self._current.by_path.setdefault(path, []).append(visit)
+        return visit
+
+    def _walk(self, path: Path, root: Path, table: MacroTable, chain: list[Path],
+              import_base: Path | None) -> tuple[Visit, MacroTable] | None:
+        visit = self._read(path, table)
+        if visit is None:
+            return None
+        index, ft, first = self.index, visit.text, visit.first_scan
         current = table
         updates: list[tuple[int, MacroTable]] = []
         include_index = -1
@@ -230,14 +238,10 @@ class Walker:
             target = self._include_targets[key] = found if inside else ()
         if not target or target in chain or len(chain) >= MAX_INCLUDE_DEPTH:
             return table
-        index = self.index
-        ft = index.text_of(target)
-        if ft is None:
+        visit = self._read(target, table)
+        if visit is None:
             return table
-        first = index._scan(target, ft, table, [])
-        visit = Visit(target, index.relative(target), ft, first, table=table, first_scan=first)
-        self._current.visits.append(visit)
-        self._current.by_path.setdefault(target, []).append(visit)
+        index, ft, first = self.index, visit.text, visit.first_scan
         self._current.packages.add(target)
         current = table
         updates: list[tuple[int, MacroTable]] = []

@@ -21,6 +21,7 @@ from colosseum.latex_arguments import MAX_LONG_ARGUMENT, ArgumentReader, label_i
 from colosseum.latex_braces import BRACE_OR_BALANCED_TEXT, UNBOUNDED, BraceChecker
 from colosseum.latex_definitions import MAX_EXPANSIONS, DefinitionReader
 from colosseum.latex_events import Event, ScanResult
+from colosseum.latex_inclusion import InclusionReader
 from colosseum.macros import (
     BLUEPRINT_LIST_COMMANDS,
     BLUEPRINT_MARKERS,
@@ -107,7 +108,7 @@ def scan(text: str, table: MacroTable, updates: list[tuple[int, MacroTable]] | N
     return ScanResult(scanner.events, scanner.table, skips=scanner.skips, table_changes=scanner.table_changes)
 
 
-class _Scanner(ArgumentReader, DefinitionReader, BraceChecker):
+class _Scanner(ArgumentReader, DefinitionReader, BraceChecker, InclusionReader):
     def __init__(self, text: str, table: MacroTable, updates: list[tuple[int, MacroTable]], depth: int,
                  budget: list[int]):
         self.text = text
@@ -424,46 +425,6 @@ class _Scanner(ArgumentReader, DefinitionReader, BraceChecker):
         value = self.text[s:e].strip()
         if value:
             self.events.append(Event("leannode", start, nxt, name, value, s, e))
-        return nxt
-
-    def _include(self, name: str, start: int, after: int) -> int:
-        text = self.text
-        if name in ("import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"):
-            _, pos = self.read_star(after)
-            first = self.read_group(pos, command=name)
-            if first is None:
-                return pos
-            second = self.read_group(first[2], command=name)
-            if second is None:
-                return first[2]
-            self.events.append(Event("include", start, second[2], name, text[second[0]:second[1]].strip(),
-                                     second[0], second[1], text[first[0]:first[1]].strip()))
-            return second[2]
-        group = self.read_group(after, command=name)
-        if group is None:
-            if name != "input":
-                return after
-            # TeX's primitive form: \input file
-            m = re.compile(r"[ \t]+([^\s{}%\\]+)").match(text, after)
-            if not m:
-                return after
-            self.events.append(Event("include", start, m.end(), name, m.group(1), m.start(1), m.end(1)))
-            return m.end()
-        s, e, nxt = group
-        self.events.append(Event("include", start, nxt, name, text[s:e].strip(), s, e))
-        return nxt
-
-    def _package(self, name: str, start: int, after: int) -> int:
-        """\\usepackage[options]{a,b}: one ``package`` event per name (the project walk reads a
-        project-local one for its definitions)."""
-        opt = self.read_optional(after)
-        pos = opt[2] if opt is not None else after
-        group = self.read_group(pos, command=name)
-        if group is None:
-            return pos
-        s, e, nxt = group
-        for value, vs, ve in label_items(self.text, s, e, split=True):
-            self.events.append(Event("package", start, nxt, name, value, vs, ve))
         return nxt
 
     def _theorem_decl(self, name: str, start: int, after: int) -> int:

@@ -19,15 +19,34 @@ UNBOUNDED = 1 << 60  # end of a skipped region that runs to the end of the file,
 _START = attrgetter("start")
 
 
-def _balanced_run() -> re.Pattern[str]:
+def _possessive_works() -> bool:
+    """Python 3.11.0-3.11.4 (Debian 12 ships 3.11.2) evaluate some possessive loops wrongly:
+    this one must stop before a group that does not close."""
+    return re.search(r"(?:a|\{(?:b)*+\})++", "a{bb").group() == "a"
+
+
+def _balanced_run(possessive: bool | None = None) -> re.Pattern[str]:
     """A stretch of plain text whose groups all close on the line they open, nested up to three
     deep (almost all of a paper's braces: \\frac{a}{x^{2}}), matched in one step; else a single
     brace. Plain text between commands holds no comment and no \\\\, so \\. is an escape such as
-    \\{. Possessive loops: a stretch that does not close fails without backtracking."""
-    group = r"\{(?:[^{}\\\n]++|\\[^\n])*+\}"
-    for _ in range(2):
-        group = r"\{(?:[^{}\\\n]++|\\[^\n]|" + group + r")*+\}"
-    return re.compile(r"(?:[^{}\\]++|\\.|" + group + r")++|[{}]", re.DOTALL)
+    \\{. Atomic loops: a stretch that does not close fails without backtracking. They are written
+    possessive where the running Python gets those right, else as a lookahead and a
+    backreference, which every Python reads the same way."""
+    if possessive is None:
+        possessive = _possessive_works()
+    names = iter(range(1, 100))
+
+    def atomic(loop: str, body: str) -> str:  # (?>(?:body)loop)
+        if possessive:
+            return f"(?:{body}){loop}+"
+        name = f"a{next(names)}"
+        return f"(?=(?P<{name}>(?:{body}){loop}))(?P={name})"
+
+    def group(depth: int) -> str:  # a '{' ... '}' on one line, with groups inside up to depth
+        inner = atomic("+", r"[^{}\\\n]") + r"|\\[^\n]" + ("|" + group(depth - 1) if depth else "")
+        return r"\{" + atomic("*", inner) + r"\}"
+
+    return re.compile(atomic("+", atomic("+", r"[^{}\\]") + r"|\\.|" + group(2)) + r"|[{}]", re.DOTALL)
 
 
 BRACE_OR_BALANCED_TEXT = _balanced_run()

@@ -42,7 +42,12 @@ def read_file(path: Path, version: int) -> FileText | None:
     """Read a file tolerantly: None when it does not exist; an empty text with an
     ``unreadable-file`` problem when it exists but cannot be read (permission denied, ...)."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a named pipe or a device would block the read forever
+            return FileText(path, "", version, LineIndex(""),
+                            ("error", "unreadable-file", f"{path.name} is not a regular file (a pipe, socket or "
+                             "device); it is not read"))
+        size = info.st_size
         if size > MAX_FILE_BYTES:
             return FileText(path, "", version, LineIndex(""),
                             ("error", "file-too-large", f"{path.name} is {size // (1024 * 1024)} MiB; files over "

@@ -474,3 +474,16 @@ def test_editing_a_local_package_updates_the_index_like_a_cold_build(make_projec
         if number == 0:
             assert index.claims["o"].kind == "other" and index.claims["t"].kind == "mythm"
     assert "o" not in index.claims and "t" not in index.claims
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
+def test_a_named_pipe_in_the_project_is_reported_not_read(make_project, tmp_path):
+    """Reading a FIFO blocks until something writes to it: discovery (which reads every .tex)
+    and an \\input of one must not wait forever."""
+    root = make_project(tmp_path, {"main.tex": "\\documentclass{article}\n\\begin{document}\n\\input{pipe}\n"
+                                               "\\end{document}\n"})
+    os.mkfifo(root / "pipe.tex")
+    os.mkfifo(root / "stray.tex")
+    index = open_with_timeout(root, 30)
+    [finding] = [d for d in index.diagnostics() if "pipe" in d.message]
+    assert finding.code == "colosseum/unreadable-input" and "not a regular file" in finding.message

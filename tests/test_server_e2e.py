@@ -76,7 +76,11 @@ async def test_diagnostics_definition_references_hover(client: LanguageClient):
     main_result = client.project / "sections" / "main-result.tex"
     uri = _open(client, main_result)
     found = await _diagnostics_for(client, uri, "colosseum/depends-on-open-obligation")
-    assert any("lem:resampling" in d.message for d in found)
+    # the three conditional results of the paper, each naming the open obligation it rests on
+    conditional = sorted((d.range.start.line + 1, d.message.split("`")[1], d.message.split("`")[3])
+                         for d in found if d.code == "colosseum/depends-on-open-obligation")
+    assert conditional == [(19, "thm:main", "lem:resampling"), (58, "cor:simple", "lem:resampling"),
+                           (77, "cor:regular", "lem:regular-numeric")]
     assert all(d.source == "colosseum" for d in found)
 
     pos = _position_of(main_result, "\\cref{lem:resampling}", len("\\cref{") + 2)
@@ -172,8 +176,12 @@ async def test_symbols_lenses_completion_rename(client: LanguageClient):
     pos = _position_of(main_result, "\\label{thm:main}", len("\\label{") + 1)
     edit = await client.text_document_rename_async(types.RenameParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=pos, new_name="thm:main-result"))
-    edited_files = {change.text_document.uri for change in edit.document_changes}
-    assert uri in edited_files and len(edited_files) >= 2
+    edited = sorted((change.text_document.uri.rsplit("/", 1)[1], e.range.start.line + 1)
+                    for change in edit.document_changes for e in change.edits)
+    # the \label and every \cref and \uses of it, across the paper's files (read from the sources)
+    assert edited == [("codegree.tex", 5), ("discussion.tex", 14), ("introduction.tex", 27),
+                      ("main-result.tex", 19), ("main-result.tex", 64), ("main-result.tex", 66),
+                      ("main-result.tex", 84), ("main-result.tex", 85)]
     assert all(e.new_text == "thm:main-result" for change in edit.document_changes for e in change.edits)
 
 

@@ -142,6 +142,19 @@ class Walker:
         self._current.by_path.setdefault(path, []).append(visit)
         return visit
 
+    def _defined(self, ev, path: Path, root: Path, current: MacroTable, chain: list[Path],
+                 updates: list[tuple[int, MacroTable]]) -> MacroTable:
+        """The macro table after ``ev`` of ``path``: a definition adds to it, a project-local
+        package adds what it defines (recorded in ``updates`` where it changes the table)."""
+        if ev.kind == "def":
+            return current.with_def(ev.extra)
+        if ev.kind == "package":
+            loaded = self._package(ev, path, root, current, chain + [path])
+            if loaded is not current:
+                updates.append((ev.end, loaded))
+            return loaded
+        return current
+
     def _walk(self, path: Path, root: Path, table: MacroTable, chain: list[Path],
               import_base: Path | None) -> tuple[Visit, MacroTable] | None:
         visit = self._read(path, table)
@@ -157,13 +170,8 @@ class Walker:
                 self._document_ended = True
             if self._document_ended:
                 break  # LaTeX reads nothing after \end{document}
-            if ev.kind == "def":
-                current = current.with_def(ev.extra)
-            elif ev.kind == "package":
-                package_table = self._package(ev, path, root, current, chain + [path])
-                if package_table is not current:
-                    updates.append((ev.end, package_table))
-                    current = package_table
+            if ev.kind == "def" or ev.kind == "package":
+                current = self._defined(ev, path, root, current, chain, updates)
             elif ev.kind == "include":
                 include_index += 1
                 child = self._follow(ev, path, root, current, chain + [path], import_base)
@@ -246,13 +254,7 @@ class Walker:
         current = table
         updates: list[tuple[int, MacroTable]] = []
         for inner in first.structural:
-            if inner.kind == "def":
-                current = current.with_def(inner.extra)
-            elif inner.kind == "package":
-                loaded = self._package(inner, target, root, current, chain + [target])
-                if loaded is not current:
-                    updates.append((inner.end, loaded))
-                    current = loaded
+            current = self._defined(inner, target, root, current, chain, updates)
         if updates:  # what the packages it loads define counts for the rest of it
             visit.scan = index._scan(target, ft, table, updates)
             visit.updates = updates

@@ -254,8 +254,11 @@ require.cache.vscode = { id: "vscode", filename: "vscode", loaded: true, exports
 
 function requests() {
   if (!fs.existsSync(logPath)) return [];
-  return fs
-    .readFileSync(logPath, "utf8")
+  // The stand-in server appends one line per message while this reads: only whole lines count
+  // (the last one may be half written; a complete line that does not parse is still an error).
+  const text = fs.readFileSync(logPath, "utf8");
+  const whole = text.endsWith("\n") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
+  return whole
     .split("\n")
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l));

@@ -84,18 +84,23 @@ async def test_cancelling_a_research_run_stops_it_before_the_next_model_call(cli
     def answer(body: dict):  # the inner loop's provers answer late, so there is time to cancel
         late = "prover" in body["messages"][-1]["content"] and "<document name=\"obligation\">" in \
             body["messages"][-1]["content"]
-        return ("sleep", 1.0, slow(body)) if late else slow(body)
+        return ("sleep", 3.0, slow(body)) if late else slow(body)
 
     API.responder = answer
     try:
         running = asyncio.ensure_future(client.workspace_execute_command_async(types.ExecuteCommandParams(
             command="colosseum.exploreStrategies", arguments=[path.as_uri(), "thm:goal", {"solve": True}])))
-        token = None
-        for _ in range(600):  # bounded wait for the run to reach the DAG
+        token, seen, quiet = None, None, 0
+        for _ in range(600):  # bounded wait for the run to reach the DAG and send all it can
             await asyncio.sleep(0.05)
             token = next((t for t, values in client.progress_reports.items()
                           if any("· solving" in (getattr(v, "message", "") or "") for v in values)), None)
-            if token is not None and API.in_flight:
+            # the provers' calls start one after another: cancel only once nothing new has been
+            # sent for a while, so every call counted below was sent after the cancel
+            now = (len(API.requests), API.in_flight)
+            quiet = quiet + 1 if now == seen else 0
+            seen = now
+            if token is not None and API.in_flight and quiet >= 8:
                 break
         assert token is not None and API.in_flight
         sent, in_flight = len(API.requests), API.in_flight

@@ -117,8 +117,7 @@ def text_from_editor(path: Path, text: str, version: int) -> FileText:
                         ("error", "binary-file", f"{path.name} looks binary (it contains NUL bytes); it is not indexed"))
     if text.startswith("\ufeff"):
         text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
+    text = unix_newlines(text)
     return FileText(path, text, version, LineIndex(text))
 
 
@@ -137,8 +136,15 @@ def decode_file(path: Path, data: bytes, version: int) -> FileText:
                        "it was read with replacement characters")
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = text.replace("\r\n", "\n")
+    text = unix_newlines(text)
     return FileText(path, text, version, LineIndex(text), problem)
+
+
+def unix_newlines(text: str) -> str:
+    """CRLF and a lone CR (old Mac files) end a line, for TeX as for LSP: both become LF."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def is_within(path: Path, directory: Path) -> bool:

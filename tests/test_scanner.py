@@ -243,6 +243,17 @@ def test_labels_in_crlf_file_have_lf_positions(make_project, tmp_path):
     assert label.location.range.start == Position(PREAMBLE.count("\n") + 2, 7)
 
 
+def test_a_lone_carriage_return_ends_a_line_as_in_tex_and_lsp(make_project, tmp_path):
+    body = "first\rsecond\r\n\\label{cr} % \\label{hidden}\r\\label{shown}"
+    text = doc("BODY").replace("\n", "\r").replace("BODY", body)
+    index = ProjectIndex.open(make_project(tmp_path, {"main.tex": text.encode()}))
+    first = PREAMBLE.count("\n") + 3  # preamble, \begin{document}, "first", "second"
+    assert index.labels["cr"][0].location.range.start == Position(first, 7)
+    # the comment ends at the carriage return, so the next line's label is real
+    assert "hidden" not in index.labels
+    assert index.labels["shown"][0].location.range.start == Position(first + 1, 7)
+
+
 # ---- project wrappers -----------------------------------------------------------------------------
 
 

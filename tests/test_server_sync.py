@@ -91,6 +91,28 @@ async def test_edits_below_a_form_feed_land_on_their_line(client: LanguageClient
     assert [d.code for d in published.diagnostics] == ["colosseum/undefined-reference"]
 
 
+async def test_lone_carriage_returns_end_lines_for_edits_and_findings(client: LanguageClient):
+    """A file with old Mac line ends (a lone CR): the protocol and TeX both end a line there, so
+    findings and edits land on the same lines as in the LF copy of the file."""
+    enc = client.encoding
+    path = client.project / "sections/a.tex"
+    text = path.read_text(encoding="utf-8")
+    path.write_bytes(text.replace("\n", "\r").encode("utf-8"))
+    uri = path.as_uri()
+    client.versions[uri] = 1
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="latex", version=1, text=text.replace("\n", "\r"))))
+    await _ready(client, uri)
+
+    mark = len(client.published)
+    rng = _find(text, "alpha", enc, after="Beta holds by \\cref{lem:")
+    version = _change(client, uri, (rng, "alpah"))
+    text = _apply(text, [types.TextEdit(range=rng, new_text="alpah")], enc)
+    published = await _publication(client, uri, mark, lambda p: p.version == version, f"diagnostics of version {version}")
+    assert [d.range for d in _undefined(published, "lem:alpah")] == [_find(text, "lem:alpah", enc)]
+    assert [d.code for d in published.diagnostics] == ["colosseum/undefined-reference"]
+
+
 async def test_ranges_in_the_negotiated_position_encoding(client: LanguageClient):
     """On a line with non-ASCII text before the reference, edits and diagnostics use the position
     encoding the server announced in its capabilities (UTF-16, or UTF-8 for Neovim >= 0.10)."""

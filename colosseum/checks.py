@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from colosseum.separate_documents import separate_document_findings
 from colosseum.structure import Diagnostic, Location, Position, Range, RelatedInfo
 
 if TYPE_CHECKING:
@@ -129,6 +130,7 @@ def structural_findings(index: "ProjectIndex") -> list[tuple[Diagnostic, Path | 
         target = index.config.path or index.root_dir
         out.append((Diagnostic(target, Range(Position(0, 0), Position(0, 0)), "error", code("config-error"), message),
                     None))
+    out.extend((diag, None) for diag in separate_document_findings(index))
     for problem in index.include_problems:
         out.append((Diagnostic(problem.file, _range_at(index, problem.file, problem.start, problem.end),
                                problem.severity, code(problem.code), problem.message), problem.root))

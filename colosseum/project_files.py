@@ -169,6 +169,9 @@ def list_tex_files(root_dir: Path, exclude: list[str] | None = None) -> list[Pat
             dirnames[:] = []
             continue
         seen_dirs.add(key)
+        if "colosseum.toml" in filenames and os.path.normpath(dirpath) != os.path.normpath(root_dir):
+            dirnames[:] = []  # a folder with its own colosseum.toml is a project of its own
+            continue
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             if name.endswith(".tex"):

@@ -52,6 +52,7 @@ class IndexSnapshot:
     root_results: list[RootResult] = field(default_factory=list)
     include_problems: list[IncludeProblem] = field(default_factory=list)
     theorem_environments: frozenset[str] = DEFAULT_THEOREM_ENVIRONMENTS
+    kind_names: dict[str, str] = field(default_factory=dict)  # environment -> the name the paper declared
     file_roots: dict[Path, list[Path]] = field(default_factory=dict)
     graph: object = None  # DependencyGraph
     diagnostics: list[Diagnostic] | None = None
@@ -59,6 +60,10 @@ class IndexSnapshot:
     # the same object from one snapshot to the next while its findings stay the same
     units: list = field(default_factory=list)  # what each chunk of each file contributed, reading order
     _units_by_path: dict | None = None
+
+    def kind_name(self, kind: str) -> str:
+        """A claim's kind as the paper prints it: ``\\newtheorem{lem}{Lemma}`` makes ``lem`` a Lemma."""
+        return self.kind_names.get(kind) or kind.capitalize()
 
     def units_of(self, path: Path) -> list:
         """The units (colosseum.link_units.Unit: a chunk's labels, references, claims...) read
@@ -317,6 +322,8 @@ class ProjectIndex:
                 envs.add(decl.env)
                 styles.setdefault(decl.env, (decl.title, decl.style))
         snap.theorem_environments = frozenset(envs)
+        snap.kind_names = {env: title.strip() for env, (title, _style) in styles.items()
+                           if title and title.strip() and "\\" not in title}
         # claims' roles come from the declarations' titles and styles too: part of the key
         env_key = "\0".join(sorted(envs)) + "\1" + repr(sorted(styles.items()))
         if walk.reused is not None and env_key == self._link_memo_key:

@@ -45,7 +45,7 @@ def _describer(snap):
         labels = snap.labels.get(label)
         owner = labels[0].owner if labels else None
         claim = snap.claims.get(owner) if owner else None
-        return f"{claim.kind.capitalize()} {label}" if claim is not None else label
+        return f"{snap.kind_name(claim.kind)} {label}" if claim is not None else label
     return describe
 
 
@@ -69,7 +69,7 @@ def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
         rests_on = len(snap.graph.ancestors(owner))
         describe = _describer(snap)
         title = as_text(claim.title, describe, limit=200).replace("\n", " ") if claim.title else ""
-        head = f"**{claim.kind.capitalize()}** `{owner}`" + (f" — {title}" if title else "")
+        head = f"**{snap.kind_name(claim.kind)}** `{owner}`" + (f" — {title}" if title else "")
         if name != owner:
             head += f" (label `{name}` inside it)"
         body = as_text(claim.statement_text, describe)

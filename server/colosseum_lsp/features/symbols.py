@@ -32,7 +32,7 @@ def document_symbols(ctx, path: Path) -> list[types.DocumentSymbol]:
         if claim.file != path or claim.kind == "leannode":
             continue
         whole = types.Range(start=range_(claim.location.range).start, end=range_(claim.end.range).end)
-        name = f"{claim.kind.capitalize()} {claim.label or ''}".strip()
+        name = f"{snap.kind_name(claim.kind)} {claim.label or ''}".strip()
         if claim.title:
             name += f" ({claim.title})"
         sym = types.DocumentSymbol(

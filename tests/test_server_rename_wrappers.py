@@ -112,3 +112,44 @@ def test_the_other_calls_of_a_wrapper_settle_which_part_of_the_name_an_argument_
     assert [r.argument for r in settled(two, [readings(r"\Ref{lem}{b}", "lem:b")])] == [1]
     # an argument that is LaTeX, or no argument at all: nothing to edit
     assert readings(r"\SeeG", "lem:g") == [] and readings(r"\Lem{\x}", "lem:\\x") == []
+
+
+ENTRY = """---
+id: a-by-induction
+kind: failed-route
+title: 'Induction on lem:a fails (lem:ab is a different lemma)'
+provenance: {author: A. Author, run: null, model: null, date: 2026-12-03}
+links:
+  labels: [lem:b, lem:a]
+  entries: []
+status: active
+tags: [induction]
+target:
+  label: lem:a
+approach: Induct on the size.
+failure_point: The step for lem:a. Needs lem:a.x, which is not lem:a.
+---
+Notes on \\cref{lem:a}.
+"""
+
+
+@vscode_only
+async def test_rename_carries_the_catalog_entries_about_the_label(client):
+    entry = client.project / "knowledge" / "a-by-induction.md"
+    entry.parent.mkdir()
+    entry.write_text(ENTRY)
+    other = ENTRY.replace("a-by-induction", "b-only").replace("lem:b, lem:a]", "lem:b]").replace("label: lem:a", "label: lem:b")
+    (entry.parent / "b-only.md").write_text(other)
+    uri = _open(client, "main.tex")
+    pos = _position(client, r"\cref{lem:a}", len(r"\cref{") + 2)
+    edit = await client.text_document_rename_async(types.RenameParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos, new_name="lem:alpha"))
+    (change,) = [c for c in edit.document_changes if c.text_document.uri == entry.as_uri()]
+    after = _apply(ENTRY, change.edits)
+    assert after == (ENTRY.replace("on lem:a fails", "on lem:alpha fails").replace("lem:b, lem:a]", "lem:b, lem:alpha]")
+                     .replace("label: lem:a\n", "label: lem:alpha\n").replace("step for lem:a.", "step for lem:alpha.")
+                     .replace("not lem:a.\n", "not lem:alpha.\n").replace("{lem:a}", "{lem:alpha}"))
+    assert "lem:ab" in after and "lem:a.x" in after
+    assert entry.read_text() == ENTRY  # written only when the author applies the edit
+    # an entry that only mentions the label, linking to another, is not touched
+    assert {c.text_document.uri for c in edit.document_changes} == {uri, entry.as_uri()}

@@ -25,7 +25,7 @@ RANGE_REF_COMMANDS = ("crefrange", "Crefrange", "cpagerefrange", "Cpagerefrange"
 BLUEPRINT_LIST_COMMANDS = ("uses", "proves")
 BLUEPRINT_MARKERS = ("leanok", "notready", "mathlibok", "obligation")
 INCLUDE_COMMANDS = ("input", "include", "subfile", "import", "subimport", "inputfrom", "includefrom",
-                    "subinputfrom", "subincludefrom")
+                    "subinputfrom", "subincludefrom", "InputIfFileExists")
 THEOREM_DECL_COMMANDS = ("newtheorem", "declaretheorem", "spnewtheorem", "newmdtheoremenv",
                          "newtcbtheorem", "theoremstyle")
 DEFINITION_COMMANDS = (

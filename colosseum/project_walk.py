@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from colosseum.include_paths import expand_include_name
 from colosseum.latex_events import Event
 from colosseum.latex_scanner import PACKAGE_COMMANDS
 from colosseum.linker import Visit
@@ -192,7 +193,16 @@ class Walker:
 
     def _follow(self, ev, path: Path, root: Path, table: MacroTable, chain: list[Path], import_base: Path | None):
         index = self.index
-        key = (ev.name, ev.value, ev.extra if isinstance(ev.extra, str) else None, path, root, import_base)
+        value = ev.value
+        if "\\" in value:  # a file name written with the author's macros
+            texts = [ft.text for ft in (index.text_of(path), index.text_of(root)) if ft is not None]
+            value, unknown = expand_include_name(value, texts)
+            if unknown:
+                self._problem(path, ev, "unresolved-input", "warning",
+                              f"\\{ev.name}{{{ev.value}}}: the file name uses \\{unknown[0]}, which is not defined "
+                              "as plain text in this file or the root; not followed", root)
+                return None
+        key = (ev.name, value, ev.extra if isinstance(ev.extra, str) else None, path, root, import_base)
         found = self._include_targets.get(key)
         if found is None:  # building and resolving paths costs: once per include until files change
             candidates = tuple(resolve_include(key[0], key[1], key[2], path, root, import_base))
@@ -206,6 +216,8 @@ class Walker:
             self._target_problem(path, ev, target, root)
             return None
         if target is None:
+            if ev.name == "InputIfFileExists":
+                return None  # its meaning: read the file only if there is one
             self._problem(path, ev, "missing-input", "error",
                           f"\\{ev.name}{{{ev.value}}}: file not found (looked for "
                           + ", ".join(index.relative(c) for c in candidates[:3]) + ")", root)

@@ -20,7 +20,13 @@ from colosseum.latex_events import Event, ScanResult, _is_structural
 from colosseum.latex_scanner import UNBOUNDED, new_scanner
 from colosseum.macros import MacroTable
 
-_START, _END = attrgetter("start"), attrgetter("end")
+_START = attrgetter("start")
+
+
+def _extent(event: Event) -> int:
+    """Where the scanner's reading for an event ends: past its own text, and past an argument it
+    read beyond it (a ``\\begin{env}[title`` whose title runs on to later lines)."""
+    return event.end if event.vend < event.end else event.vend + 1
 MAX_REGION = 200_000  # an edit larger than this (a paste of a chapter) is scanned in full
 
 
@@ -67,7 +73,7 @@ def _reach(scan: ScanResult, upto: int) -> list[int]:
     known = len(reach)
     if known < upto:
         events = scan.events[known:upto]
-        reach.extend(accumulate(chain((reach[-1] if reach else -1,), map(_END, events)), max))
+        reach.extend(accumulate(chain((reach[-1] if reach else -1,), map(_extent, events)), max))
         del reach[known]  # the seed of the running maximum
     return reach
 
@@ -115,8 +121,8 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     newline = old_text.find("\n", old_end)
     sync_old = len(old_text) if newline == -1 else newline + 1
     for _ in range(64):
-        later = [ev.end for ev in events[bisect_left(events, restart, key=_START):bisect_left(events, sync_old, key=_START)]
-                 if ev.end > sync_old]
+        later = [_extent(ev) for ev in events[bisect_left(events, restart, key=_START):bisect_left(events, sync_old, key=_START)]
+                 if _extent(ev) > sync_old]
         later += [end for start, end in skips if start < sync_old < end]
         if not later:
             break

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from colosseum.file_analysis import theorem_declarations
-from colosseum.incremental_scan import common_prefix, common_suffix, rescan
+from colosseum.incremental_scan import _extent, common_prefix, common_suffix, rescan
 from colosseum.latex_scanner import scan
 from colosseum.macros import MacroTable
 
@@ -22,7 +22,8 @@ TEXTS = [p.read_text() for p in sorted(EXAMPLE.rglob("*.tex"))] + [BRACES]
 SNIPPETS = ["x", "\n", "\n\n", "\\label{new}", "\\cref{a,b}", "}", "{", "%", "% colosseum: obligation\n",
             "\\begin{verbatim}", "\\end{verbatim}", "\\iffalse", "\\fi", "\\begin{lemma}", "\\end{lemma}",
             "\\newcommand{\\foo}[1]{\\ref{#1}}", "\\uses{p,\n q}", "\\\\", "\\%", "\\section{T}", "é𝔽", "",
-            "{\n", "}\n", "\\{", "\\}", "\\verb|{|", "{ x \\end{lemma}", "\\begin{proof}{", "}\\end{proof}"]
+            "{\n", "}\n", "\\{", "\\}", "\\verb|{|", "{ x \\end{lemma}", "\\begin{proof}{", "}\\end{proof}",
+            "\\begin{definition}[", "[", "]", "]\n"]
 
 
 def _key(result):
@@ -49,7 +50,20 @@ def test_rescan_equals_full_scan(text, where, length, inserted):
         assert [(d.env, d.title, d.style) for d in incremental.theorem_declarations(theorem_declarations)] == \
             [(d.env, d.title, d.style) for d in full.theorem_declarations(theorem_declarations)]
         reach = incremental._reach or []
-        assert reach == list(accumulate((e.end for e in incremental.events[:len(reach)]), max))
+        assert reach == list(accumulate((_extent(e) for e in incremental.events[:len(reach)]), max))
+
+
+def test_an_edit_inside_a_title_begun_on_an_earlier_line_reads_the_title_again():
+    """``\\begin{definition}[`` whose title runs on: an edit on a later line changes the title
+    (found by the random edits of the whole index: the title of the earlier scan stayed)."""
+    text = "\\begin{definition}[\n  Let $x$ be \\cref{a}.\n  More.\n\\end{definition}\n" + "$P[A]$ text.\n" * 3
+    new_text = text.replace("[\n  Let", "[\n}  Let")
+    table = MacroTable()
+    old = scan(text, table)
+    assert old.events[0].kind == "begin" and "Let" in old.events[0].value  # the title ran on to `P[A]`
+    incremental = rescan(text, new_text, old, table)
+    assert incremental is None or _key(incremental) == _key(scan(new_text, table))
+    assert (incremental or scan(new_text, table)).events[0].value == ""
 
 
 def test_rescan_reads_with_the_macros_the_file_defined_before_the_edit():

@@ -233,6 +233,9 @@ class _Scanner(ArgumentReader, DefinitionReader, BraceChecker, InclusionReader):
 
     # ---- handlers ------------------------------------------------------------------------
     def _label(self, name: str, start: int, after: int) -> int:
+        label_type = self.read_optional(after)  # cleveref's \label[lemma]{name}: the type is no label
+        if label_type is not None:
+            after = label_type[2]
         group = self._argument(after, name)
         if group is None:
             return after

@@ -1,0 +1,58 @@
+"""Less common spellings of the structural commands: cleveref's typed \\label, \\endinput,
+minted's inline code, biblatex and natbib citations in a claim's title.
+
+Like tests/test_scanner.py, everything goes through ``ProjectIndex.open`` on a small project.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from colosseum.index import ProjectIndex
+from colosseum.structure import Position, Range
+
+PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n\\newtheorem{lemma}{Lemma}\n"
+
+
+def doc(body: str) -> str:
+    return PREAMBLE + "\\begin{document}\n" + body + "\n\\end{document}\n"
+
+
+def open_files(make_project, tmp_path, files: dict[str, str]) -> ProjectIndex:
+    return ProjectIndex.open(make_project(tmp_path, files))
+
+
+def undefined(index: ProjectIndex) -> list[str]:
+    return sorted(d.message for d in index.diagnostics() if d.code == "colosseum/undefined-reference")
+
+
+def duplicates(index: ProjectIndex) -> list[str]:
+    return sorted(d.message for d in index.diagnostics() if "duplicate" in d.code)
+
+
+# ---- cleveref's \label[type]{name} ---------------------------------------------------------------
+
+
+def test_label_with_cleveref_type_names_the_claim(make_project, tmp_path):
+    body = "\\begin{lemma}\\label[lemma]{lem:opt}\nTrue.\n\\end{lemma}\nBy \\cref{lem:opt}."
+    index = open_files(make_project, tmp_path, {"main.tex": doc(body)})
+    assert undefined(index) == []
+    assert "lem:opt" in index.claims
+    assert "lemma" not in index.labels
+    (label,) = index.labels["lem:opt"]
+    assert label.owner == "lem:opt"
+    line = 4  # preamble (3 lines), \begin{document}, then the body
+    col = len("\\begin{lemma}\\label[lemma]{")
+    assert label.location.range == Range(Position(line, col), Position(line, col + len("lem:opt")))
+
+
+def test_label_with_cleveref_type_and_space_before_it(make_project, tmp_path):
+    index = open_files(make_project, tmp_path, {"main.tex": doc("\\begin{lemma} \\label [lemma]{lem:sp} X\\end{lemma}")})
+    assert "lem:sp" in index.claims
+
+
+@pytest.mark.parametrize("command", ["ref*", "cref*", "Cref*", "autoref*", "nameref*"])
+def test_starred_references_are_references(make_project, tmp_path, command):
+    index = open_files(make_project, tmp_path, {"main.tex": doc(f"\\label{{t}} see \\{command}{{t}} and \\{command}{{gone}}")})
+    assert sorted(r.label for r in index.references) == ["gone", "t"]
+    assert len(undefined(index)) == 1

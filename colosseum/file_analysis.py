@@ -36,6 +36,22 @@ _DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
 _CONJECTURE = re.compile(r"^(conj|question|quest|problem|hyp|assum|open)", re.I)
 
 
+_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
+_CITATION_NAME = re.compile(r"^cite|cites?$|citetext$")
+
+
+def cites_literature(title: str | None) -> bool:
+    """Whether a claim's optional title cites the literature (``[\\cite{X}]``, biblatex's
+    ``[\\parencite[p.~3]{X}]`` or ``[{\\Textcite{X}}]``, natbib's ``[\\citep{X}]``): such a claim is
+    quoted, not open. A citation command is one whose name, in either case, starts with ``cite``
+    (``\\citet``, ``\\citeauthor``, ``\\Cite``) or ends with ``cite``, ``cites`` or ``citetext``
+    (``\\autocite``, ``\\footcite``, ``\\textcites``); ``\\nocite`` prints nothing and does not count."""
+    if not title or "cite" not in title.lower():
+        return False
+    return any(_CITATION_NAME.search(name.lower()) and name.lower() not in ("nocite", "nocites")
+               for name in _CONTROL_WORD.findall(title))
+
+
 @lru_cache(maxsize=4096)
 def claim_role(env: str, title: str = "", style: str = "plain") -> str:
     """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions

@@ -16,7 +16,7 @@ from itertools import chain
 from pathlib import Path
 
 from colosseum.chunks import Chunk
-from colosseum.file_analysis import INCOMING, FileAnalysis, LabelRec, RefRec, claim_role
+from colosseum.file_analysis import INCOMING, FileAnalysis, LabelRec, RefRec, cites_literature, claim_role
 from colosseum.link_splice import Splicing
 from colosseum.link_units import (  # noqa: F401 (re-exported: the linker's vocabulary)
     EnvProblem,
@@ -456,7 +456,7 @@ class Linker(Splicing):
             file=visit.path, statement_text=crec.statement_text, obligation=crec.obligation,
             lean_decls=list(crec.lean_decls), leanok=crec.leanok, mathlibok=crec.mathlibok,
             notready=crec.notready, needs_proof=role == "assertion", role=role,
-            cited=bool(crec.title and ("\\cite" in crec.title or "\\textcite" in crec.title)),
+            cited=cites_literature(crec.title),
             section=section_id, inner_labels=inner,
         )
         self.claims[cid] = claim

@@ -56,3 +56,23 @@ def test_starred_references_are_references(make_project, tmp_path, command):
     index = open_files(make_project, tmp_path, {"main.tex": doc(f"\\label{{t}} see \\{command}{{t}} and \\{command}{{gone}}")})
     assert sorted(r.label for r in index.references) == ["gone", "t"]
     assert len(undefined(index)) == 1
+
+
+# ---- citations in a claim's title ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("title", [
+    "\\cite{X}", "\\parencite{X}", "\\autocite[p.~3]{X}", "{\\Textcite{X}}", "\\Cite{X}", "\\footcite{X}",
+    "\\citeauthor{X}, \\citeyear{X}", "\\citep{X}", "\\citet[Thm.~2]{X}", "\\citealp{X}", "\\textcites{X}{Y}",
+])
+def test_claim_citing_the_literature_is_cited(make_project, tmp_path, title):
+    body = f"\\begin{{lemma}}[{title}]\\label{{lem:q}}\nKnown.\n\\end{{lemma}}"
+    index = open_files(make_project, tmp_path, {"main.tex": doc(body)})
+    assert index.claims["lem:q"].cited
+
+
+@pytest.mark.parametrize("title", ["Cauchy", "an \\excited{} state", "\\nocite{X}"])
+def test_claim_title_without_a_citation_is_not_cited(make_project, tmp_path, title):
+    body = f"\\newcommand{{\\excited}}{{!}}\\begin{{lemma}}[{title}]\\label{{lem:q}}\nOpen.\n\\end{{lemma}}"
+    index = open_files(make_project, tmp_path, {"main.tex": doc(body)})
+    assert not index.claims["lem:q"].cited

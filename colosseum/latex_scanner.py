@@ -69,6 +69,20 @@ _TEX_CONDITIONALS = frozenset((
 ))
 
 
+def _balanced_close(text: str, open_pos: int) -> int:
+    """The '}' closing the '{' at ``open_pos`` on its line, counting braces only; -1 if none."""
+    depth = 0
+    line_end = text.find("\n", open_pos)
+    for pos in range(open_pos, len(text) if line_end == -1 else line_end):
+        if text[pos] == "{":
+            depth += 1
+        elif text[pos] == "}":
+            depth -= 1
+            if depth == 0:
+                return pos
+    return -1
+
+
 def _trie_pattern(words: list[str]) -> str:
     """A regular expression matching exactly ``words``, factored by common prefixes (the regex
     engine then decides on the first letters instead of trying a hundred alternatives)."""
@@ -356,11 +370,19 @@ class _Scanner(ArgumentReader, DefinitionReader, BraceChecker, InclusionReader):
         if pos >= len(text):
             return pos
         delim = text[pos]
-        if name == "lstinline" and delim == "[":
+        if name != "verb" and delim == "[":  # \lstinline[style], \Verb[opts], \mintinline[opts]
             opt = self.read_optional(pos)
             pos = opt[2] if opt else pos
             delim = text[pos] if pos < len(text) else ""
-        if delim == "{":
+        if name == "mintinline":  # \mintinline{lang}{code} or \mintinline{lang}|code|
+            language = self.read_group(pos, command=name)
+            if language is None:
+                return pos
+            pos = language[2]
+            delim = text[pos] if pos < len(text) else ""
+        if delim == "{" and name == "mintinline":
+            close = _balanced_close(text, pos)  # minted's braced code may hold balanced braces
+        elif delim == "{":
             close = text.find("}", pos + 1)
         elif delim and not delim.isspace():
             close = text.find(delim, pos + 1)
@@ -476,6 +498,8 @@ class _Scanner(ArgumentReader, DefinitionReader, BraceChecker, InclusionReader):
 _OTHER_HANDLERS = {
     "verb": _Scanner._verb,
     "lstinline": _Scanner._verb,
+    "Verb": _Scanner._verb,
+    "mintinline": _Scanner._verb,
     "iffalse": _Scanner._iffalse,
     "lean": _Scanner._lean,
     "discussion": _Scanner._discussion,

@@ -76,3 +76,30 @@ def test_claim_title_without_a_citation_is_not_cited(make_project, tmp_path, tit
     body = f"\\newcommand{{\\excited}}{{!}}\\begin{{lemma}}[{title}]\\label{{lem:q}}\nOpen.\n\\end{{lemma}}"
     index = open_files(make_project, tmp_path, {"main.tex": doc(body)})
     assert not index.claims["lem:q"].cited
+
+
+# ---- inline code: minted, fancyvrb ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", [
+    "\\mintinline{latex}{\\ref{x}}",
+    "\\mintinline{latex}{\\cref{x} {\\label{y}}}",
+    "\\mintinline[fontsize=\\small]{latex}{\\ref{x}}",
+    "\\mintinline{latex}|\\ref{x}\\label{y}|",
+    "\\mintinline[breaklines]{tex}!\\uses{x}!",
+    "\\Verb|\\ref{x}|",
+    "\\Verb*+\\label{y}+",
+    "\\Verb[commandchars=\\\\\\{\\}]|\\ref{x}|",
+])
+def test_inline_code_never_yields_labels_or_refs(make_project, tmp_path, code):
+    index = open_files(make_project, tmp_path, {"main.tex": doc(f"see {code} then \\label{{after}} \\ref{{after}}")})
+    assert set(index.labels) == {"after"}
+    assert [r.label for r in index.references] == ["after"]
+    assert [d.code for d in index.diagnostics() if d.severity == 1] == []
+
+
+def test_inputminted_is_no_include(make_project, tmp_path):
+    files = {"main.tex": doc("\\inputminted{latex}{snippet.tex}"), "snippet.tex": "\\label{in-snippet}\\ref{nowhere}\n"}
+    index = open_files(make_project, tmp_path, files)
+    assert index.labels == {}
+    assert index.references == []

@@ -107,6 +107,8 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     events, skips = old.events, old.skips
     if not old.ordered:
         return None  # positions out of order (an error reported behind its command)
+    if old.endinput:
+        return None  # an edit before an \\endinput may open or close the conditional around it
 
     # where to start: a line start before the edit that nothing straddles
     restart = old_text.rfind("\n", 0, prefix) + 1
@@ -147,6 +149,8 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
         in_effect = changed
     scanner = new_scanner(new_text, in_effect)
     reached = scanner.run(restart, sync_new)
+    if scanner.endinput:
+        return None  # the new text has an \\endinput: the whole text decides what it stops
     if reached > sync_new or scanner.braces or scanner.table_changes or any(ev.kind == "def" for ev in scanner.events):
         return None  # (a group left open runs past the region: where it closes decides what it means)
     if any(end > sync_new for _start, end in scanner.skips) or any(ev.end > sync_new for ev in scanner.events):

@@ -35,6 +35,9 @@ class ScanResult:
     skips: list[tuple[int, int]] = field(default_factory=list)
     # (offset, table): from each offset on the text was read with that table (its own definitions)
     table_changes: list[tuple[int, MacroTable]] = field(default_factory=list)
+    # an \\endinput was read: where the file stops depends on the conditionals before it, so an
+    # edit anywhere may change it
+    endinput: bool = False
     _structural: list[Event] | None = None
     _structural_index: list[int] | None = None
     _theorem_decls: list | None = None

@@ -62,6 +62,7 @@ _MAGIC_ROOT = re.compile(r"%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNOREC
 _MAGIC_OBLIGATION = re.compile(r"%+\s*colosseum\s*:\s*obligation\b", re.IGNORECASE)
 _CONDITIONAL_TOKEN = re.compile(r"(?<!\\)\\(if[A-Za-z@]*|fi|else)(?![A-Za-z@])|(?<!\\)%")
 _NEWIF = re.compile(r"\\newif\s*\\(if[A-Za-z@]+)")
+_AFTER_NEWIF = re.compile(r"\\newif\s*$")
 _TEX_CONDITIONALS = frozenset((
     "if", "ifcat", "ifnum", "ifdim", "ifodd", "ifvmode", "ifhmode", "ifmmode", "ifinner", "ifvoid",
     "ifhbox", "ifvbox", "ifx", "ifeof", "iftrue", "iffalse", "ifcase", "ifdefined", "ifcsname",
@@ -119,7 +120,8 @@ def scan(text: str, table: MacroTable, updates: list[tuple[int, MacroTable]] | N
     scanner = _Scanner(text, table, list(updates or ()), depth=0, budget=[MAX_EXPANSIONS])
     scanner.run()
     scanner.close_open_braces()
-    return ScanResult(scanner.events, scanner.table, skips=scanner.skips, table_changes=scanner.table_changes)
+    return ScanResult(scanner.events, scanner.table, skips=scanner.skips, table_changes=scanner.table_changes,
+                      endinput=scanner.endinput)
 
 
 class _Scanner(ArgumentReader, DefinitionReader, BraceChecker, InclusionReader):
@@ -134,6 +136,7 @@ class _Scanner(ArgumentReader, DefinitionReader, BraceChecker, InclusionReader):
         self.skips: list[tuple[int, int]] = []  # verbatim and \\iffalse regions, for incremental rescans
         # where the file's own definitions changed the table (offset after the definition, table)
         self.table_changes: list[tuple[int, MacroTable]] = []
+        self.endinput = False  # an \\endinput was read (colosseum.incremental_scan rescans all)
         # the groups of the text open here: [offset of the '{', environments begun inside it].
         # Only the file itself is checked (depth 0), not the expansion of a wrapper.
         self.braces: list[list[int]] | None = [] if depth == 0 else None
@@ -425,6 +428,40 @@ class _Scanner(ArgumentReader, DefinitionReader, BraceChecker, InclusionReader):
             elif word in conditionals:
                 depth += 1
 
+    def _endinput(self, name: str, start: int, after: int) -> int:
+        """TeX reads the rest of the line, then nothing more of the file. Not inside a
+        conditional, which the scanner cannot decide: ``\\ifdefined\\loaded\\endinput\\fi`` guards
+        a file against being read twice, and the file is read on."""
+        text = self.text
+        if self.depth:
+            return after
+        self.endinput = True  # whether it counts depends on all the text before it
+        line_end = text.find("\n", after)
+        if line_end == -1 or self._in_conditional(start):
+            return after
+        return max(self.run(after, line_end), len(text))
+
+    def _in_conditional(self, pos: int) -> bool:
+        """Whether a TeX conditional is open at ``pos`` (counted from the file's start)."""
+        text = self.text
+        conditionals = _TEX_CONDITIONALS | set(_NEWIF.findall(text)) if "\\newif" in text else _TEX_CONDITIONALS
+        depth = 0
+        at = 0
+        while True:
+            m = _CONDITIONAL_TOKEN.search(text, at, pos)
+            if m is None:
+                return depth > 0
+            at = m.end()
+            word = m.group(1)
+            if word is None:  # a comment
+                at = text.find("\n", at, pos)
+                if at == -1:
+                    return depth > 0
+            elif word == "fi":
+                depth = max(depth - 1, 0)
+            elif word in conditionals and not _AFTER_NEWIF.search(text, max(m.start() - 12, 0), m.start()):
+                depth += 1
+
     def _lean(self, name: str, start: int, after: int) -> int:
         group = self.read_group(after, command=name)
         if group is None:
@@ -501,6 +538,7 @@ _OTHER_HANDLERS = {
     "Verb": _Scanner._verb,
     "mintinline": _Scanner._verb,
     "iffalse": _Scanner._iffalse,
+    "endinput": _Scanner._endinput,
     "lean": _Scanner._lean,
     "discussion": _Scanner._discussion,
     "hyperref": _Scanner._hyperref,

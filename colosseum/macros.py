@@ -34,8 +34,8 @@ DEFINITION_COMMANDS = (
     "DeclareDocumentCommand", "newenvironment", "renewenvironment", "NewDocumentEnvironment",
     "RenewDocumentEnvironment", "newtheoremstyle",
 )
-OTHER_COMMANDS = ("begin", "end", "verb", "lstinline", "Verb", "mintinline", "iffalse", "lean", "discussion",
-                  "hyperref", "inputleannode")
+OTHER_COMMANDS = ("begin", "end", "verb", "lstinline", "Verb", "mintinline", "iffalse", "endinput", "lean",
+                  "discussion", "hyperref", "inputleannode")
 
 STRUCTURAL_COMMANDS = frozenset(
     SECTION_LEVELS + LABEL_COMMANDS + SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS

@@ -103,3 +103,72 @@ def test_inputminted_is_no_include(make_project, tmp_path):
     index = open_files(make_project, tmp_path, files)
     assert index.labels == {}
     assert index.references == []
+
+
+# ---- \endinput ------------------------------------------------------------------------------------
+
+
+def _with_part(part: str, body: str = "\\input{part}\n\\label{lem:late}\n") -> dict[str, str]:
+    return {"main.tex": doc(body), "part.tex": part}
+
+
+def test_nothing_after_endinput_is_read(make_project, tmp_path):
+    part = ("\\begin{lemma}\\label{lem:in}X\\end{lemma}\n"
+            "\\endinput\n"
+            "\\section{Notes}\\label{sec:notes}\n"
+            "\\begin{lemma}\\label{lem:late}Y\\end{lemma} \\ref{lem:gone} \\cref{lem:in}\n"
+            "\\input{other}\n")
+    files = _with_part(part)
+    files["other.tex"] = "\\label{from-other}\n"
+    index = open_files(make_project, tmp_path, files)
+    assert set(index.claims) == {"lem:in"}
+    assert set(index.labels) == {"lem:in", "lem:late"}
+    assert index.labels["lem:late"][0].location.file.name == "main.tex"
+    assert index.sections == {}
+    assert index.references == []
+    assert duplicates(index) == [] and undefined(index) == []
+
+
+def test_the_rest_of_the_endinput_line_is_read(make_project, tmp_path):
+    part = "\\label{a}\\endinput \\label{same-line} \\ref{a}\n\\label{next-line}\n"
+    index = open_files(make_project, tmp_path, _with_part(part, "\\input{part}\n"))
+    assert set(index.labels) == {"a", "same-line"}
+    assert [r.label for r in index.references] == ["a"]
+
+
+@pytest.mark.parametrize("hidden", [
+    "% \\endinput\n",
+    "\\verb|\\endinput|\n",
+    "\\begin{verbatim}\n\\endinput\n\\end{verbatim}\n",
+    "\\iffalse\n\\endinput\n\\fi\n",
+    "\\ifdefined\\partloaded\\endinput\\fi\n",
+    "\\ifx\\partloaded\\undefined\n\\else\n  \\endinput\n\\fi\n",
+    "\\newif\\ifdraft\n\\ifdraft\\endinput\\fi\n",
+    "\\endinputx\n",
+])
+def test_endinput_that_tex_does_not_obey_here_stops_nothing(make_project, tmp_path, hidden):
+    index = open_files(make_project, tmp_path, _with_part(hidden + "\\label{after}\n", "\\input{part}\n"))
+    assert "after" in index.labels
+
+
+def test_endinput_after_a_closed_conditional_stops_the_file(make_project, tmp_path):
+    part = "\\newif\\ifdraft\n\\ifdraft x\\else y\\fi\n\\endinput\n\\label{after}\n"
+    index = open_files(make_project, tmp_path, _with_part(part, "\\input{part}\n"))
+    assert "after" not in index.labels
+
+
+def test_edits_around_endinput_agree_with_a_fresh_index(make_project, tmp_path):
+    part = "\\label{a}\n" + "Text.\n" * 30 + "\\endinput\n\\label{b}\n"
+    root = make_project(tmp_path, _with_part(part, "\\input{part}\n"))
+    index = ProjectIndex.open(root)
+    path = root / "part.tex"
+    guarded = "\\ifdefined\\partloaded\n" + part
+    edits = [part + "\\label{c}\n", guarded, part, part.replace("\\endinput", "\\relax"),
+             part.replace("\\endinput", "\\relax") + "\\endinput\n\\label{d}\n"]
+    seen = []
+    for text in edits:
+        index.update_document(path, text)
+        path.write_text(text, encoding="utf-8")
+        seen.append(set(index.labels))
+        assert seen[-1] == set(ProjectIndex.open(root).labels)
+    assert seen == [{"a"}, {"a", "b"}, {"a"}, {"a", "b"}, {"a", "b"}]

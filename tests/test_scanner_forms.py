@@ -47,13 +47,15 @@ def test_label_with_cleveref_type_names_the_claim(make_project, tmp_path):
 
 
 def test_label_with_cleveref_type_and_space_before_it(make_project, tmp_path):
-    index = open_files(make_project, tmp_path, {"main.tex": doc("\\begin{lemma} \\label [lemma]{lem:sp} X\\end{lemma}")})
+    body = "\\begin{lemma} \\label [lemma]{lem:sp} X\\end{lemma}"
+    index = open_files(make_project, tmp_path, {"main.tex": doc(body)})
     assert "lem:sp" in index.claims
 
 
 @pytest.mark.parametrize("command", ["ref*", "cref*", "Cref*", "autoref*", "nameref*"])
 def test_starred_references_are_references(make_project, tmp_path, command):
-    index = open_files(make_project, tmp_path, {"main.tex": doc(f"\\label{{t}} see \\{command}{{t}} and \\{command}{{gone}}")})
+    body = f"\\label{{t}} see \\{command}{{t}} and \\{command}{{gone}}"
+    index = open_files(make_project, tmp_path, {"main.tex": doc(body)})
     assert sorted(r.label for r in index.references) == ["gone", "t"]
     assert len(undefined(index)) == 1
 

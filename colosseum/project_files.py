@@ -9,6 +9,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colosseum.latex_scanner import scan
+from colosseum.macros import MacroTable
 from colosseum.source_text import LineIndex
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
@@ -189,13 +191,27 @@ def root_signature(text: str) -> tuple:
     """What of a file's text decides whether it is a root (see discover_roots): an edit that
     leaves this alone needs no new discovery."""
     magic = _MAGIC_ROOT.search(text[:20000])
-    m = _documentclass(text)
-    return (magic.group(1).strip() if magic else None, m.group(1).strip() if m else None)
+    return (magic.group(1).strip() if magic else None, document_class(text))
 
 
 def _documentclass(text: str):
     # the pattern tries every line start: first ask whether the word is there at all (in C)
     return _DOCUMENTCLASS.search(text) if "\\documentclass" in text else None
+
+
+def document_class(text: str) -> str | None:
+    """The class of the file's \\documentclass, one the scanner reads as a command (not one shown
+    in a verbatim or lstlisting environment, or under \\iffalse); None without one."""
+    m = _documentclass(text)
+    if m is None:
+        return None
+    # a real root's class comes first: scanning up to the candidate is enough, and only a
+    # candidate inside a skipped region costs a scan of the whole file
+    for end in (m.end(), len(text)):
+        for ev in scan(text[:end], MacroTable()).events:
+            if ev.kind == "package" and ev.name == "documentclass":
+                return ev.value.strip()
+    return None
 
 
 def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]) -> Discovery:
@@ -218,8 +234,8 @@ def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]
             target = (path.parent / magic.group(1).strip()).resolve()
             if target != path.resolve():
                 continue
-        m = _documentclass(text)
-        if m and m.group(1).strip() not in NOT_ROOT_CLASSES:
+        document = document_class(text)
+        if document is not None and document not in NOT_ROOT_CLASSES:
             result.roots.append(path)
     result.roots.sort()
     return result

@@ -319,6 +319,19 @@ def test_standalone_and_subfiles_are_not_roots(make_project, tmp_path):
     assert index.roots == [root / "main.tex"]
 
 
+def test_a_documentclass_shown_in_verbatim_or_lstlisting_is_not_a_root(make_project, tmp_path):
+    root = make_project(tmp_path, {
+        "main.tex": root_doc("\\input{howto}"),
+        "howto.tex": "Start a paper with\n\\begin{verbatim}\n\\documentclass{article}\n\\end{verbatim}\n",
+        "listing.tex": "\\begin{lstlisting}\n  \\documentclass[a4paper]{amsart}\n\\end{lstlisting}\n",
+        "skipped.tex": "\\iffalse\n\\documentclass{article}\n\\fi\n",
+        "late.tex": "\\begin{verbatim}\\documentclass{x}\\end{verbatim}\n\\documentclass{article}\n"
+                    "\\begin{document}\\end{document}\n",
+    })
+    index = ProjectIndex.open(root)
+    assert index.roots == [root / "late.tex", root / "main.tex"]
+
+
 def test_every_documentclass_file_is_a_root(make_project, tmp_path):
     root = make_project(tmp_path, {"a.tex": root_doc("A"), "sub/b.tex": root_doc("B")})
     index = ProjectIndex.open(root)

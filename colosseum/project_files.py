@@ -20,6 +20,7 @@ SKIPPED_DIRS = frozenset((".git", ".hg", ".svn", "node_modules", ".colosseum", "
 _DOCUMENTCLASS = re.compile(r"^[^%\n]*?\\documentclass\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", re.MULTILINE)
 _MAGIC_ROOT = re.compile(r"^\s*%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
 NOT_ROOT_CLASSES = frozenset(("subfiles", "standalone"))
+_CLASS_OPTIONS = re.compile(r"\\documentclass\s*\[([^\]]*)\]")
 
 
 @dataclass(slots=True)
@@ -202,6 +203,11 @@ def _documentclass(text: str):
 def document_class(text: str) -> str | None:
     """The class of the file's \\documentclass, one the scanner reads as a command (not one shown
     in a verbatim or lstlisting environment, or under \\iffalse); None without one."""
+    command = _documentclass_command(text)
+    return command.value.strip() if command is not None else None
+
+
+def _documentclass_command(text: str):
     m = _documentclass(text)
     if m is None:
         return None
@@ -210,7 +216,31 @@ def document_class(text: str) -> str | None:
     for end in (m.end(), len(text)):
         for ev in scan(text[:end], MacroTable()).events:
             if ev.kind == "package" and ev.name == "documentclass":
-                return ev.value.strip()
+                return ev
+    return None
+
+
+def named_root(path: Path) -> Path | None:
+    """The root file that ``path``, not a root itself, names: its ``% !TEX root`` target, or the
+    main file of a subfiles child (``\\documentclass[../main.tex]{subfiles}``); None when it names
+    none, or itself, or a file that does not exist."""
+    found = read_file(path, 0)
+    if found is None:
+        return None
+    text = found.text
+    magic = _MAGIC_ROOT.search(text[:20000])
+    if magic:
+        target = magic.group(1).strip()
+    else:
+        command = _documentclass_command(text)
+        options = _CLASS_OPTIONS.match(text, command.start) if command is not None else None
+        if options is None or command.value.strip() != "subfiles":
+            return None
+        target = options.group(1).strip()
+    named = path.parent / target
+    for candidate in (named, named.with_name(named.name + ".tex")):
+        if candidate.is_file() and candidate.resolve() != path.resolve():
+            return candidate.resolve()
     return None
 
 

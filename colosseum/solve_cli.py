@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,7 +44,15 @@ def open_for_run(path: str):
     trusted as formal (from the cache; Lean is not run); None once it said why it cannot open."""
     from colosseum.cli import formal_from_cache
     from colosseum.index import ProjectError, ProjectIndex
+    from colosseum.project_files import named_root
 
+    part, seen = Path(path), set()
+    while part.is_file() and part.resolve() not in seen:  # a part naming its root: that root's project
+        seen.add(part.resolve())
+        part = named_root(part) or part
+    if part.resolve() != Path(path).resolve():
+        print(f"colosseum: {path} is part of {os.path.relpath(part)}: reading that project", file=sys.stderr)
+        path = part
     try:
         index = ProjectIndex.open(path)
     except ProjectError as exc:

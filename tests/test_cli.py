@@ -124,6 +124,28 @@ def test_check_accepts_the_root_file(broken, capsys):
     assert {r["file"] for r in json.loads(out)["diagnostics"]} == {"main.tex", "sections/more.tex"}
 
 
+@pytest.mark.parametrize("part, first_line", [
+    ("sections/more.tex", "% !TEX root = ../main.tex\n"),
+    ("sections/more.tex", "\\documentclass[../main]{subfiles}\n"),  # a subfiles child names its main file
+])
+def test_check_of_a_part_naming_its_root_checks_the_root_project(broken, capsys, part, first_line):
+    path = broken / part
+    path.write_text(first_line + path.read_text())
+    whole = json.loads(run(capsys, "check", str(broken / "main.tex"), "--format", "json")[1])
+    code, out, err = run(capsys, "check", str(path), "--format", "json")
+    assert code == 1
+    assert json.loads(out) == whole  # not the part's labels alone: no false undefined references
+    assert {r["file"] for r in whole["diagnostics"]} == {"main.tex", "sections/more.tex"}
+    assert err.count("\n") == 1 and "is part of" in err and "main.tex" in err, err
+
+
+def test_check_of_a_root_with_a_magic_comment_naming_itself(broken, capsys):
+    main_file = broken / "main.tex"
+    main_file.write_text("% !TEX root = main.tex\n" + main_file.read_text())
+    code, out, err = run(capsys, "check", str(main_file), "--format", "json")
+    assert code == 1 and "is part of" not in err
+
+
 # ---- dag -------------------------------------------------------------------------------------------
 
 

@@ -6,6 +6,7 @@ import argparse
 import gc
 import importlib
 import json
+import os
 import sys
 
 from colosseum import __version__
@@ -58,7 +59,22 @@ def formal_from_cache(index) -> None:
         print(f"colosseum: Lean results not read ({exc})", file=sys.stderr)
 
 
+STDOUT_CLOSED = 141  # what a shell reports for a command that SIGPIPE ended (128 + 13), as `cat` gets in `cat | head`
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # the output's last buffer goes now, not at exit where a closed pipe prints a traceback
+    except BrokenPipeError:
+        # the reader stopped reading (`colosseum dag . | head -1`): end quietly. Python's advice
+        # (signal module docs): point stdout at devnull so the flush at exit fails no more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return STDOUT_CLOSED
+    return code
+
+
+def _run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         from colosseum_lsp.main import run_server  # the server package; the engine never imports it

@@ -292,3 +292,15 @@ def test_dag_formal_is_the_blueprint_marks(make_project, tmp_path, capsys):
     assert not any(n["lean_checked"] for n in nodes.values())  # nothing was checked by Lean here
     code, out, _ = run(capsys, "dag", str(root), "--format", "dot")
     assert '"lem:leanok" [label="lem:leanok\\nMarked"' in out
+
+
+@pytest.mark.parametrize("command", ["dag", "check"])
+def test_a_closed_stdout_ends_the_command_quietly(broken, command):
+    """`colosseum dag . | head -1`: the reader is gone before the output is written."""
+    proc = subprocess.Popen([sys.executable, "-m", "colosseum", command, str(broken), "--format", "json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the only read end: every write of the command fails with EPIPE
+    _, err = proc.communicate(timeout=60)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()
+    assert err == b""
+    assert proc.returncode == 141  # as a shell reports a command ended by SIGPIPE

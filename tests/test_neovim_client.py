@@ -268,3 +268,23 @@ def test_e2e_against_colosseum_server(nvim, tmp_path):
     main_result = {(d["code"], d["lnum"] + 1) for d in report["diagnostics"]
                    if d["file"].endswith("sections/main-result.tex") and d.get("source") == "colosseum"}
     assert main_result == MAIN_RESULT_FINDINGS, context
+
+
+def test_e2e_on_a_subfiles_child_roots_at_its_main_file(nvim, tmp_path):
+    """`sub/s.tex` is `\\documentclass[../main.tex]{subfiles}`, with no colosseum.toml or .git:
+    the server runs at the main file's directory (at `sub/` it found no root and published nothing)."""
+    project = tmp_path / "paper"
+    (project / "sub").mkdir(parents=True)
+    (project / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{subfiles}\n\\begin{document}\n"
+        "\\begin{lemma}\\label{lem:a}\n  Easy.\n\\end{lemma}\n\\subfile{sub/s}\n\\end{document}\n")
+    child = project / "sub" / "s.tex"
+    child.write_text("\\documentclass[../main.tex]{subfiles}\n\\begin{document}\n"
+                     "\\begin{theorem}\\label{thm:b}\n  By \\cref{missing} and \\cref{lem:a}.\n\\end{theorem}\n"
+                     "\\end{document}\n")
+    code, report, context = run_e2e(nvim, tmp_path, child, [sys.executable, "-m", "colosseum", "serve"])
+    assert report is not None and Path(report["root"]).resolve() == project.resolve(), context
+    assert code == 0 and report["ok"], context
+    check_report(report, context)
+    assert any(d["code"] == "colosseum/undefined-reference" and d["file"].endswith("sub/s.tex")
+               for d in report["diagnostics"]), context

@@ -150,6 +150,21 @@ local function run()
   vim.fn.delete(project .. "/chapters/colosseum.toml")
   write(project .. "/nested/magic.tex", { "% !TEX root = ../main.tex", "x" })
   eq(colosseum.find_root(project .. "/nested/magic.tex"), project, "root: % !TEX root")
+  -- as the server reads roots: a subfiles child or a standalone figure is none, nor a \documentclass
+  -- shown in verbatim; a subfiles child names its main file
+  write(project .. "/sub/s.tex", { [[\documentclass[../main.tex]{subfiles}]], [[\begin{document}x\end{document}]] })
+  eq(colosseum.find_root(project .. "/sub/s.tex"), project, "root: a subfiles child's main file")
+  write(project .. "/sub/t.tex", { [[\documentclass [ ../main ] {subfiles}]], "x" })
+  eq(colosseum.find_root(project .. "/sub/t.tex"), project, "root: a subfiles child's main file, no .tex")
+  write(project .. "/figs/f.tex", { [[\documentclass[tikz]{standalone}]], [[\begin{document}x\end{document}]] })
+  eq(colosseum.find_root(project .. "/figs/f.tex"), project, "root: a standalone figure is no root")
+  write(project .. "/howto/h.tex", { [[\begin{verbatim}]], [[\documentclass{article}]], [[\end{verbatim}]] })
+  eq(colosseum.find_root(project .. "/howto/h.tex"), project, "root: a \\documentclass in verbatim is no root")
+  write(project .. "/own/o.tex", { "% \\documentclass{book}", [[\documentclass[]], [[  a4paper]], [[]{amsart}]] })
+  eq(colosseum.find_root(project .. "/own/o.tex"), project .. "/own", "root: a \\documentclass over lines")
+  for _, d in ipairs({ "sub", "figs", "howto", "own" }) do
+    vim.fn.delete(project .. "/" .. d, "rf")
+  end
   local repo = vim.fn.tempname()
   vim.fn.mkdir(repo .. "/.git", "p")
   write(repo .. "/notes/a.tex", { [[No preamble here.]] })

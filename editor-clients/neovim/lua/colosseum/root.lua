@@ -1,6 +1,7 @@
 -- The project root of a file: one server runs per root (:help colosseum-root).
 
 local uv = require("colosseum.compat").uv
+local strip_comment = require("colosseum.labels").strip_comment
 
 local root = {}
 
@@ -36,14 +37,42 @@ local function nearest_with(dir, markers)
   return nil
 end
 
-local function has_documentclass(lines)
+-- What the server reads as no root (colosseum/project_files.py): a subfiles child, a standalone figure.
+local NOT_ROOT_CLASSES = { subfiles = true, standalone = true }
+-- Environments whose body the server reads as text (a \documentclass shown there is no root).
+local VERBATIM_ENVIRONMENTS = { "verbatim", "verbatim*", "Verbatim", "lstlisting", "minted", "comment" }
+
+--- The class and the options of the first \documentclass outside comments and verbatim-like
+--- environments (it may span lines: `\documentclass[` options `]{amsart}`), else nil.
+local function documentclass(lines)
+  local code = {}
   for _, line in ipairs(lines) do
-    local code = line:gsub("^%s+", "")
-    if code:sub(1, 1) ~= "%" and code:find("\\documentclass", 1, true) then
-      return true
-    end
+    table.insert(code, strip_comment(line))
   end
-  return false
+  local text = table.concat(code, "\n")
+  for _, env in ipairs(VERBATIM_ENVIRONMENTS) do
+    local name = vim.pesc(env)
+    text = text:gsub("\\begin%s*{" .. name .. "}.-\\end%s*{" .. name .. "}", ""):gsub("\\begin%s*{" .. name .. "}.*$", "")
+  end
+  local after = select(2, text:find("\\documentclass", 1, true))
+  if not after then
+    return nil
+  end
+  local rest = text:sub(after + 1)
+  local options = rest:match("^%s*%[([^%]]*)%]")
+  if options then
+    rest = rest:sub(#rest:match("^%s*%b[]") + 1)
+  end
+  local class = rest:match("^%s*{%s*([^}]-)%s*}")
+  if not class then
+    return nil
+  end
+  return class, options
+end
+
+local function has_documentclass(lines)
+  local class = documentclass(lines)
+  return class ~= nil and not NOT_ROOT_CLASSES[class]
 end
 
 local function file_has_documentclass(path)
@@ -69,6 +98,24 @@ local function magic_root(lines, dir)
   return nil
 end
 
+--- A subfiles child's main file (`\documentclass[../main.tex]{subfiles}`, `.tex` may be left
+--- out): its directory, else nil.
+local function subfiles_main(lines, dir)
+  local class, options = documentclass(lines)
+  if class ~= "subfiles" or not options or vim.trim(options) == "" then
+    return nil
+  end
+  local target = vim.trim(options)
+  for _, name in ipairs({ target, target .. ".tex" }) do
+    local path = name:sub(1, 1) == "/" and name or (dir .. "/" .. name)
+    path = vim.fn.fnamemodify(path, ":p")
+    if vim.fn.filereadable(path) == 1 then
+      return vim.fn.fnamemodify(path, ":h")
+    end
+  end
+  return nil
+end
+
 --- A parent directory (at most four up, not past a .git) holding a .tex file with \documentclass.
 local function documentclass_above(dir)
   local d = parent(dir)
@@ -89,8 +136,9 @@ local function documentclass_above(dir)
 end
 
 --- Project root for a file: the nearest directory upward holding one of config.root_markers
---- (in their order of preference), else the `% !TEX root` target's directory, else the
---- directory of the file with \documentclass (this one, or one in a parent directory), else
+--- (in their order of preference), else the `% !TEX root` target's directory, else a subfiles
+--- child's main file's directory, else the directory of the file with \documentclass (not a
+--- subfiles child nor a standalone figure: this one, or one in a parent directory), else
 --- the nearest directory holding one of config.fallback_root_markers, else the file's directory.
 ---@param path string absolute file name
 ---@param lines table|nil the file's lines (read from disk when nil)
@@ -110,7 +158,12 @@ function root.find(path, lines, config)
   if from_magic then
     return from_magic
   end
-  if has_documentclass(vim.list_slice(lines, 1, 200)) then
+  local head = vim.list_slice(lines, 1, 200)
+  local from_subfiles = subfiles_main(head, dir)
+  if from_subfiles then
+    return from_subfiles
+  end
+  if has_documentclass(head) then
     return dir
   end
   return documentclass_above(dir) or nearest_with(dir, config.fallback_root_markers) or dir

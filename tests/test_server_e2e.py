@@ -185,6 +185,58 @@ async def test_symbols_lenses_completion_rename(client: LanguageClient):
     assert all(e.new_text == "thm:main-result" for change in edit.document_changes for e in change.edits)
 
 
+def _utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _apply(line: str, rng: types.Range, new_text: str) -> str:
+    """``line`` with the UTF-16 columns of ``rng`` replaced by ``new_text``."""
+    units = line.encode("utf-16-le")
+    return (units[:2 * rng.start.character].decode("utf-16-le") + new_text
+            + units[2 * rng.end.character:].decode("utf-16-le"))
+
+
+async def test_completion_says_which_text_the_label_replaces(client: LanguageClient):
+    """A label is typed with ':' and '-', which end an editor's own word: each item carries the
+    range of the label typed so far (and the rest of it after the cursor) inside the braces."""
+    main_result = client.project / "sections" / "main-result.tex"
+    uri = _open(client, main_result)
+    base = main_result.read_text()
+    vscode = client.capabilities.text_document.completion.completion_item.insert_replace_support
+    cases = [  # (lines added at the end, cursor line among them, cursor column, the line once completed)
+        (["\U0001d53d sets \\cref{thm:main, lem:degree-ar}"], 0, "\U0001d53d sets \\cref{thm:main, lem:degree-ar",
+         "\U0001d53d sets \\cref{thm:main, lem:degree-arith}"),
+        (["See \\cref{lem:degree-arXY} too."], 0, "See \\cref{lem:degree-ar", "See \\cref{lem:degree-arith} too."),
+        (["\\uses{lem:mono-prob,", "  lem:edge-de"], 1, "  lem:edge-de", "  lem:edge-degree"),
+    ]
+    for version, (added, at, before_cursor, completed) in enumerate(cases, start=2):
+        text = base + "\n" + "\n".join(added) + "\n"
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        line_no = len(base.splitlines()) + 1 + at
+        line = added[at]
+        cursor = types.Position(line=line_no, character=_utf16(before_cursor))
+        result = await client.text_document_completion_async(types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=cursor))
+        wanted = completed.split("{")[-1].split(",")[-1].split("}")[0].strip()
+        item = next(i for i in result.items if i.label == wanted)
+        start = types.Position(line=line_no, character=_utf16(before_cursor) - _utf16(before_cursor.split("{")[-1]
+                                                                                     .split(",")[-1].lstrip()))
+        word_end = types.Position(line=line_no, character=cursor.character + (2 if "arXY" in line else 0))
+        if vscode:  # an InsertReplaceEdit: typing goes to the cursor, replacing to the label's end
+            assert isinstance(item.text_edit, types.InsertReplaceEdit), item
+            assert item.text_edit.insert == types.Range(start=start, end=cursor)
+            assert item.text_edit.replace == types.Range(start=start, end=word_end)
+            replaced = item.text_edit.replace
+        else:  # Neovim: a TextEdit over the whole label, as texlab sends
+            assert isinstance(item.text_edit, types.TextEdit), item
+            assert item.text_edit.range == types.Range(start=start, end=word_end)
+            replaced = item.text_edit.range
+        assert item.text_edit.new_text == wanted and item.filter_text is None
+        assert _apply(line, replaced, item.text_edit.new_text) == completed, (line, item.text_edit)
+
+
 async def test_commands(client: LanguageClient):
     uri = _open(client, client.project / "main.tex")
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(

@@ -212,7 +212,11 @@ def build_server() -> LanguageServer:
         doc = server.workspace.get_text_document(params.text_document.uri)
         lines, at = doc.lines, params.position.line
         character = utf16_to_index(lines[at], params.position.character) if at < len(lines) else 0
-        return completion.completions(ctx, path, completion.text_before_cursor(lines, at, character))
+        line_after = lines[at][character:] if at < len(lines) else ""
+        caps = server.client_capabilities.text_document if server.client_capabilities else None
+        item_caps = caps.completion.completion_item if caps and caps.completion else None
+        return completion.completions(ctx, path, completion.text_before_cursor(lines, at, character), line_after,
+                                      params.position, bool(item_caps and item_caps.insert_replace_support))
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     @guarded()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import attrs
 from lsprotocol import types
 
 from colosseum.macros import BLUEPRINT_LIST_COMMANDS, LIST_REF_COMMANDS, RANGE_REF_COMMANDS, SINGLE_REF_COMMANDS
@@ -72,7 +73,31 @@ def _candidates(project, snap) -> list[tuple[str, str, types.CompletionItem]]:
     return out
 
 
-def completions(ctx, path: Path, text_before: str) -> types.CompletionList | None:
+_LABEL_RUN = re.compile(r"[^\s,{}%\\]*")  # what may continue a label after the cursor
+
+
+def _utf16_length(text: str) -> int:
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+def label_edit_ranges(text_before: str, line_after: str, position: types.Position) -> tuple[types.Range, types.Range]:
+    """(typed, word): the label typed so far on the cursor's line (from just after the `{` or the
+    last `,`, spaces skipped, to the cursor), and that together with the rest of the label after
+    the cursor (as texlab replaces). A completion must say what it replaces: an editor's own idea
+    of a word stops at ':' or '-' (Neovim's omnifunc took `ar` of `lem:degree-ar` and dropped
+    every label)."""
+    typed = re.split(r"[{,\n]", text_before)[-1].lstrip()
+    start = types.Position(line=position.line, character=position.character - _utf16_length(typed))
+    rest = _LABEL_RUN.match(line_after).group(0)
+    end = types.Position(line=position.line, character=position.character + _utf16_length(rest))
+    return types.Range(start=start, end=position), types.Range(start=start, end=end)
+
+
+def completions(ctx, path: Path, text_before: str, line_after: str = "", position: types.Position | None = None,
+                insert_replace: bool = False) -> types.CompletionList | None:
+    """Labels for the reference argument at the cursor; with ``position``, each item says which
+    text it replaces (an InsertReplaceEdit for a client that supports one, else texlab's edit of the
+    whole label: typed part and rest)."""
     project = ctx.project_for(path)
     snap = project.snapshot()
     if snap is None:
@@ -89,5 +114,15 @@ def completions(ctx, path: Path, text_before: str) -> types.CompletionList | Non
             items.append(item)
             if len(items) > MAX_ITEMS:
                 break
+    incomplete = len(items) > MAX_ITEMS
+    items = items[:MAX_ITEMS]
+    if position is not None:
+        typed, word = label_edit_ranges(text_before, line_after, position)
+        # no filterText: the label is the default, and Neovim 0.7 trusts a textEdit's start only without one
+        if insert_replace:
+            items = [attrs.evolve(item, text_edit=types.InsertReplaceEdit(new_text=item.label, insert=typed,
+                                                                         replace=word)) for item in items]
+        else:
+            items = [attrs.evolve(item, text_edit=types.TextEdit(range=word, new_text=item.label)) for item in items]
     # incomplete: the editor asks again as the author types more of the label
-    return types.CompletionList(is_incomplete=len(items) > MAX_ITEMS, items=items[:MAX_ITEMS])
+    return types.CompletionList(is_incomplete=incomplete, items=items)

@@ -65,7 +65,8 @@ STDOUT_CLOSED = 141  # what a shell reports for a command that SIGPIPE ended (12
 def main(argv: list[str] | None = None) -> int:
     try:
         code = _run(argv)
-        sys.stdout.flush()  # the output's last buffer goes now, not at exit where a closed pipe prints a traceback
+        if not sys.stdout.closed:  # (the language server closes it as it ends)
+            sys.stdout.flush()  # the output's last buffer goes now, not at exit where a closed pipe prints a traceback
     except BrokenPipeError:
         # the reader stopped reading (`colosseum dag . | head -1`): end quietly. Python's advice
         # (signal module docs): point stdout at devnull so the flush at exit fails no more

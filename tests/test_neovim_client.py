@@ -185,13 +185,14 @@ def test_client_against_fake_server(nvim, tmp_path):
     assert "0 failures" in err
 
 
-def run_e2e(nvim: str, tmp_path: Path, file: Path, cmd: list[str]):
+def run_e2e(nvim: str, tmp_path: Path, file: Path, cmd: list[str], **extra: str):
     out_file = tmp_path / "nvim-e2e.json"
     env = nvim_env(
         tmp_path,
         COLOSSEUM_NVIM_OUT=str(out_file),
         COLOSSEUM_NVIM_FILE=str(file),
         COLOSSEUM_NVIM_CMD=json.dumps(cmd),
+        **extra,
     )
     code, out, err = run_nvim(
         nvim, ["--headless", "-u", str(MINIMAL_INIT.relative_to(REPO)), "-c", f"luafile {E2E_SPEC.relative_to(REPO)}"],
@@ -261,13 +262,18 @@ MAIN_RESULT_FINDINGS = {
 def test_e2e_against_colosseum_server(nvim, tmp_path):
     if not EXAMPLE_MAIN.exists():
         pytest.fail(f"{EXAMPLE_MAIN} is missing")
-    code, report, context = run_e2e(nvim, tmp_path, EXAMPLE_MAIN, [sys.executable, "-m", "colosseum", "serve"])
+    # and <C-x><C-o> completes a label typed up to a ':' and a '-' (the omnifunc's own word, `ar`,
+    # matched no label before the server said which text its labels replace)
+    code, report, context = run_e2e(nvim, tmp_path, EXAMPLE_MAIN, [sys.executable, "-m", "colosseum", "serve"],
+                                    COLOSSEUM_NVIM_COMPLETE="See \\cref{lem:degree-ar")
     assert report is not None, f"the e2e spec wrote no report\n{context}"
     assert code == 0 and report["ok"], context
     check_report(report, context)
     main_result = {(d["code"], d["lnum"] + 1) for d in report["diagnostics"]
                    if d["file"].endswith("sections/main-result.tex") and d.get("source") == "colosseum"}
     assert main_result == MAIN_RESULT_FINDINGS, context
+    assert report["completion"]["words"] == ["lem:degree-arith"], context
+    assert report["completion"]["line"] == "See \\cref{lem:degree-arith", context
 
 
 def test_e2e_on_a_subfiles_child_roots_at_its_main_file(nvim, tmp_path):

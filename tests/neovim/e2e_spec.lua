@@ -8,6 +8,9 @@
 --   COLOSSEUM_NVIM_CMD   server command line as a JSON array (default ["colosseum", "serve"])
 --   COLOSSEUM_NVIM_FILE  file to open (default <repo>/example-project/main.tex)
 --   COLOSSEUM_NVIM_TIMEOUT_MS  how long to wait for diagnostics (default 60000)
+--   COLOSSEUM_NVIM_COMPLETE  (optional) a partial reference, e.g. `See \cref{lem:degree-ar`: typed
+--                        on a new last line and completed with vim.lsp.omnifunc (<C-x><C-o>); the
+--                        report's `completion` holds the offered words and the line after
 --
 -- Loads the plugin, opens the file, waits for the server's diagnostics, puts the cursor on the
 -- argument of a \cref{...}/\ref{...} whose label is defined in the project, asks for
@@ -158,6 +161,37 @@ local function normalize_locations(result)
   return out
 end
 
+local COMPLETING = "completing" -- main's answer when the completion below finishes the run
+
+-- Omnifunc completion, as a user without a completion plugin has it: the partial reference typed
+-- on a new last line of the buffer (not saved), <C-x><C-o>, and the first match inserted. The
+-- answer comes asynchronously in Insert mode, so the main loop runs it and this finishes the run.
+local function complete_then_finish(bufnr, typed)
+  local n = vim.api.nvim_buf_line_count(bufnr)
+  vim.api.nvim_buf_set_lines(bufnr, n, n, false, { typed })
+  vim.api.nvim_win_set_cursor(0, { n + 1, 0 })
+  vim.bo[bufnr].omnifunc = "v:lua.vim.lsp.omnifunc"
+  vim.opt.completeopt = "menu"
+  report.completion = { typed = typed, words = {}, line = typed }
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("A<C-x><C-o>", true, false, true), "n", false)
+  local started = vim.loop.now()
+  local timer = vim.loop.new_timer()
+  timer:start(100, 100, vim.schedule_wrap(function()
+    local items = vim.fn.complete_info({ "items" }).items
+    if #items == 0 and vim.loop.now() - started < 15000 then
+      return
+    end
+    timer:stop()
+    report.completion.words = vim.tbl_map(function(item)
+      return item.word
+    end, items)
+    report.completion.line = vim.api.nvim_buf_get_lines(bufnr, n, n + 1, false)[1]
+    log("completed: " .. report.completion.line)
+    vim.cmd("stopinsert")
+    finish(0)
+  end))
+end
+
 local function main()
   if vim.fn.filereadable(file) == 0 then
     table.insert(report.errors, "file not found: " .. file)
@@ -286,6 +320,11 @@ local function main()
     return 1
   end
   report.ok = true
+  local typed = os.getenv("COLOSSEUM_NVIM_COMPLETE")
+  if typed and typed ~= "" then
+    complete_then_finish(target_buf, typed)
+    return COMPLETING
+  end
   return 0
 end
 
@@ -295,4 +334,6 @@ if not ok then
   log(tostring(code))
   code = 2
 end
-finish(code)
+if code ~= COMPLETING then
+  finish(code)
+end

@@ -181,7 +181,8 @@ async def test_symbols_lenses_completion_rename(client: LanguageClient):
     # the \label and every \cref and \uses of it, across the paper's files (read from the sources)
     assert edited == [("codegree.tex", 5), ("discussion.tex", 14), ("introduction.tex", 27),
                       ("main-result.tex", 19), ("main-result.tex", 64), ("main-result.tex", 66),
-                      ("main-result.tex", 84), ("main-result.tex", 85)]
+                      ("main-result.tex", 84), ("main-result.tex", 85),
+                      ("smallest-uniformity-per-degree.md", 11)]  # and the catalog entry that links to it
     assert all(e.new_text == "thm:main-result" for change in edit.document_changes for e in change.edits)
 
 

@@ -71,7 +71,10 @@ class Splicing:
         in_build = self._in_build
         if not in_build.isdisjoint(map(id, block)):
             block = [u for u in block if id(u) not in in_build]
+        count = len(in_build)
         in_build.update(map(id, block))
+        if len(in_build) - count != len(block):  # a file read twice in the root: its replays come twice
+            block = list({id(u): u for u in block}.values())  # the build holds each unit once
         self.units.extend(block)
 
     def _undo(self, saved: tuple, units: list[Unit]) -> None:

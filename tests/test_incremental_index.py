@@ -264,3 +264,29 @@ def test_a_macro_renewed_in_a_shared_file_under_two_roots_matches_a_cold_index(t
         assert after != before, f"the step '{what}' changes nothing"
         mirror.edit(rel, after)
         mirror.check(what)
+
+
+# ---- a file read twice in one root ---------------------------------------------------------------------
+
+TWICE = {
+    "main.tex": "\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\begin{document}\n\\input{a}\n\\input{b}\n"
+                "\\input{c}\n\\end{document}\n",
+    "a.tex": "\\begin{lemma}\\label{lem:a}\nA.\n\\end{lemma}\n",
+    "b.tex": "\\section{B}\\label{sec:b}\n\\paragraph{P.}\nBy \\cref{lem:a}.\n",
+    "c.tex": "Nothing.\n",
+}
+
+
+def test_edits_around_a_file_read_twice_in_a_root_keep_its_edges(tmp_path, make_project):
+    # c.tex reads b.tex a second time, whose later reading replays the first one's units: an edit of
+    # a.tex before both took them twice into the build, and c.tex's revert then took the
+    # paragraph's edge out twice
+    mirror = Mirror(make_project(tmp_path / "src", TWICE), tmp_path / "work")
+    edge = ("lem:a", "b.tex:2", "statement-uses")
+    assert edge in {(e.source, e.target, e.kind) for e in mirror.index.graph.dependency_edges()}
+    steps = [("a.tex", "x" + TWICE["a.tex"]), ("c.tex", "\\input{b}\n" + TWICE["c.tex"]),
+             ("a.tex", "y" + TWICE["a.tex"]), ("c.tex", TWICE["c.tex"])]
+    for n, (rel, text) in enumerate(steps):
+        mirror.edit(rel, text)
+        mirror.check(f"step {n + 1}: {rel} now {text!r}")
+    assert edge in {(e.source, e.target, e.kind) for e in mirror.index.graph.dependency_edges()}

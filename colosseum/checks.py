@@ -138,7 +138,8 @@ def structural_findings(index: "ProjectIndex") -> list[tuple[Diagnostic, Path | 
         for problem in result.problems:
             where = (problem.anchor.range(problem.start, problem.end) if problem.anchor is not None
                      else _range_at(index, problem.file, problem.start, problem.end))
-            out.append((Diagnostic(problem.file, where, "error", code(problem.code), problem.message), result.root))
+            severity = "hint" if problem.code == "orphan-proof" else "error"
+            out.append((Diagnostic(problem.file, where, severity, code(problem.code), problem.message), result.root))
     for path, chunks in index._file_chunks.items():
         for chunk in chunks:
             for err in chunk.analysis.errors:

@@ -23,6 +23,7 @@ DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
     "hypothesis", "axiom", "sublemma", "thm", "lem", "prop", "cor", "defn", "dfn", "rem",
 ))
 PROOF_ENVIRONMENTS = frozenset(("proof", "proof*"))
+RUN_IN_HEADINGS = frozenset(("paragraph", "subparagraph"))  # a heading in a run of text: no break
 _ASSERTION = re.compile(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
 _NON_ASSERTION = re.compile(
     r"^(def|dfn|rem|ex|note|notation|conv|conj|question|problem|assum|hyp|axiom|algo|setup|param|"
@@ -202,10 +203,12 @@ class FileAnalysis:
     document_end: int = -1  # offset of \end{document}: LaTeX reads nothing after it
     timeline: list | None = None  # claims, proofs, sections, includes in offset order (linker)
     segments: list | None = None  # the timeline cut after each include (linker)
-    # the last claim closed before each include, and at the end (claim index or INCOMING): what
-    # a proof read next, with no claim of its own before it, belongs to
-    include_last_closed: list[int] = field(default_factory=list)
-    last_closed: int = INCOMING
+    # the last claim closed before each include, and at the end (claim index, INCOMING, or None
+    # when a proof or a section came after it): what a proof read next, with no claim of its own
+    # before it, belongs to
+    include_last_closed: list[int | None] = field(default_factory=list)
+    last_closed: int | None = INCOMING
+    closed_after_include: bool = False  # last_closed was set after the last include
 
 
 def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
@@ -251,6 +254,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
     pending_marker: tuple[int, int] | None = None  # (line of the comment, unused)
     pending_marker_owner: tuple[str, int] = ("section", INCOMING)
     last_claim_closed: int | None = INCOMING
+    closed_after_include = False
 
     def innermost():
         return stack[-1][3] if stack else None
@@ -316,6 +320,9 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             elif env in PROOF_ENVIRONMENTS:
                 proof = ProofRec((start, end), section=current_section)
                 proof.attach = proof.follows = last_claim_closed
+                # a claim's proof is the next proof: a later unnamed one proves nothing it can tell
+                last_claim_closed = None
+                closed_after_include = True
                 fa.proofs.append(proof)
                 push(env, "proof", len(fa.proofs) - 1)
                 if ev.vstart >= 0:
@@ -338,6 +345,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
                 _close(fa, opened, start, end, text)
                 if opened[1] == "claim":
                     last_claim_closed = opened[2]
+                    closed_after_include = True
             elif open_count.get(env, 0) > 0:
                 while stack and stack[-1][0] != env:
                     opened = pop()
@@ -348,6 +356,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
                 _close(fa, opened, start, end, text)
                 if opened[1] == "claim":
                     last_claim_closed = opened[2]
+                    closed_after_include = True
             else:
                 fa.dangling_ends.append(_moved(ev, base))
         elif kind == "section":
@@ -359,7 +368,11 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             pending_section_label_keep = True
             if carry_to_new:
                 sec.obligation = True
-            # a section closes nothing in LaTeX, but claims never span sections in practice
+            # a section closes nothing in LaTeX, but claims never span sections in practice; nor
+            # does a claim's unnamed proof (deferred proofs name their claim: [Proof of ...])
+            if ev.name not in RUN_IN_HEADINGS:
+                last_claim_closed = None
+                closed_after_include = True
         elif kind == "label" or kind == "leannode":
             rec = LabelRec(ev.value, ev.name, ev.vstart - base, ev.vend - base)
             if kind == "leannode":
@@ -434,6 +447,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
         elif kind == "include":
             fa.includes.append(_moved(ev, base))
             fa.include_last_closed.append(last_claim_closed)
+            closed_after_include = False
         elif kind == "error":
             fa.errors.append(_moved(ev, base))
         elif kind == "magic-root":
@@ -444,6 +458,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
     if pending_marker is not None:
         mark_obligation(pending_marker_owner)
     fa.last_closed = last_claim_closed
+    fa.closed_after_include = closed_after_include
     size = len(text)
     for env, role, idx, _inner in stack:
         fa.dangling_begins.append(Event("begin", -1, -1, env, extra=(role, idx)))

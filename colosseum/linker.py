@@ -31,6 +31,8 @@ from colosseum.link_units import (  # noqa: F401 (re-exported: the linker's voca
 )
 from colosseum.structure import Claim, Label, Proof, Reference, Section
 
+ORPHAN_PROOF = ("this proof names no claim and follows no unproved claim: name it with "
+                "[Proof of \\cref{...}] or \\proves{...}")
 SECTION_RANK = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4,
                 "paragraph": 5, "subparagraph": 6}
 
@@ -228,7 +230,9 @@ class Linker(Splicing):
         if state.ended or (fa.document_end >= 0 and offset > fa.document_end):
             return
         closed = fa.include_last_closed[index]
-        if closed != INCOMING and claim_ids.get(closed) is not None:
+        if closed is None:
+            state.last_claim = None  # proved already, or a section came after it
+        elif closed != INCOMING and claim_ids.get(closed) is not None:
             state.last_claim = claim_ids[closed]
         child = visit.children.get(chunk.includes + index)
         if child is not None:
@@ -350,6 +354,9 @@ class Linker(Splicing):
                 fallback = state.last_claim if prec.follows == INCOMING else known_claims.get(prec.follows)
                 # an unnamed proof proves what it follows; a named one is settled by link_state
                 owner = fallback if prec.named is None else None
+                if prec.named is None and fallback is None:
+                    unit.problems.append(EnvProblem(path, prec.begin[0], prec.begin[1], "orphan-proof", ORPHAN_PROOF,
+                                                    anchor))
                 refs = [add_ref(r, owner) for r in prec.refs]
                 labels = [add_label(lab, owner, True) for lab in prec.labels]
                 pending = places.take(places.pendings, prec.begin[0] + chunk.start, unit) if places is not None else None
@@ -367,7 +374,9 @@ class Linker(Splicing):
                 unit.pendings.append(pending)
             elif kind == "include":
                 closed = fa.include_last_closed[index]
-                if closed != INCOMING and known_claims.get(closed) is not None:
+                if closed is None:
+                    state.last_claim = None  # proved already, or a section came after it
+                elif closed != INCOMING and known_claims.get(closed) is not None:
                     state.last_claim = known_claims[closed]
                 unit.child = chunk.includes + index  # visited once this segment is sealed
                 unit.child_is_subfile = fa.includes[index].name == "subfile"
@@ -394,7 +403,9 @@ class Linker(Splicing):
             # the last claim closed, unless it was closed before an include (then the included
             # file's last claim is the one a proof read next follows)
             closed = fa.last_closed
-            if closed != INCOMING and (not fa.include_last_closed or closed != fa.include_last_closed[-1]) \
+            if closed is None and (not fa.include_last_closed or fa.closed_after_include):
+                state.last_claim = None
+            elif closed != INCOMING and (not fa.include_last_closed or closed != fa.include_last_closed[-1]) \
                     and known_claims.get(closed) is not None:
                 state.last_claim = known_claims[closed]
             if fa.document_end >= 0:

@@ -1,0 +1,83 @@
+"""Which claim a proof proves, restatable theorems, and when a claim's label counts as used."""
+
+from __future__ import annotations
+
+from colosseum.index import ProjectIndex
+
+PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
+
+
+def doc(body: str, preamble: str = "") -> str:
+    return PREAMBLE + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
+
+
+def open_doc(make_project, tmp_path, body: str, extra: dict | None = None) -> ProjectIndex:
+    files = {"main.tex": doc(body)}
+    files.update(extra or {})
+    return ProjectIndex.open(make_project(tmp_path, files))
+
+
+def diags(index: ProjectIndex, code: str):
+    return [d for d in index.diagnostics() if d.code == "colosseum/" + code]
+
+
+# ---- a claim's proof is the next proof -------------------------------------------------------------
+
+
+def test_second_unnamed_proof_after_a_section_is_not_glued_to_a_proved_claim(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:key}K\\end{lemma}\n"
+            "\\begin{proof}Direct.\\end{proof}\n"
+            "\\begin{lemma}\\label{lem:other}O\\end{lemma}\n"
+            "\\begin{proof}Easy.\\end{proof}\n"
+            "\\section{Proofs}\n"
+            "\\begin{proof}By \\cref{lem:key}.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    other = index.claims["lem:other"]
+    assert not any(r.label == "lem:key" for r in other.references)
+    assert "lem:other" not in index.graph.succ.get("lem:key", set())
+    (orphan,) = diags(index, "orphan-proof")
+    assert orphan.severity == "hint" and orphan.range.start.line == 8
+
+
+def test_second_unnamed_proof_in_a_row_proves_nothing(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:key}K\\end{lemma}\n"
+            "\\begin{lemma}\\label{lem:other}O\\end{lemma}\n"
+            "\\begin{proof}Easy.\\end{proof}\n"
+            "\\begin{proof}By \\cref{lem:key}.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert not any(r.label == "lem:key" for r in index.claims["lem:other"].references)
+    assert len(diags(index, "orphan-proof")) == 1
+
+
+def test_section_break_cuts_an_unnamed_proof_from_the_claim_before(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:a}A\\end{lemma}\n"
+            "\\section{Proofs}\n"
+            "\\begin{proof}Direct.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert index.claims["lem:a"].proof is None
+    assert len(diags(index, "orphan-proof")) == 1
+
+
+def test_run_in_paragraph_heading_keeps_the_attachment(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:a}A\\end{lemma}\n"
+            "\\paragraph{Idea.} Induction.\n"
+            "\\begin{proof}Direct.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert index.claims["lem:a"].proof is not None
+    assert not diags(index, "orphan-proof")
+
+
+def test_proof_after_an_included_proved_claim_proves_nothing(make_project, tmp_path):
+    body = "\\input{part}\n\\begin{proof}By \\cref{lem:b}.\\end{proof}\n\\begin{lemma}\\label{lem:b}B\\end{lemma}"
+    part = "\\begin{lemma}\\label{lem:a}A\\end{lemma}\n\\begin{proof}Direct.\\end{proof}\n"
+    index = open_doc(make_project, tmp_path, body, {"part.tex": part})
+    assert not any(r.label == "lem:b" for r in index.claims["lem:a"].references)
+    assert len(diags(index, "orphan-proof")) == 1
+
+
+def test_proof_after_an_include_still_proves_the_included_unproved_claim(make_project, tmp_path):
+    body = "\\input{part}\n\\begin{proof}Direct.\\end{proof}\n"
+    part = "\\begin{lemma}\\label{lem:a}A\\end{lemma}\n"
+    index = open_doc(make_project, tmp_path, body, {"part.tex": part})
+    assert index.claims["lem:a"].proof is not None
+    assert not diags(index, "orphan-proof")

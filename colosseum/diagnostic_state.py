@@ -270,7 +270,9 @@ class DiagnosticState:
                     findings.set(("claim", cid), [])
                 continue
             self.claims[cid] = claim
-            is_referenced = not claim.label or claim.label in referenced
+            # referenced by any of its labels (an alias, an equation in it): it is used
+            is_referenced = not claim.label or claim.label in referenced \
+                or any(name in referenced for name in claim.inner_labels)
             findings.set(("claim", cid), [(d, None) for d in claim_findings(claim, is_referenced, labels)])
 
 

@@ -81,3 +81,16 @@ def test_proof_after_an_include_still_proves_the_included_unproved_claim(make_pr
     index = open_doc(make_project, tmp_path, body, {"part.tex": part})
     assert index.claims["lem:a"].proof is not None
     assert not diags(index, "orphan-proof")
+
+
+# ---- a claim's labels ------------------------------------------------------------------------------
+
+
+def test_claim_referenced_by_its_second_label_is_used(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:a}\\label{lem:a-alias}A\\end{lemma}\n"
+            "\\begin{lemma}\\label{lem:b}B\\end{lemma}\n"
+            "\\begin{proof}By \\cref{lem:a-alias}.\\end{proof}\n"
+            "See \\cref{lem:b}.\n")
+    index = open_doc(make_project, tmp_path, body)
+    assert "lem:b" in index.graph.succ.get("lem:a", set())
+    assert not diags(index, "unused-label")

@@ -251,8 +251,8 @@ class DiagnosticState:
                             referenced[name] = count
                         else:
                             referenced.pop(name, None)
-                        if (count > 0) != (count - sign > 0):
-                            flipped.add(name)
+                        # any change, not only a flip: a label inside a claim is used only from elsewhere
+                        flipped.add(name)
         if full:
             todo = set(claims)
         else:  # a claim that only moved has new findings only if it had some (at the old place)
@@ -270,10 +270,16 @@ class DiagnosticState:
                     findings.set(("claim", cid), [])
                 continue
             self.claims[cid] = claim
-            # referenced by any of its labels (an alias, an equation in it): it is used
             is_referenced = not claim.label or claim.label in referenced \
-                or any(name in referenced for name in claim.inner_labels)
+                or any(name in referenced and _used_elsewhere(state, name, cid) for name in claim.inner_labels)
             findings.set(("claim", cid), [(d, None) for d in claim_findings(claim, is_referenced, labels)])
+
+
+def _used_elsewhere(state, name: str, cid: str) -> bool:
+    """Whether a label inside claim ``cid`` (a second label, an equation, an item) is referenced
+    from outside the claim and its proof: an item of an exercise that names its sibling is no use."""
+    return any(ref.owner != cid and (ref.part != "proof-title" or ref.command == "proves")
+               for unit in state.by_ref.get(name, ()) for ref in unit.refs_by_label.get(name, ()))
 
 
 def _root_units(state, index: "ProjectIndex") -> list[list]:

@@ -94,3 +94,24 @@ def test_claim_referenced_by_its_second_label_is_used(make_project, tmp_path):
     index = open_doc(make_project, tmp_path, body)
     assert "lem:b" in index.graph.succ.get("lem:a", set())
     assert not diags(index, "unused-label")
+
+
+def test_claim_whose_inner_labels_only_it_references_is_unused(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:a}\\begin{enumerate}\\item\\label{it:a1} X \\item Y, by \\ref{it:a1}"
+            "\\end{enumerate}\\end{lemma}\n"
+            "\\begin{proof}As \\ref{it:a1}.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    (hint,) = diags(index, "unused-label")
+    assert "`lem:a` is never referenced" in hint.message
+
+
+def test_an_edit_that_refers_to_the_alias_from_elsewhere_makes_the_claim_used(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:a}\\label{lem:a-alias}A, unlike \\ref{lem:a-alias}.\\end{lemma}\n"
+            "\\input{other}\n")
+    index = open_doc(make_project, tmp_path, body, {"other.tex": "Nothing.\n"})
+    assert len(diags(index, "unused-label")) == 1
+    other = index.root_dir / "other.tex"
+    index.update_document(other, "See \\cref{lem:a-alias}.\n")
+    assert not diags(index, "unused-label")
+    index.update_document(other, "Nothing.\n")
+    assert len(diags(index, "unused-label")) == 1

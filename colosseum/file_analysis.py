@@ -227,6 +227,13 @@ def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
     return out
 
 
+def _claim_env(ev: Event) -> str:
+    """The environment a ``begin`` event opens as a claim would be: a restatable's theorem-like
+    environment (colosseum.latex_scanner), else its own name."""
+    extra = ev.extra
+    return extra[0] if isinstance(extra, tuple) else ev.name
+
+
 def _moved(ev: Event, base: int) -> Event:
     """A copy of ``ev`` with offsets relative to ``base`` (kept in an analysis that outlives the
     scan whose events the incremental scanner moves in place)."""
@@ -292,7 +299,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
         carry_to_new = False
         if pending_marker is not None and kind != "marker":
             starts_item = kind == "section" or (
-                kind == "begin" and (ev.name in theorem_envs or ev.name in PROOF_ENVIRONMENTS))
+                kind == "begin" and (_claim_env(ev) in theorem_envs or ev.name in PROOF_ENVIRONMENTS))
             if starts_item and lines.line_of(start) == pending_marker[0] + 1:
                 carry_to_new = True  # "% colosseum: obligation" on the line right before it
             else:
@@ -306,10 +313,10 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
             env = ev.name
             if ev.extra == "verbatim":
                 push(env, "other", -1)
-            elif env in theorem_envs:
+            elif _claim_env(ev) in theorem_envs:
                 title = ev.value if ev.vstart >= 0 else None
                 parent = innermost()
-                claim = ClaimRec(env, title, (start, end), section=current_section)
+                claim = ClaimRec(_claim_env(ev), title, (start, end), section=current_section)
                 if parent is not None:
                     # a claim stated inside another claim's proof belongs to that claim
                     claim.parent_claim = parent[1] if parent[0] == "claim" else None

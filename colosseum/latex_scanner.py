@@ -42,6 +42,9 @@ VERBATIM_ENVIRONMENTS = frozenset((
     "minted", "comment", "filecontents", "filecontents*", "lean", "lstlisting*", "spverbatim",
 ))
 
+# thm-restate: \begin{restatable}[title]{theorem}{macro} is a claim of the theorem-like environment named
+RESTATABLE = frozenset(("restatable", "restatable*"))
+
 # commands that load a package or class: a project-local one is read for its definitions
 PACKAGE_COMMANDS = {"usepackage": ".sty", "RequirePackage": ".sty", "documentclass": ".cls", "LoadClass": ".cls"}
 
@@ -334,11 +337,26 @@ class _Scanner(ArgumentReader, DefinitionReader, BraceChecker, InclusionReader):
             self._environment_in_group(env, True, nxt)
         if p < len(self.text) and self.text[p] == "[":
             opt = self.read_optional(p)
+        restated = self._restatable(env, opt[2] if opt is not None else nxt) if env in RESTATABLE else None
+        end = restated[2] if restated is not None else nxt
+        extra = restated[:2] if restated is not None else None
         if opt is not None:
-            self.events.append(Event("begin", start, nxt, env, self.text[opt[0]:opt[1]], opt[0], opt[1]))
+            self.events.append(Event("begin", start, end, env, self.text[opt[0]:opt[1]], opt[0], opt[1], extra))
         else:
-            self.events.append(Event("begin", start, nxt, env))
+            self.events.append(Event("begin", start, end, env, extra=extra))
         return nxt
+
+    def _restatable(self, env: str, pos: int) -> tuple[str, str, int] | None:
+        """thm-restate's ``\\begin{restatable}[title]{theorem}{macro}``: (the theorem-like
+        environment it is, the macro that restates it, offset after both). The restatement
+        ``\\macro*`` defines no label again (thm-restate drops its \\label), so it is no claim."""
+        kind = self.read_group(pos, command=env)
+        if kind is None:
+            return None
+        macro = self.read_group(kind[2], command=env)
+        if macro is None:
+            return None
+        return self.text[kind[0]:kind[1]].strip(), self.text[macro[0]:macro[1]].strip(), macro[2]
 
     def _skip_verbatim(self, env: str, start: int, body: int) -> int:
         closing = "\\end{" + env + "}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from colosseum.index import ProjectIndex
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
@@ -115,3 +117,32 @@ def test_an_edit_that_refers_to_the_alias_from_elsewhere_makes_the_claim_used(ma
     assert not diags(index, "unused-label")
     index.update_document(other, "Nothing.\n")
     assert len(diags(index, "unused-label")) == 1
+
+
+# ---- thm-restate ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opening", ["\\begin{restatable}{theorem}{mainthm}",
+                                     "\\begin{restatable*}{theorem}{mainthm}",
+                                     "\\begin{restatable}[Main \\cite{x}]{theorem}{mainthm}"])
+def test_restatable_theorem_is_a_claim_with_its_proof_and_uses(make_project, tmp_path, opening):
+    end = "\\end{restatable*}" if "*" in opening else "\\end{restatable}"
+    body = (f"{opening}\\label{{thm:main}}\nEvery graph is fine.\n{end}\n"
+            "\\begin{proof}By \\cref{lem:key}.\\end{proof}\n"
+            "\\begin{lemma}\\label{lem:key}K, towards \\cref{thm:main}.\\end{lemma}\n"
+            "\\begin{proof}Direct.\\end{proof}\n"
+            "\\section{Restated}\n\\mainthm*\n\\mainthm\n")
+    index = open_doc(make_project, tmp_path, body)
+    main = index.claims["thm:main"]
+    assert main.kind == "theorem" and main.needs_proof and main.proof is not None
+    assert main.statement_text.strip() == "\\label{thm:main}\nEvery graph is fine."
+    assert "thm:main" in index.graph.succ["lem:key"]  # the main theorem's proof uses the lemma
+    assert sorted(index.claims) == ["lem:key", "thm:main"]  # the restatements are no claims
+    assert not diags(index, "duplicate-label") and not diags(index, "unterminated-environment")
+    assert not diags(index, "orphan-proof")
+
+
+def test_restatable_of_no_theorem_environment_is_no_claim(make_project, tmp_path):
+    body = "\\begin{restatable}{equation}{eqmain}\\label{eq:main}x=1\\end{restatable}\n"
+    index = open_doc(make_project, tmp_path, body)
+    assert not index.claims

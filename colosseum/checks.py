@@ -217,6 +217,8 @@ def cycle_findings(index: "ProjectIndex", cycles: list[list[str]]) -> list[Diagn
         # one that closes the circle first: a \uses where the project declares them, else the
         # claim's own label before a label inside it
         steps = []
+        said = []  # the same in the message, for a linter's output that has no related places
+        # (no line numbers: an edit elsewhere that moves the reference would leave them stale)
         for used, user in zip(cycle, cycle[1:]):
             item = index.claims.get(user) or index.sections.get(user)
             refs = [r for r in (item.references if item is not None else ())
@@ -225,12 +227,14 @@ def cycle_findings(index: "ProjectIndex", cycles: list[list[str]]) -> list[Diagn
                 ref = min(refs, key=lambda r: (declared and r.command != "uses", r.label != used))
                 inner = "" if ref.label == used else f" (a label inside `{used}`)"
                 steps.append(RelatedInfo(ref.location, f"`{user}` uses `{used}` here: \\{ref.command}{{{ref.label}}}{inner}"))
+                said.append(f"`{user}` uses `{used}` by \\{ref.command}{{{ref.label}}}{inner}")
+        why = "; ".join(said) if said else "each is used by the next"
         for node in cycle[:-1]:
             loc = _node_location(index, node)
             if loc is None:
                 continue
             out.append(Diagnostic(loc.file, loc.range, "error", code("dependency-cycle"),
-                                  f"circular argument: {path} (each is used by the next)", tuple(steps)))
+                                  f"circular argument: {path} ({why})", tuple(steps)))
     return out
 
 
@@ -256,6 +260,8 @@ def _unsettled_kind(index: "ProjectIndex", node: str) -> str:
         return "open obligation"
     if claim.role == "conjecture":
         return f"unproved {claim.kind}"
+    if node in index.graph._circular_claims:
+        return "circularly proved claim"
     return "unproved claim"
 
 

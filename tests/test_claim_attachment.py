@@ -146,3 +146,42 @@ def test_restatable_of_no_theorem_environment_is_no_claim(make_project, tmp_path
     body = "\\begin{restatable}{equation}{eqmain}\\label{eq:main}x=1\\end{restatable}\n"
     index = open_doc(make_project, tmp_path, body)
     assert not index.claims
+
+
+# ---- circular arguments ----------------------------------------------------------------------------
+
+
+def test_claims_on_a_circular_argument_are_not_proved(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:A}A\\end{lemma}\n\\begin{proof}By \\cref{lem:B}.\\end{proof}\n"
+            "\\begin{lemma}\\label{lem:B}B\\end{lemma}\n\\begin{proof}By \\cref{thm:C}.\\end{proof}\n"
+            "\\begin{theorem}\\label{thm:C}C\\end{theorem}\n"
+            "\\begin{proof}By \\cref{lem:A}.\\end{proof}\n"
+            "\\begin{corollary}\\label{cor:D}D\\end{corollary}\n\\begin{proof}By \\cref{thm:C}.\\end{proof}\n"
+            "\\begin{lemma}\\label{lem:E}E\\end{lemma}\n\\begin{proof}Direct.\\end{proof}\n")
+    index = open_doc(make_project, tmp_path, body)
+    status = index.graph.status
+    assert [status[n] for n in ("lem:A", "lem:B", "thm:C", "cor:D", "lem:E")] == \
+        ["conditional"] * 4 + ["proved"]
+    # the cycle's own claims are explained by the cycle error, what rests on them by a warning
+    (warning,) = diags(index, "depends-on-open-obligation")
+    assert "`cor:D` is conditional: its proof relies on the circularly proved claim `lem:A` (via thm:C)" in warning.message
+    cycle = diags(index, "dependency-cycle")
+    assert len(cycle) == 3
+    message = cycle[0].message
+    assert "`lem:B` uses `lem:A`" not in message  # (the circle goes the other way)
+    for step in ("`lem:A` uses `lem:B` by \\cref{lem:B}", "`thm:C` uses `lem:A` by \\cref{lem:A}",
+                 "`lem:B` uses `thm:C` by \\cref{thm:C}"):
+        assert step in message
+
+
+def test_breaking_the_circle_by_an_edit_makes_its_claims_proved_again(make_project, tmp_path):
+    body = ("\\begin{lemma}\\label{lem:A}A\\end{lemma}\n\\begin{proof}By \\cref{lem:B}.\\end{proof}\n"
+            "\\input{b}\n")
+    index = open_doc(make_project, tmp_path, body,
+                     {"b.tex": "\\begin{lemma}\\label{lem:B}B\\end{lemma}\n\\begin{proof}By \\cref{lem:A}.\\end{proof}\n"})
+    assert index.graph.status["lem:A"] == index.graph.status["lem:B"] == "conditional"
+    b = index.root_dir / "b.tex"
+    index.update_document(b, "\\begin{lemma}\\label{lem:B}B\\end{lemma}\n\\begin{proof}Direct.\\end{proof}\n")
+    assert index.graph.status["lem:A"] == index.graph.status["lem:B"] == "proved"
+    index.update_document(b, "\\begin{lemma}\\label{lem:B}B\\end{lemma}\n\\begin{proof}By \\cref{lem:A}.\\end{proof}\n")
+    assert index.graph.status["lem:A"] == index.graph.status["lem:B"] == "conditional"

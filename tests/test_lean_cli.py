@@ -12,10 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 
 from colosseum.catalog import read_entry
-from doubles.lake_serve import install, read_log
+from doubles.lake_serve import alive, install, read_log
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 FINE = {"declarations": {"ExampleProject.edge_degree_bound": {"module": "ExampleProject.Basic", "axioms": ["propext"]}}}
@@ -120,4 +119,4 @@ def test_ctrl_c_cancels_and_stops_lake_serve(tmp_path):
     assert process.returncode == 130, err
     assert "cancelled" in err
     (start,) = [e for e in read_log(log) if e.get("event") == "start"]
-    assert not psutil.pid_exists(start["pid"]) or psutil.Process(start["pid"]).status() == psutil.STATUS_ZOMBIE
+    assert not alive(start["pid"])

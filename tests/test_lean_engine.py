@@ -15,7 +15,7 @@ from colosseum.lean import CancelToken, apply_formal, check_lean, claim_results,
 from colosseum.lean.findings import CODE_CHECKED, CODE_FAILED, CODE_INLINE
 from colosseum.lean.outline import outline
 from colosseum.lean.settings import lean_settings
-from doubles.lake_serve import install, read_log
+from doubles.lake_serve import alive, install, read_log
 
 BASIC = """\
 /-! The paper's lemmas. -/
@@ -309,8 +309,6 @@ def test_a_file_past_the_time_limit_is_stopped_and_the_others_checked(make_proje
 
 
 def test_cancelling_kills_lake_serve(make_project, tmp_path, lake_double):
-    import psutil
-
     log = lake_double(dict(SCRIPT, modules={"Paper.Basic": {"hang": True}}))
     index = ProjectIndex.open(make_paper(make_project, tmp_path))
     token = CancelToken()
@@ -325,7 +323,7 @@ def test_cancelling_kills_lake_serve(make_project, tmp_path, lake_double):
     assert report.cancelled and seen[0].name == "Paper/Basic.lean"
     assert {d.status for d in report.decls.values()} == {"unchecked"}
     (start,) = starts(log)
-    assert not psutil.pid_exists(start["pid"]) or psutil.Process(start["pid"]).status() == psutil.STATUS_ZOMBIE
+    assert not alive(start["pid"])
     assert not (index.root_dir / "lean" / ".lake" / "colosseum").exists()  # scratch files removed
 
 

@@ -11,13 +11,12 @@ import os
 import signal
 from pathlib import Path
 
-import psutil
 import pytest
 
 from colosseum.index import ProjectIndex
 from colosseum.lean import check_lean, claim_results, lean_diagnostics
 from colosseum.lean.findings import CODE_FAILED, CODE_UNCHECKED
-from doubles.lake_serve import read_log
+from doubles.lake_serve import alive, read_log
 from test_lean_engine import MAIN, SCRIPT, lake_double, make_paper, starts  # noqa: F401 - lake_double: a fixture
 
 CRASHY = "namespace Paper.Crashy\n\ntheorem boom : True := trivial\n\nend Paper.Crashy\n"
@@ -25,8 +24,6 @@ CRASH_MAIN = MAIN.replace(r"\begin{theorem}", "\\begin{lemma}\\label{lem:crash}\
                                                "  Boom.\n\\end{lemma}\n\\begin{theorem}")
 
 
-def alive(pid: int) -> bool:
-    return psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
 
 
 @pytest.mark.parametrize("when", [True, "on_wait"], ids=["at-open", "while-waited-for"])

@@ -12,14 +12,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-import psutil
 import pytest_lsp
 from lsprotocol import types
 from lsp_session import start_session
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from colosseum.catalog import read_entry
-from doubles.lake_serve import install, read_log
+from doubles.lake_serve import alive, install, read_log
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 DOUBLE = Path(tempfile.mkdtemp(prefix="lake-double-"))
@@ -169,7 +168,7 @@ async def test_cancelling_the_progress_stops_lake_serve(client: LanguageClient):
     result = await asyncio.wait_for(running, 60)
     assert result["status"] == "cancelled"
     (start,) = [e for e in read_log(LOG) if e.get("event") == "start"]
-    assert not psutil.pid_exists(start["pid"]) or psutil.Process(start["pid"]).status() == psutil.STATUS_ZOMBIE
+    assert not alive(start["pid"])
     assert isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd)
 
 

@@ -36,6 +36,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
 async def test_explore_strategies_shows_the_cards_and_offers_the_skeleton_as_a_new_file(client: LanguageClient):
     path = client.project / "sections" / "result.tex"
     uri = path.as_uri()
+    before = len(API.requests)  # the double is shared by the module's tests, in any order
     # bad arguments are a clear message, before anything is spent
     for arguments, message in (([uri], "usage"), ([uri, "thm:none"], "no claim"), ([uri, "lem:known"], "already has")):
         try:
@@ -45,7 +46,7 @@ async def test_explore_strategies_shows_the_cards_and_offers_the_skeleton_as_a_n
             assert message in str(exc)
         else:
             raise AssertionError(f"{arguments} was accepted")
-    assert API.requests == []
+    assert len(API.requests) == before
     client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
         uri=uri, language_id="latex", version=3, text=path.read_text())))
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
@@ -71,7 +72,7 @@ async def test_explore_strategies_shows_the_cards_and_offers_the_skeleton_as_a_n
     assert "\\end{theorem}" in path.read_text().splitlines()[insert.range.start.line]
     assert insert.new_text.strip() == "\\input{sections/result-thm-goal-skeleton}"
     # only the stages before solving ran: no inner loop, no review
-    assert result["calls"] == 4 + 4 + 1 + 1 + 1 == len(API.requests)
+    assert result["calls"] == 4 + 4 + 1 + 1 + 1 == len(API.requests) - before
     assert path.read_text() == RESULT  # nothing written unless the author applies the edit
 
 
@@ -91,7 +92,7 @@ async def test_cancelling_a_research_run_stops_it_before_the_next_model_call(cli
         running = asyncio.ensure_future(client.workspace_execute_command_async(types.ExecuteCommandParams(
             command="colosseum.exploreStrategies", arguments=[path.as_uri(), "thm:goal", {"solve": True}])))
         token, seen, quiet = None, None, 0
-        for _ in range(600):  # bounded wait for the run to reach the DAG and send all it can
+        for _ in range(2400):  # bounded wait for the run to reach the DAG and send all it can
             await asyncio.sleep(0.05)
             token = next((t for t, values in client.progress_reports.items()
                           if any("· solving" in (getattr(v, "message", "") or "") for v in values)), None)

@@ -212,7 +212,7 @@ async def test_a_global_review_can_be_cancelled_from_its_progress(client: Langua
     try:
         running = asyncio.ensure_future(command(client, "colosseum.globalReview", main))
         token = None
-        for _ in range(300):  # bounded wait for the progress to begin
+        for _ in range(2400):  # bounded wait for the progress to begin (a first index and SDK import come first)
             await asyncio.sleep(0.05)
             token = next((t for t, values in client.progress_reports.items()
                           if values and getattr(values[0], "title", "").startswith("Global review")), None)

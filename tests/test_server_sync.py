@@ -244,7 +244,7 @@ async def test_edit_right_after_open_is_kept(client: LanguageClient):
     version = _change(client, a, (_find(text, "lem:alpha", client.encoding, after="Beta holds by \\cref{"),
                                   "lem:typo"))
     await _publication(client, a, 0, lambda p: p.version == version and _undefined(p, "lem:typo"),
-                       "the diagnostics of the edit made right after didOpen", timeout=5)
+                       "the diagnostics of the edit made right after didOpen")
     await asyncio.sleep(0.3)
     last = [p for p in client.published if p.uri == a][-1]
     assert _undefined(last, "lem:typo"), f"the edit was undone afterwards: {last!r}"

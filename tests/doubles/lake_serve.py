@@ -94,10 +94,22 @@ def install(directory: Path, script: dict) -> Path:
     return bin_dir
 
 
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie does not); one reaped between the two questions is gone."""
+    import psutil
+
+    try:
+        return psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def read_log(path: Path) -> list[dict]:
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    # the double may be appending: a last line without its newline is still being written
+    lines = path.read_text(encoding="utf-8").split("\n")[:-1]
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def _range(line: int, character: int, end_line: int, end_character: int) -> dict:

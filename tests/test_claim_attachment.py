@@ -3,24 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from colosseum.index import ProjectIndex
-
-PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
-
-
-def doc(body: str, preamble: str = "") -> str:
-    return PREAMBLE + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
-
-
-def open_doc(make_project, tmp_path, body: str, extra: dict | None = None) -> ProjectIndex:
-    files = {"main.tex": doc(body)}
-    files.update(extra or {})
-    return ProjectIndex.open(make_project(tmp_path, files))
-
-
-def diags(index: ProjectIndex, code: str):
-    return [d for d in index.diagnostics() if d.code == "colosseum/" + code]
+from test_diagnostics import diags, open_doc
 
 
 # ---- a claim's proof is the next proof -------------------------------------------------------------

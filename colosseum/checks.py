@@ -260,8 +260,6 @@ def _unsettled_kind(index: "ProjectIndex", node: str) -> str:
         return "open obligation"
     if claim.role == "conjecture":
         return f"unproved {claim.kind}"
-    if node in index.graph._circular_claims:
-        return "circularly proved claim"
     return "unproved claim"
 
 

@@ -55,7 +55,6 @@ class DependencyGraph:
         self._reached: set[str] = set()  # every node the conditional search went through
         self._unsettled: set[str] = set()  # the origins of that search and what it made conditional
         self._circular: dict[str, int] = {}  # node -> its circular group, when cycles() ran
-        self._circular_claims: set[str] = set()  # the claims in those groups, as statuses saw them
         # truth edges that do not go forward in reading order: a circle needs one, so with none
         # there is none (papers cite what comes before)
         self._backward: set[tuple[str, str]] | None = None

@@ -119,14 +119,7 @@ def find_conditional(graph: "DependencyGraph") -> None:
     reached: set[str] = set()
     proof_succ = graph.proof_succ
     origins = sorted(n for n, s in base.items() if s in ORIGINS)
-    # a circular argument settles nothing: its claims are conditional (the dependency-cycle error
-    # says why, so no path of their own), and so is what rests on them
-    graph._circular_claims = circular_claims(graph)
-    circular = sorted(n for n in graph._circular_claims if status.get(n) == "proved")
-    for node in circular:
-        status[node] = "conditional"
-    on_circle = set(circular)
-    for origin in origins + circular:
+    for origin in origins:
         parent = {origin: None}
         queue = deque([origin])
         while queue:
@@ -136,8 +129,7 @@ def find_conditional(graph: "DependencyGraph") -> None:
                     continue
                 parent[nxt] = node
                 queue.append(nxt)
-                if status.get(nxt) in ("proved", "conditional") and nxt not in conditional \
-                        and not (origin in on_circle and nxt in on_circle):
+                if status.get(nxt) in ("proved", "conditional") and nxt not in conditional:
                     path = [nxt]
                     while parent[path[-1]] is not None:
                         path.append(parent[path[-1]])
@@ -145,14 +137,7 @@ def find_conditional(graph: "DependencyGraph") -> None:
                     status[nxt] = "conditional"
         reached.update(parent)
     graph.status, graph.conditional_on, graph._reached = status, conditional, reached
-    graph._unsettled = set(origins) | on_circle | conditional.keys()
-
-
-def circular_claims(graph: "DependencyGraph") -> set[str]:
-    """The claims on a circular argument (DependencyGraph.cycles: its circular groups)."""
-    graph.cycles()
-    kinds = graph.node_kind
-    return {node for node in graph._circular if kinds.get(node, "section") != "section"}
+    graph._unsettled = set(origins) | conditional.keys()
 
 
 # ---- from the last graph ---------------------------------------------------------------------------
@@ -192,9 +177,7 @@ def update_statuses(graph: "DependencyGraph", previous: "DependencyGraph", index
                 base[node] = new
                 changed.append((node, old, new))
     reached = previous._reached
-    circular = graph._circular_claims = circular_claims(graph)  # (keep_cycles ran first)
-    again = circular != previous._circular_claims or any(node in circular for node, _old, _new in changed)
-    again = again or any(old in ORIGINS or new in ORIGINS or node in reached for node, old, new in changed)
+    again = any(old in ORIGINS or new in ORIGINS or node in reached for node, old, new in changed)
     again = again or any(node in reached or base.get(node) in ORIGINS for node in proof_sources)
     again = again or not reached.isdisjoint(removed_nodes)
     # a section that came or went (or whose label a claim now carries) has no summary to keep

@@ -287,9 +287,9 @@ class _Update:
                 for used in graph._pred.get(node, ()):
                     if node in truth.get(used, ()):
                         self._direction(used, node, True)
-        keep_cycles(graph, self.previous, self.truth_added, self.truth_removed)  # statuses ask for the cycles
         update_statuses(graph, self.previous, index, change.nodes, self.base_changed, self.proof_sources,
                         self.removed_nodes)
+        keep_cycles(graph, self.previous, self.truth_added, self.truth_removed)
         graph._edges = None
         return graph
 

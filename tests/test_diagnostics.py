@@ -141,6 +141,9 @@ def test_three_step_cycle_names_the_whole_path(make_project, tmp_path):
     assert len(found) == 3
     for diag in found:
         assert "c:1 -> c:2 -> c:3 -> c:1" in diag.message
+        # the reference behind each step, in the message too (a linter's output has no related places)
+        assert "`c:2` uses `c:1` by \\cref{c:1}; `c:3` uses `c:2` by \\cref{c:2}; `c:1` uses `c:3` by \\cref{c:3}" \
+            in diag.message
 
 
 def test_statements_citing_each_other_are_not_a_cycle(make_project, tmp_path):

@@ -41,7 +41,7 @@ def _import_engine():
     try:
         from colosseum.index import ProjectIndex  # noqa: F401
     except Exception as exc:  # engine not there yet, or broken
-        print(json.dumps({"unavailable": f"cannot import colosseum.index: {type(exc).__name__}: {exc}"}))
+        print(json.dumps({"unavailable": f"cannot import colosseum.index.project_index: {type(exc).__name__}: {exc}"}))
         sys.exit(3)
     return ProjectIndex
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from colosseum.catalog import Catalog, Entry  # noqa: E402
-from colosseum.catalog_retrieval import CatalogSearch  # noqa: E402
+from colosseum.catalog.store import Catalog, Entry  # noqa: E402
+from colosseum.catalog.retrieval import CatalogSearch  # noqa: E402
 
 WORDS = ("graph hypergraph edge vertex colouring bound probability expectation variance martingale "
          "lemma inequality independent event dependency matrix eigenvalue spectral flow cut matching "

@@ -178,7 +178,7 @@ def check_engine(ctx: Ctx) -> None:
     if not (REPO / "colosseum" / "index.py").is_file():
         ctx.engine_ok, ctx.engine_reason = False, "engine not available yet (colosseum/index.py missing)"
         return
-    probe = subprocess.run([PY, "-c", "import colosseum.index, colosseum.cli"], cwd=ctx.tmp,
+    probe = subprocess.run([PY, "-c", "import colosseum.index.project_index, colosseum.cli.main"], cwd=ctx.tmp,
                            env=engine_env(), capture_output=True, text=True)
     if probe.returncode != 0:
         ctx.engine_ok = False

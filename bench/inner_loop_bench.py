@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from colosseum.inner_loop.records import InnerLoopConfig  # noqa: E402
-from colosseum.inner_loop.solve import ObligationContext, solve  # noqa: E402
+from colosseum.loops.inner.records import InnerLoopConfig  # noqa: E402
+from colosseum.loops.inner.solve import ObligationContext, solve  # noqa: E402
 from colosseum.models import ModelResponse, Usage  # noqa: E402
 
 CONTEXT = ObligationContext("lem:x", "Every sparse hypergraph has property B. " * 20,

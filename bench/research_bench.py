@@ -25,12 +25,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from colosseum.index import ProjectIndex  # noqa: E402
-from colosseum.inner_loop.records import InnerLoopConfig  # noqa: E402
+from colosseum.loops.inner.records import InnerLoopConfig  # noqa: E402
 from colosseum.models.scripted_provider import ScriptedProvider  # noqa: E402
-from colosseum.research.calls import CallBudget, MeteredProvider  # noqa: E402
-from colosseum.research.pipeline import ResearchRun, run_research  # noqa: E402
-from colosseum.research.records import ResearchConfig  # noqa: E402
-from colosseum.research.review_adapter import ReviewLayer  # noqa: E402
+from colosseum.loops.research.calls import CallBudget, MeteredProvider  # noqa: E402
+from colosseum.loops.research.pipeline import ResearchRun, run_research  # noqa: E402
+from colosseum.loops.research.records import ResearchConfig  # noqa: E402
+from colosseum.loops.research.review_adapter import ReviewLayer  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test doubles
 from doubles.research_script import ResearchScript  # noqa: E402
 

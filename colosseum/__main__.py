@@ -1,5 +1,5 @@
 import sys
 
-from colosseum.cli import main
+from colosseum.cli.main import main
 
 sys.exit(main())

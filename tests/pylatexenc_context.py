@@ -1,5 +1,5 @@
 """What LaTeX and its packages mean, written down for the pylatexenc oracle (pylatexenc_oracle.py)
-independently of ``colosseum.macros``: the commands whose facts are compared, and how pylatexenc's
+independently of ``colosseum.latex.macros``: the commands whose facts are compared, and how pylatexenc's
 walker is taught to read them.
 
 The oracle is pylatexenc's walker with the default context plus a category of our own
@@ -20,7 +20,7 @@ from __future__ import annotations
 from pylatexenc import latexwalker as lw
 from pylatexenc import macrospec as ms
 
-# ---- what LaTeX and its packages mean (written down here, independent of colosseum.macros) ------
+# ---- what LaTeX and its packages mean (written down here, independent of colosseum.latex.macros) ------
 LABEL_COMMANDS = ("label",)
 # one label per argument (a comma is part of the label)
 SINGLE_REF_COMMANDS = (

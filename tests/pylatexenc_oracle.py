@@ -1,5 +1,5 @@
 """The pylatexenc oracle: pylatexenc's reading of a LaTeX text, the reference that
-``colosseum.latex_scanner`` is compared with (tests/test_pylatexenc_oracle.py).
+``colosseum.latex.scanner`` is compared with (tests/test_pylatexenc_oracle.py).
 
 The scanner is a fast regex-driven reader; pylatexenc's ``LatexWalker`` is a real (if slow)
 parser. For every input, both are asked for the same multiset of facts, each with its 1-based line
@@ -53,8 +53,8 @@ from pylatexenc_context import (BLUEPRINT_LIST_COMMANDS, BLUEPRINT_MARKERS, LABE
                                 RANGE_REF_COMMANDS, RAW_DEFINITIONS, SECTION_COMMANDS, SINGLE_REF_COMMANDS,
                                 STRUCTURAL, TEX_CONDITIONALS, TEX_DEF_COMMANDS, TolerantWalker, latex_context)
 
-from colosseum.latex_scanner import scan
-from colosseum.macros import MacroTable
+from colosseum.latex.scanner import scan
+from colosseum.latex.macros import MacroTable
 
 _NEWIF = re.compile(r"\\newif\s*\\(if[A-Za-z]+)")
 _PAR = re.compile(r"\n[ \t\r]*\n")

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from colosseum.atomic_files import write_atomically
+from colosseum.core.atomic_files import write_atomically
 from colosseum.lean.cache import LeanCache
 from colosseum.models import Message, ModelRequest
 from colosseum.models.response_cache import CachedProvider
@@ -31,7 +31,7 @@ def test_a_failed_write_keeps_the_old_text_and_no_temporary_file(tmp_path, monke
     def refuse(*_args):
         raise OSError("disk full")
 
-    monkeypatch.setattr("colosseum.atomic_files.os.replace", refuse)
+    monkeypatch.setattr("colosseum.core.atomic_files.os.replace", refuse)
     with pytest.raises(OSError, match="disk full"):
         write_atomically(path, "new")
     assert path.read_text() == "old"
@@ -67,8 +67,8 @@ def _refuse_rename(monkeypatch):
 
 
 def test_a_research_run_record_is_flushed_to_disk_and_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
-    from colosseum.research.records import ResearchConfig
-    from colosseum.research.run_log import ResearchRecorder
+    from colosseum.loops.research.records import ResearchConfig
+    from colosseum.loops.research.run_log import ResearchRecorder
 
     synced = []
     real_fsync = os.fsync
@@ -86,8 +86,8 @@ def test_a_research_run_record_is_flushed_to_disk_and_a_failed_write_leaves_no_t
 
 
 def test_an_inner_loop_run_record_that_fails_to_write_leaves_no_temporary_file(tmp_path, monkeypatch):
-    from colosseum.inner_loop.records import InnerLoopConfig
-    from colosseum.inner_loop.run_record import RunRecorder
+    from colosseum.loops.inner.records import InnerLoopConfig
+    from colosseum.loops.inner.run_record import RunRecorder
     from colosseum.models import Usage
 
     recorder = RunRecorder(tmp_path / "run", "lem:a", InnerLoopConfig(), "scripted")

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colosseum import export
+from colosseum.graph import export
 from colosseum.index import ProjectError, ProjectIndex
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
@@ -651,7 +651,7 @@ def test_closing_a_far_away_brace_rescans_the_open_argument(tmp_path, before, af
 def test_brace_pattern_stops_before_a_group_left_open_on_its_line():
     """Python 3.11.0-3.11.4 (Debian 12's system Python) read possessive loops wrongly; the
     pattern in use must stop before a '{' that does not close on its line, whatever the Python."""
-    from colosseum.latex_braces import BRACE_OR_BALANCED_TEXT as pattern
+    from colosseum.latex.braces import BRACE_OR_BALANCED_TEXT as pattern
 
     assert pattern.search("a{bb").group() == "a"
     assert pattern.search("x{a\nb}").group() == "x"
@@ -662,7 +662,7 @@ def test_brace_pattern_stops_before_a_group_left_open_on_its_line():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", " ", "{", "}", "\\", "\n", "\\{", "x^{2}", "{{", "}}", "\\\\"]), max_size=30))
 def test_brace_pattern_written_without_possessive_loops_matches_the_possessive_one(pieces):
-    from colosseum.latex_braces import _balanced_run, _possessive_works
+    from colosseum.latex.braces import _balanced_run, _possessive_works
 
     if not _possessive_works():
         pytest.skip("this Python reads possessive loops wrongly (3.11.0-3.11.4): nothing to compare with")

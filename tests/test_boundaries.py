@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_engine_imports_no_lsp_library():
     modules = [m.name for m in pkgutil.walk_packages(colosseum.__path__, "colosseum.")]
-    assert "colosseum.index" in modules
+    assert "colosseum.index.project_index" in modules
     code = ("import importlib, sys\n"
             f"for name in {modules!r}:\n"
             "    if name != 'colosseum.__main__':\n"

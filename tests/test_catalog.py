@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from colosseum.catalog import load_catalog, read_entry
+from colosseum.catalog.store import load_catalog, read_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 

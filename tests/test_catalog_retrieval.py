@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from colosseum.catalog import load_catalog
-from colosseum.catalog_retrieval import CatalogSearch
+from colosseum.catalog.store import load_catalog
+from colosseum.catalog.retrieval import CatalogSearch
 
 ROOT = Path(__file__).resolve().parents[1]
 

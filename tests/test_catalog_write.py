@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from colosseum.catalog import load_catalog, read_entry
-from colosseum.catalog_checks import catalog_diagnostics, suspect_entries
+from colosseum.catalog.store import load_catalog, read_entry
+from colosseum.catalog.checks import catalog_diagnostics, suspect_entries
 from colosseum.index import ProjectIndex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +50,7 @@ def test_retraction_marks_dependent_entries_and_claims_as_suspect(tmp_path):
 WRITER = """
 import sys
 from pathlib import Path
-from colosseum.catalog_write import catalog_lock, update_front_matter, write_atomically
+from colosseum.catalog.write import catalog_lock, update_front_matter, write_atomically
 path, tag, n = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 for i in range(n):
     with catalog_lock(path.parent):  # read-modify-write: add one tag
@@ -90,9 +90,9 @@ def test_a_writer_killed_mid_write_leaves_the_old_entry_or_the_new_one(tmp_path)
 
 
 async def test_the_curator_records_failed_routes_merges_repeats_and_leaves_people_alone(tmp_path):
-    from colosseum.catalog_curator import record_failed_routes
-    from colosseum.inner_loop.records import InnerLoopConfig
-    from colosseum.inner_loop.solve import solve
+    from colosseum.catalog.curator import record_failed_routes
+    from colosseum.loops.inner.records import InnerLoopConfig
+    from colosseum.loops.inner.solve import solve
     from colosseum.models.scripted_provider import ScriptedProvider
     from test_inner_loop import CONTEXT, FLAWED_ANGLE, script
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from colosseum.cli import main
+from colosseum.cli.main import main
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
 LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|information|hint) "
@@ -270,8 +270,8 @@ def test_console_entry_point(broken):
 def test_check_starts_without_the_model_layer(clean):
     """`colosseum check` runs many times a day: building the parser must not import what only the
     model-driven commands need (asyncio alone is a quarter of a cold check's start-up)."""
-    probe = ("import sys\nfrom colosseum.cli import main\ncode = main(['check', sys.argv[1]])\n"
-             "heavy = sorted(m for m in ('asyncio', 'ssl', 'anthropic', 'colosseum.models', 'colosseum.inner_loop', "
+    probe = ("import sys\nfrom colosseum.cli.main import main\ncode = main(['check', sys.argv[1]])\n"
+             "heavy = sorted(m for m in ('asyncio', 'ssl', 'anthropic', 'colosseum.models', 'colosseum.loops.inner', "
              "'tomllib') if m in sys.modules)\nprint('HEAVY', heavy)\n")
     out = subprocess.run([sys.executable, "-c", probe, str(clean)], capture_output=True, text=True, timeout=60)
     assert "HEAVY" in out.stdout, out.stderr

@@ -1,12 +1,12 @@
 """The tables of colosseum.toml that belong to the research pipeline, the review and the Lean
-bridge are checked by colosseum.config like the others: one finding per bad key, on its line,
+bridge are checked by colosseum.settings.project like the others: one finding per bad key, on its line,
 with the key named; the valid keys still take effect."""
 
 from __future__ import annotations
 
 import pytest
 
-from colosseum.config import load_config
+from colosseum.settings.project import load_config
 
 
 @pytest.mark.parametrize("toml,key,line", [
@@ -25,8 +25,8 @@ def test_each_bad_key_is_one_finding_on_its_line(tmp_path, toml, key, line):
 
 def test_valid_keys_take_effect_beside_bad_ones(tmp_path):
     from colosseum.lean import lean_settings
-    from colosseum.research.settings import research_settings
-    from colosseum.review import review_config
+    from colosseum.loops.research.settings import research_settings
+    from colosseum.loops.review import review_config
 
     (tmp_path / "colosseum.toml").write_text(
         "[research]\nrounds = 2\njudges = -1\n[review]\nreviewers = 5\n[lean]\ntime_limit = 30\ncolour = 1\n")
@@ -44,7 +44,7 @@ def test_a_config_without_those_tables_does_not_import_their_code(tmp_path):
     import sys
 
     (tmp_path / "colosseum.toml").write_text("[solve]\nleaves = 4\n")
-    code = ("import sys, pathlib; from colosseum.config import load_config; load_config(pathlib.Path(sys.argv[1])); "
-            "print(any(m.startswith(('colosseum.research', 'colosseum.review', 'colosseum.lean')) for m in sys.modules))")
+    code = ("import sys, pathlib; from colosseum.settings.project import load_config; load_config(pathlib.Path(sys.argv[1])); "
+            "print(any(m.startswith(('colosseum.loops.research', 'colosseum.loops.review', 'colosseum.lean')) for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr

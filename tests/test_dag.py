@@ -9,9 +9,9 @@ import networkx as nx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colosseum.dag import DependencyGraph
+from colosseum.graph.dag import DependencyGraph
 from colosseum.index import ProjectIndex
-from colosseum.structure import Edge
+from colosseum.core.structure import Edge
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
 

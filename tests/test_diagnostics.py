@@ -7,7 +7,7 @@ import re
 import pytest
 
 from colosseum.index import ProjectIndex
-from colosseum.structure import SEVERITIES, Position, Range
+from colosseum.core.structure import SEVERITIES, Position, Range
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from colosseum.checks import compute_diagnostics
-from colosseum.include_paths import expand_include_name
+from colosseum.checks.findings import compute_diagnostics
+from colosseum.latex.include_names import expand_include_name
 from colosseum.index import ProjectIndex
 
 MAIN = r"""\documentclass{article}

@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-import colosseum.index
+import colosseum.index.project_index
 from colosseum.index import ProjectError, ProjectIndex
-from colosseum.structure import Position
+from colosseum.core.structure import Position
 
 
 def root_doc(body: str, preamble: str = "") -> str:
@@ -256,13 +256,13 @@ def test_shared_file_is_scanned_once_for_two_roots(make_project, tmp_path, monke
         "shared.tex": shared_text,
     })
     calls: Counter = Counter()
-    real_scan = colosseum.index.scan
+    real_scan = colosseum.index.project_index.scan
 
     def counting_scan(text, *args, **kwargs):
         calls[text] += 1
         return real_scan(text, *args, **kwargs)
 
-    monkeypatch.setattr(colosseum.index, "scan", counting_scan)
+    monkeypatch.setattr(colosseum.index.project_index, "scan", counting_scan)
     index = ProjectIndex.open(root)
     assert sorted(p.name for p in index.roots) == ["print.tex", "web.tex"]
     assert calls[shared_text] == 1

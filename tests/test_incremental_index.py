@@ -200,7 +200,7 @@ def test_random_edits_of_a_two_root_project_match_a_cold_index(tmp_path_factory,
 
 
 def _cold_with_formal(root: Path, labels: set[str]) -> ProjectIndex:
-    from colosseum.config import load_config
+    from colosseum.settings.project import load_config
 
     index = ProjectIndex(root, load_config(root))
     index.formal_labels.update(labels)

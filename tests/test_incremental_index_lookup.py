@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from colosseum.index import ProjectIndex
-from colosseum.structure import Position
+from colosseum.core.structure import Position
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "server"))

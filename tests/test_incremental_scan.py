@@ -8,10 +8,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colosseum.file_analysis import theorem_declarations
-from colosseum.incremental_scan import _extent, common_prefix, common_suffix, rescan
-from colosseum.latex_scanner import scan
-from colosseum.macros import MacroTable
+from colosseum.project.analysis import theorem_declarations
+from colosseum.latex.incremental import _extent, common_prefix, common_suffix, rescan
+from colosseum.latex.scanner import scan
+from colosseum.latex.macros import MacroTable
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 # braces of the text (checked for balance) in groups over lines, around environments, escaped

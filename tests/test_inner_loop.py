@@ -7,11 +7,12 @@ from collections import Counter
 
 import pytest
 
-from colosseum.inner_loop.records import InnerLoopConfig
-from colosseum.inner_loop.solve import BudgetExceeded, ObligationContext, anchored, solve
+from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.models.errors import BudgetExceeded
+from colosseum.loops.inner.solve import ObligationContext, anchored, solve
 from colosseum.models.response_cache import CachedProvider
 from colosseum.models.scripted_provider import ScriptedProvider
-from colosseum.prompt_specs import load_prompt
+from colosseum.models.prompts import load_prompt
 
 CONTEXT = ObligationContext("lem:resampling", "The algorithm performs at most m/d resampling steps.",
                             assumable="thm:lll: the Lovász Local Lemma ...", notation="\\newcommand{\\euler}{e}")
@@ -129,7 +130,7 @@ def test_prompt_files_state_role_inputs_and_schema():
 
 
 def test_a_broken_solve_table_is_reported_by_key_and_the_defaults_stay(tmp_path):
-    from colosseum.config import load_config, valid_table
+    from colosseum.settings.project import load_config, valid_table
     from colosseum.models.pricing import cost_usd
     from colosseum.models.provider import Usage
 
@@ -148,7 +149,7 @@ def test_a_broken_solve_table_is_reported_by_key_and_the_defaults_stay(tmp_path)
 def test_cover_clusters_brings_every_minority_strategy_to_some_aggregator():
     import random as _random
 
-    from colosseum.inner_loop.tree import cover_clusters, draw_groups, strategy_clusters
+    from colosseum.loops.inner.tree import cover_clusters, draw_groups, strategy_clusters
 
     strategies = {f"L{i}": "induction on the number of edges" for i in range(15)}
     strategies["L15"] = "a spectral argument with the adjacency matrix eigenvalues"
@@ -170,7 +171,7 @@ async def test_the_solve_reports_clusters_and_which_leaves_reached_the_root():
 
 
 def _recorder(tmp_path, config):
-    from colosseum.inner_loop.run_record import RunRecorder
+    from colosseum.loops.inner.run_record import RunRecorder
 
     return RunRecorder(tmp_path / "run", "lem:resampling", config, "scripted")
 
@@ -179,7 +180,7 @@ async def test_a_cancelled_run_leaves_a_consistent_record_of_what_it_did(tmp_pat
     import asyncio
     import json
 
-    from colosseum.inner_loop.solve import SolveCancelled
+    from colosseum.models.errors import SolveCancelled
 
     config = InnerLoopConfig(seed=2)
     recorder = _recorder(tmp_path, config)
@@ -210,7 +211,7 @@ async def test_a_cancelled_run_leaves_a_consistent_record_of_what_it_did(tmp_pat
 async def test_a_run_that_reaches_its_budget_stops_and_keeps_what_it_has(tmp_path):
     import json
 
-    from colosseum.inner_loop.solve import BudgetReached
+    from colosseum.models.errors import BudgetReached
     from colosseum.models import ModelResponse, Usage
 
     class Costly(ScriptedProvider):

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 
-from colosseum.catalog import read_entry
+from colosseum.catalog.store import read_entry
 from doubles.lake_serve import alive, install, read_log
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"

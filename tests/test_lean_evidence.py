@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from colosseum.catalog import load_catalog, read_entry
+from colosseum.catalog.store import load_catalog, read_entry
 from colosseum.index import ProjectIndex
 from colosseum.lean import check_lean, claim_results
 from colosseum.lean.evidence import _clean_statement, evidence_section, record_formal_evidence
@@ -95,8 +95,8 @@ def test_the_report_shows_the_formal_check_apart_from_review(checked):
 
 
 def test_formal_results_reach_the_provers_as_trusted_and_the_check_commands_from_the_cache(checked, capsys):
-    from colosseum.cli import main
-    from colosseum.inner_loop.context import obligation_context
+    from colosseum.cli.main import main
+    from colosseum.loops.inner.context import obligation_context
     from colosseum.lean import apply_formal, formal_ids
     from colosseum.lean.evidence import cached_evidence_section
 

@@ -17,7 +17,7 @@ from lsprotocol import types
 from lsp_session import start_session
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from colosseum.catalog import read_entry
+from colosseum.catalog.store import read_entry
 from doubles.lake_serve import alive, install, read_log
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"

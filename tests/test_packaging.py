@@ -44,7 +44,7 @@ def test_the_installed_package_reads_them_from_itself(wheel, tmp_path):
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)
     code = (f"import sys; sys.path.insert(0, r'{target}'); "
-            "from colosseum.prompt_specs import load_prompt; from colosseum.catalog import load_catalog, "
+            "from colosseum.models.prompts import load_prompt; from colosseum.catalog.store import load_catalog, "
             "starter_directory; import colosseum, pathlib; "
             "assert pathlib.Path(colosseum.__file__).is_relative_to(pathlib.Path(r'%s')); "
             "print(load_prompt('generator').role, len(load_catalog(None).entries), starter_directory())" % target)

@@ -1,4 +1,4 @@
-"""Differential test: ``colosseum.latex_scanner`` against pylatexenc, the reference for LaTeX meaning.
+"""Differential test: ``colosseum.latex.scanner`` against pylatexenc, the reference for LaTeX meaning.
 
 The scanner is a fast regex-driven reader; pylatexenc's ``LatexWalker`` is a real (if slow)
 parser. For every input, both are asked for the same multiset of facts (labels, references and

@@ -15,10 +15,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from colosseum.cli import main
-from colosseum.config import load_config
-from colosseum.research.pipeline import run_research
-from colosseum.research.settings import research_settings
+from colosseum.cli.main import main
+from colosseum.settings.project import load_config
+from colosseum.loops.research.pipeline import run_research
+from colosseum.loops.research.settings import research_settings
 from doubles.research_script import ResearchScript, role_of
 from doubles.messages_api import MessagesAPIDouble, tool_answer
 from test_research_pipeline import MAIN, RESULT, SMALL, make_run
@@ -91,7 +91,7 @@ def test_a_research_run_with_cross_model_selection_writes_a_new_draft_and_an_aud
                 "report.md", "round-1"} <= names
     # each lemma that passed its local review is in the catalog as a model-reviewed proof that
     # points at the draft (an observation, not a result: the draft is not in the paper yet)
-    from colosseum.catalog import read_entry
+    from colosseum.catalog.store import read_entry
 
     assert "written to the catalog: " in first.stdout
     entry, problems = read_entry(project / "knowledge" / "proof-of-lem-goal-g2-1.md")
@@ -148,8 +148,8 @@ def test_the_selection_settings_are_compared_once_resolved(project, capsys):
 
 
 def test_the_draft_header_says_exactly_what_was_proved_and_reviewed(project):
-    from colosseum.research.records import ResearchConfig
-    from colosseum.research_cli import skeleton_file_text
+    from colosseum.loops.research.records import ResearchConfig
+    from colosseum.cli.research import skeleton_file_text
 
     out = project / "sections" / "result-thm-goal-skeleton.tex"
     failing = ResearchScript(generations=(2, 1), local_failures={"g1-2": 99})  # g1-2 never passes

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from colosseum.index import ProjectIndex
-from colosseum.inner_loop.records import InnerLoopConfig
-from colosseum.inner_loop.solve import SolveCancelled
+from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.models.errors import SolveCancelled
 from colosseum.models.scripted_provider import ScriptedProvider
-from colosseum.research.calls import CallBudget, MeteredProvider
-from colosseum.research.draft import DraftDocument, DraftError
-from colosseum.research.pipeline import ResearchRun, run_research
-from colosseum.research.records import ResearchConfig
-from colosseum.research.review_adapter import ReviewLayer
-from colosseum.research.run_log import ResearchRecorder
+from colosseum.loops.research.calls import CallBudget, MeteredProvider
+from colosseum.loops.research.draft import DraftDocument, DraftError
+from colosseum.loops.research.pipeline import ResearchRun, run_research
+from colosseum.loops.research.records import ResearchConfig
+from colosseum.loops.research.review_adapter import ReviewLayer
+from colosseum.loops.research.run_log import ResearchRecorder
 from doubles.research_script import ResearchScript
 
 MAIN = r"""\documentclass{article}

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from colosseum.inner_loop.solve import ObligationContext
+from colosseum.loops.inner.solve import ObligationContext
 from colosseum.models.scripted_provider import ScriptedProvider
-from colosseum.research.calls import CallBudget, MeteredProvider
-from colosseum.research.exploration import choose_routes, explore, widths_for
-from colosseum.research.readiness import judge
-from colosseum.research.records import EXPLORATION_WIDTHS, ResearchConfig, ResearchResult, StrategyCard
+from colosseum.loops.research.calls import CallBudget, MeteredProvider
+from colosseum.loops.research.exploration import choose_routes, explore, widths_for
+from colosseum.loops.research.readiness import judge
+from colosseum.loops.research.records import EXPLORATION_WIDTHS, ResearchConfig, ResearchResult, StrategyCard
 from doubles.research_script import ResearchScript
-from colosseum.research.selection import cross_model_select, decide
+from colosseum.loops.research.selection import cross_model_select, decide
 from colosseum.models import Usage
 
 CONTEXT = ObligationContext("thm:goal", "Every admissible input has the property.", assumable="[lem:known] A fact.")
@@ -93,7 +93,7 @@ def test_the_cross_model_rule(correct, threshold, count, chosen):
 
 
 def _result(label: str, draft: str, complete: bool) -> ResearchResult:
-    from colosseum.research.records import Decomposition, SectionOutcome
+    from colosseum.loops.research.records import Decomposition, SectionOutcome
 
     decomposition = Decomposition(draft, ["lem:a", label], [["lem:a"], [label]], [("lem:a", label)], [], [])
     sections = {x: SectionOutcome(x, "passed" if complete else "failed") for x in decomposition.obligations}

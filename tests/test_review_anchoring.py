@@ -4,8 +4,8 @@ and mapped to an exact range (0-based line, UTF-16 columns); what is not there i
 from __future__ import annotations
 
 from colosseum.index import ProjectIndex
-from colosseum.review import anchor_quote
-from colosseum.review.anchoring import DocumentText, normalize_quote, strip_comment
+from colosseum.loops.review import anchor_quote
+from colosseum.loops.review.anchoring import DocumentText, normalize_quote, strip_comment
 
 FILES = {
     "main.tex": r"""

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from colosseum.index import ProjectIndex
-from colosseum.inner_loop.solve import BudgetExceeded, SolveCancelled
+from colosseum.models.errors import BudgetExceeded, SolveCancelled
 from colosseum.models.scripted_provider import ScriptedProvider
-from colosseum.review import DismissalStore, ReviewConfig, review_document, write_report
+from colosseum.loops.review import DismissalStore, ReviewConfig, review_document, write_report
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 EDGE_BOUND = "every edge of $H$ meets at most $k(\\Delta-1)$ other edges"  # local-structure.tex, line 17
@@ -220,15 +220,15 @@ async def test_the_report_names_the_model_behind_a_cache_and_an_unchanged_rerun_
 
 
 def test_review_settings_are_checked_key_by_key_with_the_defaults_kept(make_project, tmp_path):
-    from colosseum.config import load_config
-    from colosseum.review import review_config
+    from colosseum.settings.project import load_config
+    from colosseum.loops.review import review_config
 
     root = make_project(tmp_path, {"colosseum.toml": '[review]\nreviewers = 0\ncontext_tokens = 50000\n'
                                                      'colour = "red"\n[budget]\nmax_calls = 40\n'})
     loaded = load_config(root)
     config, problems = review_config(loaded)
     assert config.reviewers == 3 and config.context_tokens == 50000 and config.max_calls == 40
-    # the table's problems are reported once, by colosseum.config, with the others' (and the server
+    # the table's problems are reported once, by colosseum.settings.project, with the others' (and the server
     # shows them on colosseum.toml)
     assert problems == [] and sorted(p.key for p in loaded.problems) == ["review.colour", "review.reviewers"]
     config, _ = review_config(load_config(root), max_calls=7, reviewers=2, model="m")

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from colosseum.index import ProjectIndex
-from colosseum.inner_loop.records import InnerLoopConfig
+from colosseum.loops.inner.records import InnerLoopConfig
 from colosseum.models.scripted_provider import ScriptedProvider
-from colosseum.review import (
+from colosseum.loops.review import (
     LocalReviewCache,
     LocalReviewer,
     failed_context,
@@ -20,7 +20,7 @@ from colosseum.review import (
     retry_claim,
     review_claim,
 )
-from colosseum.review.local_review import material
+from colosseum.loops.review.local_review import material
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 PASS = {"verdict": "passed", "reasons": ["proves its statement"], "critiques": []}
@@ -169,8 +169,8 @@ async def test_a_failed_claim_is_retried_alone_through_the_inner_loop_with_its_d
 async def test_the_budget_bounds_each_review_run_never_the_session(project):
     from dataclasses import replace
 
-    from colosseum.inner_loop.solve import BudgetExceeded
-    from colosseum.review import ReviewConfig
+    from colosseum.models.errors import BudgetExceeded
+    from colosseum.loops.review import ReviewConfig
 
     index = ProjectIndex.open(project)
     provider = ScriptedProvider(lambda r: PASS)
@@ -191,7 +191,7 @@ async def test_the_budget_bounds_each_review_run_never_the_session(project):
 
 
 async def test_a_claim_with_no_proof_costs_no_call(project):
-    from colosseum.review import NothingToReview
+    from colosseum.loops.review import NothingToReview
 
     index = ProjectIndex.open(project)
     provider = ScriptedProvider(lambda r: PASS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from colosseum.cli import main
+from colosseum.cli.main import main
 from colosseum.index import ProjectIndex
 
 COMMON = ("\\newcommand{\\Chapter}[2]{\\chapter{#2}\\label{ch:#1}}\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from colosseum.index import ProjectIndex
-from colosseum.structure import Position, Range
+from colosseum.core.structure import Position, Range
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n\\newtheorem{lemma}{Lemma}\n"
 

@@ -3,9 +3,9 @@ the way out; a folder with its own colosseum.toml is a project of its own."""
 
 from __future__ import annotations
 
-from colosseum.checks import compute_diagnostics
+from colosseum.checks.findings import compute_diagnostics
 from colosseum.index import ProjectIndex
-from colosseum.structure import Position
+from colosseum.core.structure import Position
 
 PAPER = ("\\documentclass{article}\n\\usepackage{amsthm}\n\\newtheorem{lemma}{Lemma}\n\\begin{document}\n"
          "\\input{sections/body}\n\\end{document}\n")

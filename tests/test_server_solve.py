@@ -78,7 +78,7 @@ async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: 
     assert client.shown_documents and client.shown_documents[-1].uri.endswith("report.md")
     # the curator kept what the run taught: the proof as a model-reviewed observation pointing at the
     # report and, since the author applied it and no fatal critique survived, a result in the paper
-    from colosseum.catalog import read_entry
+    from colosseum.catalog.store import read_entry
 
     knowledge = client.project / "knowledge"
     written = {i: read_entry(knowledge / f"{i}.md") for i in result["catalog"]}
@@ -97,7 +97,7 @@ async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: 
 
 
 async def test_add_to_catalog_and_record_a_failed_route_from_the_editor(client: LanguageClient):
-    from colosseum.catalog import read_entry
+    from colosseum.catalog.store import read_entry
 
     path = client.project / "sections" / "main-result.tex"
     uri = open_document(client, path)
@@ -113,7 +113,7 @@ async def test_add_to_catalog_and_record_a_failed_route_from_the_editor(client: 
 
 
 async def test_retract_from_the_editor_asks_for_a_reason_and_makes_dependents_suspect(client: LanguageClient):
-    from colosseum.catalog import read_entry
+    from colosseum.catalog.store import read_entry
 
     path = client.project / "sections" / "main-result.tex"
     uri = open_document(client, path)

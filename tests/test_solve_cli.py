@@ -58,7 +58,7 @@ def test_solve_writes_an_auditable_run_and_a_rerun_costs_nothing(tmp_path):
     assert "Surviving critiques" in (runs[0] / "report.md").read_text()
     # the curator wrote the proof as a model-reviewed observation, and the second run added its
     # evidence to the same entry instead of writing a duplicate
-    from colosseum.catalog import read_entry
+    from colosseum.catalog.store import read_entry
 
     assert "written to the catalog: proof-of-lem-resampling" in first.stdout
     entry, problems = read_entry(project / "knowledge" / "proof-of-lem-resampling.md")

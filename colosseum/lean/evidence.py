@@ -12,9 +12,9 @@ import datetime
 import hashlib
 from pathlib import Path
 
-from colosseum.catalog import load_catalog
-from colosseum.catalog_curator import _body_of, _by_curator, _clean_statement, _free_id, _observations_of, _slug, _write_entry
-from colosseum.catalog_write import catalog_lock
+from colosseum.catalog.store import load_catalog
+from colosseum.catalog.curator import _body_of, _by_curator, _clean_statement, _free_id, _observations_of, _slug, _write_entry
+from colosseum.catalog.write import catalog_lock
 from colosseum.lean.findings import ClaimResult
 from colosseum.lean.results import STANDARD_AXIOMS, LeanReport
 

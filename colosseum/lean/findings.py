@@ -16,7 +16,7 @@ from pathlib import Path
 
 from colosseum.lean.inline import inline_units, map_range
 from colosseum.lean.results import DeclResult, LeanMessage, LeanReport
-from colosseum.structure import Claim, Diagnostic, Location, Position, Range, RelatedInfo
+from colosseum.core.structure import Claim, Diagnostic, Location, Position, Range, RelatedInfo
 
 SOURCE = "colosseum-lean"
 CODE_FAILED = "colosseum/lean-check-failed"

@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colosseum.latex_scanner import scan
-from colosseum.macros import MacroTable
-from colosseum.source_text import LineIndex
-from colosseum.structure import Position, Range
+from colosseum.latex.scanner import scan
+from colosseum.latex.macros import MacroTable
+from colosseum.core.source_text import LineIndex
+from colosseum.core.structure import Position, Range
 
 _LST_LANGUAGE = re.compile(r"language\s*=\s*\{?\s*lean4?\s*\}?\s*(?:[,\]]|$)", re.I)
 _MINTED_LANGUAGE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?\{\s*lean4?\s*\}", re.I)

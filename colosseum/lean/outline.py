@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from colosseum.source_text import LineIndex
+from colosseum.core.source_text import LineIndex
 
 _MODIFIERS = r"(?:(?:private|protected|noncomputable|partial|unsafe|nonrec|scoped|local)\s+)*"
 _ATTRIBUTES = r"(?:@\[[^\]]*\]\s*)*"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from colosseum.config import ConfigProblem, ProjectConfig
+from colosseum.settings.project import ConfigProblem, ProjectConfig
 
 DEFAULT_TIME_LIMIT = 300.0  # seconds per file: the first check of a file may build its imports
 
@@ -14,7 +14,7 @@ def _positive_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
-# key -> (check, what it must be); the same shape as colosseum.config.TABLES, which checks the table
+# key -> (check, what it must be); the same shape as colosseum.settings.project.TABLES, which checks the table
 KEYS = {
     "project": (lambda v: isinstance(v, str) and v.strip() != "",
                 "the Lean project's folder, relative to colosseum.toml"),
@@ -37,14 +37,14 @@ class LeanSettings:
 
 
 def lean_settings(config: ProjectConfig) -> LeanSettings:
-    """The valid keys of ``[lean]`` over the defaults, with the problems colosseum.config found in
+    """The valid keys of ``[lean]`` over the defaults, with the problems colosseum.settings.project found in
     the table (a bad key keeps its default)."""
-    from colosseum import config as config_module
+    from colosseum.settings import project as config_module
 
     settings = LeanSettings()
     settings.problems = [p for p in config.problems if p.key == "lean" or p.key.startswith("lean.")]
     if not isinstance(config.raw.get("lean"), dict):
-        return settings  # absent, or not a table (colosseum.config says so)
+        return settings  # absent, or not a table (colosseum.settings.project says so)
     valid = config_module.valid_table(config, "lean")  # its problems are reported with the others
     for key, value in valid.items():
         if key == "time_limit":

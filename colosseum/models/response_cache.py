@@ -8,7 +8,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from colosseum.atomic_files import write_atomically
+from colosseum.core.atomic_files import write_atomically
 from colosseum.models.provider import ModelRequest, ModelResponse, Usage
 
 

@@ -10,9 +10,9 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colosseum.config import load_config
+from colosseum.settings.project import load_config
 from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
-from colosseum.structure import Label, Position, Reference
+from colosseum.core.structure import Label, Position, Reference
 from colosseum_lsp.convert import path_to_uri
 
 log = logging.getLogger(__name__)

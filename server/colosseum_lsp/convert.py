@@ -8,7 +8,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
-from colosseum import structure
+from colosseum.core import structure
 
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error,

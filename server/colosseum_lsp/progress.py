@@ -8,7 +8,7 @@ import uuid
 
 from lsprotocol import types
 
-from colosseum.inner_loop.solve import SolveCancelled
+from colosseum.models.errors import SolveCancelled
 
 log = logging.getLogger(__name__)
 CANCELLED: set[str] = set()  # tokens the client asked to cancel

@@ -209,7 +209,7 @@ ROLES = ("explorer", "strategy_falsifier", "strategy_aggregator", "readiness_gat
 
 def role_of(system: str) -> str:
     """Which prompt a request was rendered from, by its system text (an HTTP double sees no role)."""
-    from colosseum.prompt_specs import load_prompt
+    from colosseum.models.prompts import load_prompt
 
     for role in ROLES:
         head = load_prompt(role).system_template.split("{", 1)[0][:200]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.catalog import load_catalog
-from colosseum.catalog_checks import catalog_diagnostics
-from colosseum.knowledge_cli import catalog_directory
+from colosseum.catalog.store import load_catalog
+from colosseum.catalog.checks import catalog_diagnostics
+from colosseum.cli.knowledge import catalog_directory
 from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.registry import CommandFailed
@@ -97,7 +97,7 @@ class CatalogCommandError(CommandFailed):
 async def add_to_catalog(ctx, args) -> dict:
     import asyncio
 
-    from colosseum.catalog_curator import add_claim_entry, person
+    from colosseum.catalog.curator import add_claim_entry, person
     from colosseum_lsp.convert import uri_to_path
 
     if len(args) < 2:
@@ -119,7 +119,7 @@ async def add_to_catalog(ctx, args) -> dict:
 async def record_failed_route(ctx, args) -> dict:
     import asyncio
 
-    from colosseum.catalog_curator import add_failed_route, person
+    from colosseum.catalog.curator import add_failed_route, person
     from colosseum_lsp.convert import uri_to_path
 
     if len(args) < 3:
@@ -174,7 +174,7 @@ async def retract_entry(ctx, args) -> dict:
     """[document uri, entry id, reason]: retract a project entry; what depends on it turns suspect."""
     import asyncio
 
-    from colosseum.catalog_curator import retract_entry as retract
+    from colosseum.catalog.curator import retract_entry as retract
     from colosseum_lsp.convert import uri_to_path
 
     if len(args) < 2 or not all(isinstance(a, str) for a in args[:2]):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.checks import similar_labels
-from colosseum.structure import Position
+from colosseum.checks.findings import similar_labels
+from colosseum.core.structure import Position
 from colosseum_lsp.convert import engine_position
 from colosseum_lsp.features import registry
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from colosseum.graph_html import dag_html
+from colosseum.graph.html import dag_html
 from colosseum_lsp.convert import uri_to_path
 from colosseum_lsp.features.registry import CommandFailed
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 from lsprotocol import types
 
-from colosseum.macros import BLUEPRINT_LIST_COMMANDS, LIST_REF_COMMANDS, RANGE_REF_COMMANDS, SINGLE_REF_COMMANDS
+from colosseum.latex.macros import BLUEPRINT_LIST_COMMANDS, LIST_REF_COMMANDS, RANGE_REF_COMMANDS, SINGLE_REF_COMMANDS
 from colosseum_lsp.features.statement_text import first_line
 
 _BUILTIN = "|".join(sorted(SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS + BLUEPRINT_LIST_COMMANDS,

@@ -241,7 +241,7 @@ def _say_once(ctx, problem: str | None) -> None:
 async def _record(project, index, results, lean_report) -> list[str]:
     if not lean_settings(index.config).record_in_catalog or not any(r.status == "formal" for r in results):
         return []
-    from colosseum.knowledge_cli import catalog_directory
+    from colosseum.cli.knowledge import catalog_directory
     from colosseum.lean.evidence import record_formal_evidence
 
     try:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.structure import Position
+from colosseum.core.structure import Position
 from colosseum_lsp.convert import location, range_, utf16_to_index
 from colosseum_lsp.features.catalog_view import cite_hover, claim_catalog_lines
 from colosseum_lsp.features.statement_text import as_text

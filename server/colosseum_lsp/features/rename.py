@@ -12,8 +12,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.catalog_rename import catalog_label_places
-from colosseum.structure import Position, Range
+from colosseum.catalog.rename import catalog_label_places
+from colosseum.core.structure import Position, Range
 from colosseum_lsp.convert import path_to_uri, range_
 from colosseum_lsp.features.catalog_view import project_catalog
 from colosseum_lsp.features.wrapper_arguments import ArgumentReading, readings, settled
@@ -149,7 +149,7 @@ def rename(ctx, path: Path, pos: Position, new_name: str) -> types.WorkspaceEdit
     _refuse(places, unreadable, "the name is not written out at these places (made by a wrapper)")
     _refuse(places, fixed_text, f"`{new_name}` drops the text these wrappers add to their argument")
     _refuse(places, ambiguous, "these wrapper calls could make the name from more than one of their arguments")
-    # the catalog's entries about the label follow it (colosseum.catalog_rename)
+    # the catalog's entries about the label follow it (colosseum.catalog.rename)
     for file, spans in catalog_label_places(project_catalog(project), old).items():
         edits[file].extend(types.TextEdit(range=range_(span), new_text=new_name) for span in spans)
     changes = []

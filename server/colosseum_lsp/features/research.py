@@ -34,7 +34,7 @@ class ResearchError(CommandFailed):
 def _free_output(claim_file: Path, label: str) -> Path:
     """``<file>-<label>-skeleton.tex`` beside the theorem's file, or ``-2``, ``-3`` ... : never an
     existing file."""
-    from colosseum.research_cli import default_output
+    from colosseum.cli.research import default_output
 
     first = default_output(claim_file, label)
     candidate, n = first, 1
@@ -61,15 +61,15 @@ async def _run_index(ctx, project):
 
 @registry.command("colosseum.exploreStrategies")
 async def explore_strategies(ctx, args) -> dict:
-    from colosseum.catalog import load_catalog
-    from colosseum.inner_loop.run_record import run_directory
-    from colosseum.knowledge_cli import catalog_directory
-    from colosseum.research.calls import CallBudget, MeteredProvider
-    from colosseum.research.draft import DraftDocument, DraftError
-    from colosseum.research.pipeline import ResearchRun, run_research
-    from colosseum.research.review_adapter import ReviewLayer
-    from colosseum.research.run_log import ResearchRecorder
-    from colosseum.research.settings import research_settings
+    from colosseum.catalog.store import load_catalog
+    from colosseum.loops.inner.run_record import run_directory
+    from colosseum.cli.knowledge import catalog_directory
+    from colosseum.loops.research.calls import CallBudget, MeteredProvider
+    from colosseum.loops.research.draft import DraftDocument, DraftError
+    from colosseum.loops.research.pipeline import ResearchRun, run_research
+    from colosseum.loops.research.review_adapter import ReviewLayer
+    from colosseum.loops.research.run_log import ResearchRecorder
+    from colosseum.loops.research.settings import research_settings
     from colosseum_lsp.features.solve import _config as inner_config_of, _provider
 
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
@@ -143,7 +143,7 @@ async def explore_strategies(ctx, args) -> dict:
 async def _offer_skeleton(ctx, project, label: str, result, target: Path) -> bool:
     """One edit: create the new file with the skeleton, and put ``\\input`` of it after the
     theorem (in place of an empty proof of it), at the document version the index read."""
-    from colosseum.research_cli import input_line, skeleton_file_text
+    from colosseum.cli.research import input_line, skeleton_file_text
 
     await caught_up(project)
     snap = project.snapshot()

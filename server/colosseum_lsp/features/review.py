@@ -14,9 +14,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.exception_groups import first_leaf
+from colosseum.core.exception_groups import first_leaf
 from colosseum.models import ProviderError
-from colosseum.review import (
+from colosseum.loops.review import (
     DismissalStore,
     LocalReviewCache,
     LocalReviewer,
@@ -26,8 +26,8 @@ from colosseum.review import (
     retry_claim,
     write_report,
 )
-from colosseum.review.local_review import material
-from colosseum.review.storage import reviews_directory
+from colosseum.loops.review.local_review import material
+from colosseum.loops.review.storage import reviews_directory
 from colosseum_lsp.convert import engine_position, path_to_uri, range_
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.code_actions import claim_at
@@ -45,7 +45,7 @@ class ReviewError(CommandFailed):
 
 # ---- shared pieces -----------------------------------------------------------------------------
 def _provider_and_config(ctx, project):
-    from colosseum.config import valid_table
+    from colosseum.settings.project import valid_table
     from colosseum.models.configured import configured_provider
 
     try:
@@ -75,7 +75,7 @@ def _local_reviewer(ctx, project) -> LocalReviewer:
 
 def _stopped(exc: BaseException, what: str) -> dict:
     """A run that stopped: cancelled (a result), or a failure the author should read (raised)."""
-    from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached
+    from colosseum.models.errors import BudgetExceeded, BudgetReached
 
     if first_leaf(exc, ProgressCancelled) is not None:
         return {"status": "cancelled", "message": f"{what} was cancelled"}
@@ -97,7 +97,7 @@ async def global_review(ctx, args) -> dict:
     if not args or not isinstance(args[0], str):
         raise ReviewError("usage: colosseum.globalReview [document uri]")
     project, index = await document_project(ctx, args[0])
-    from colosseum.config import valid_table
+    from colosseum.settings.project import valid_table
 
     provider, _model, config = _provider_and_config(ctx, project)
     prices = valid_table(project.index.config, "models").get("prices")
@@ -166,10 +166,10 @@ async def dismiss_critique(ctx, args) -> dict:
 
 @registry.command("colosseum.retryClaim")
 async def retry_claim_command(ctx, args) -> dict:
-    from colosseum.catalog import load_catalog
-    from colosseum.inner_loop.run_record import RunRecorder, run_directory
-    from colosseum.knowledge_cli import catalog_directory
-    from colosseum.solve_cli import inner_loop_config
+    from colosseum.catalog.store import load_catalog
+    from colosseum.loops.inner.run_record import RunRecorder, run_directory
+    from colosseum.cli.knowledge import catalog_directory
+    from colosseum.cli.solve import inner_loop_config
 
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ReviewError("usage: colosseum.retryClaim [document uri, claim label]")

@@ -10,10 +10,10 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colosseum.review import LocalReviewer
-from colosseum.review.anchoring import DocumentText
-from colosseum.review.view import frozen
-from colosseum.structure import Diagnostic
+from colosseum.loops.review import LocalReviewer
+from colosseum.loops.review.anchoring import DocumentText
+from colosseum.loops.review.view import frozen
+from colosseum.core.structure import Diagnostic
 from colosseum_lsp.convert import path_to_uri
 
 SOURCE = "colosseum-review"

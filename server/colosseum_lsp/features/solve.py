@@ -10,9 +10,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.exception_groups import first_leaf
+from colosseum.core.exception_groups import first_leaf
 from colosseum.models import ProviderError
-from colosseum.structure import Diagnostic, RelatedInfo
+from colosseum.core.structure import Diagnostic, RelatedInfo
 from colosseum_lsp.convert import path_to_uri, range_
 from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
@@ -27,7 +27,7 @@ class SolveError(CommandFailed):
 
 
 def _provider(ctx, project):
-    from colosseum.config import valid_table
+    from colosseum.settings.project import valid_table
     from colosseum.models.configured import configured_provider
 
     try:
@@ -38,18 +38,19 @@ def _provider(ctx, project):
 
 
 def _config(ctx, project):
-    from colosseum.solve_cli import inner_loop_config
+    from colosseum.cli.solve import inner_loop_config
 
     budget = ctx.options.get("budget")
     return inner_loop_config(project.index.config, budget.get("max_calls") if isinstance(budget, dict) else None)[0]
 
 
 async def solve_obligation(ctx, args) -> dict:
-    from colosseum.catalog import load_catalog
-    from colosseum.inner_loop.context import obligation_context
-    from colosseum.inner_loop.run_record import RunRecorder, run_directory
-    from colosseum.inner_loop.solve import BudgetExceeded, BudgetReached, solve
-    from colosseum.knowledge_cli import catalog_directory
+    from colosseum.catalog.store import load_catalog
+    from colosseum.loops.inner.context import obligation_context
+    from colosseum.loops.inner.run_record import RunRecorder, run_directory
+    from colosseum.models.errors import BudgetExceeded, BudgetReached
+    from colosseum.loops.inner.solve import solve
+    from colosseum.cli.knowledge import catalog_directory
 
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise SolveError("usage: colosseum.solveObligation [document uri, claim label]")
@@ -103,8 +104,8 @@ async def solve_obligation(ctx, args) -> dict:
 
 async def _curate(project, label: str, statement: str, result, directory: Path, model: str) -> list[str]:
     """The run's lessons into the catalog; a catalog that cannot be written costs the lessons, not the run."""
-    from colosseum.catalog_curator import record_run_outcome
-    from colosseum.knowledge_cli import catalog_directory
+    from colosseum.catalog.curator import record_run_outcome
+    from colosseum.cli.knowledge import catalog_directory
 
     report = str((directory / "report.md").relative_to(project.root_dir))
     try:
@@ -117,8 +118,8 @@ async def _curate(project, label: str, statement: str, result, directory: Path, 
 
 async def _curate_result(project, label: str, statement: str, run_id: str, model: str) -> list[str]:
     """The author applied the proof: the result now lives in the paper under its label."""
-    from colosseum.catalog_curator import record_result
-    from colosseum.knowledge_cli import catalog_directory
+    from colosseum.catalog.curator import record_result
+    from colosseum.cli.knowledge import catalog_directory
 
     try:
         return [await asyncio.to_thread(record_result, catalog_directory(project.root_dir), label, statement,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from colosseum.macros import LIST_REF_COMMANDS, RANGE_REF_COMMANDS, SINGLE_REF_COMMANDS
+from colosseum.latex.macros import LIST_REF_COMMANDS, RANGE_REF_COMMANDS, SINGLE_REF_COMMANDS
 
 HOVER_LIMIT = 1500
 

@@ -1,0 +1,100 @@
+"""``colosseum knowledge check|list|show PATH``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from colosseum.catalog.store import load_catalog
+from colosseum.settings.project import load_config
+
+
+def catalog_directory(path: Path) -> Path:
+    """``knowledge/`` beside the root file, or ``[catalog] path`` in colosseum.toml."""
+    project = path if path.is_dir() else path.parent
+    configured = load_config(project).raw.get("catalog", {})
+    if isinstance(configured, dict) and isinstance(configured.get("path"), str):
+        return (project / configured["path"]).resolve()
+    return project / "knowledge"
+
+
+def run_knowledge(args) -> int:
+    path = Path(args.path)
+    if not path.exists():
+        print(f"colosseum: {path}: no such file or directory", file=sys.stderr)
+        return 2
+    directory = catalog_directory(path.resolve())
+    catalog = load_catalog(directory, with_starter=not args.no_starter)
+
+    def rel(file: Path) -> str:
+        for base in (directory.parent, Path.cwd()):
+            try:
+                return file.relative_to(base).as_posix()
+            except ValueError:
+                continue
+        return str(file)
+
+    if args.action == "check":
+        problems = sorted(catalog.problems, key=lambda p: (str(p.file), p.field))
+        if args.format == "json":
+            print(json.dumps({"entries": len(catalog.entries), "problems": [
+                {"file": rel(p.file), "line": p.line + 1, "field": p.field, "severity": p.severity,
+                 "message": p.message} for p in problems]}, indent=2, ensure_ascii=False))
+        else:
+            for p in problems:
+                where = f"{p.field}: " if p.field else ""
+                print(f"{rel(p.file)}:{p.line + 1}: {p.severity} {where}{p.message}")
+            print(f"{len(catalog.entries)} entries, {len(catalog.malformed())} malformed", file=sys.stderr)
+        return 1 if catalog.malformed() else 0
+    if args.action == "add":
+        from colosseum.catalog.store import read_entry
+        from colosseum.catalog.curator import add_claim_entry, person
+        from colosseum.index import ProjectError, ProjectIndex
+
+        try:
+            index = ProjectIndex.open(path)
+        except ProjectError as exc:
+            print(f"colosseum: {exc}", file=sys.stderr)
+            return 2
+        claim = index.claims.get(args.entry or "")
+        if claim is None:
+            print(f"colosseum: no claim `{args.entry}` in the paper", file=sys.stderr)
+            return 2
+        written = add_claim_entry(directory, claim, person())
+        _, problems = read_entry(written)
+        print(f"added {rel(written)}" + (": " + "; ".join(p.message for p in problems) if problems else ""))
+        return 1 if problems else 0
+    if args.action == "retract":
+        from colosseum.catalog.curator import retract_entry
+
+        if not args.reason:
+            print("colosseum: say why: --reason '...'", file=sys.stderr)
+            return 2
+        try:
+            problems, dependents = retract_entry(directory, args.entry or "", args.reason)
+        except (KeyError, PermissionError) as exc:
+            print(f"colosseum: {exc.args[0]}", file=sys.stderr)
+            return 2
+        for p in problems:
+            print(f"{rel(p.file)}: {p.field}: {p.message}", file=sys.stderr)
+        print(f"retracted `{args.entry}`; now suspect: {', '.join(dependents) or 'nothing else'}")
+        return 1 if problems else 0
+    if args.action == "list":
+        entries = sorted(catalog.entries.values(), key=lambda e: (e.layer, e.kind, e.id))
+        if args.format == "json":
+            print(json.dumps([{"id": e.id, "kind": e.kind, "status": e.status, "title": e.title,
+                               "layer": e.layer, "file": rel(e.file)} for e in entries], indent=2, ensure_ascii=False))
+        else:
+            for e in entries:
+                print(f"{e.id:40} {e.kind:13} {e.status:10} {e.title}")
+        return 0
+    entry = catalog.entries.get(args.entry or "")
+    if entry is None:
+        print(f"colosseum: no entry `{args.entry}` in {directory}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps({"file": rel(entry.file), "layer": entry.layer, **entry.data}, indent=2, ensure_ascii=False))
+    else:
+        print(entry.file.read_text(encoding="utf-8"))
+    return 0

@@ -1,0 +1,164 @@
+r"""``colosseum lean PATH``: check the paper's Lean (declarations named with ``\lean{...}`` and inline
+Lean) with a progress bar per file on stderr.
+
+Exit codes: 0 every check passed; 1 a check failed (a declaration missing or not elaborating, a
+``\leanok`` whose claim Lean refutes, e.g. a proof marked \leanok that uses ``sorry``, or inline
+Lean with errors); 3 nothing failed but something could not be checked (Lean not installed, the
+project does not build, the time limit, a crash); 2 bad arguments or no LaTeX project; 130
+cancelled (Ctrl-C). A statement formalized with its proof still ``sorry`` is not a failure unless
+its proof is marked \leanok."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED, EXIT_CANCELLED = 1, 2, 3, 130
+
+
+def add_arguments(sub) -> None:
+    lean = sub.add_parser("lean", help="check the Lean declarations and inline Lean of the paper")
+    lean.add_argument("path", help="project directory or its root .tex file")
+    lean.add_argument("--format", choices=("text", "json"), default="text")
+    lean.add_argument("--time-limit", type=float, metavar="SECONDS",
+                      help="per file (default: [lean] time_limit in colosseum.toml, else 300)")
+    lean.add_argument("--no-cache", action="store_true", help="ask Lean again even about files it answered before")
+    lean.add_argument("--no-catalog", action="store_true",
+                      help="do not record passing checks as formal evidence in the catalog")
+    lean.set_defaults(run=run_lean)
+
+
+class _Bar:
+    """One line on stderr, redrawn: the file being checked and how many are done."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream, self.drawn = stream, False
+
+    def __call__(self, event) -> None:
+        width = 24
+        filled = width * event.done // max(1, event.total)
+        what = "checking" if event.status == "checking" else event.status
+        line = f"Lean [{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} {what} {event.name}"
+        print("\r" + line[:110].ljust(110), end="", file=self.stream, flush=True)
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            print(file=self.stream, flush=True)
+
+
+def run_lean(args) -> int:
+    from colosseum.graph.export import diagnostic_record, diagnostics_text
+    from colosseum.index import ProjectError, ProjectIndex
+    from colosseum.lean import (
+        CancelToken,
+        apply_formal,
+        claim_results,
+        formal_ids,
+        lean_diagnostics,
+        lean_settings,
+        plan_check,
+        run_plan,
+    )
+
+    if args.time_limit is not None and args.time_limit <= 0:
+        print("colosseum: --time-limit must be a positive number of seconds", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        index = ProjectIndex.open(args.path)
+    except ProjectError as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    settings = lean_settings(index.config)
+    for problem in settings.problems:
+        print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)
+    if args.time_limit is not None:
+        settings.time_limit = args.time_limit
+    plan = plan_check(index, settings)
+    token, bar, box = CancelToken(), _Bar(), {}
+
+    def work() -> None:
+        try:
+            box["report"] = run_plan(plan, token=token, progress=bar, use_cache=not args.no_cache)
+        except BaseException as exc:  # handed to the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="colosseum-lean", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        token.cancel()  # kills lake serve: the worker returns at once
+        worker.join(30)
+        bar.finish()
+        print("colosseum: Lean check cancelled; what was finished is cached", file=sys.stderr)
+        return EXIT_CANCELLED
+    bar.finish()
+    if "error" in box:
+        raise box["error"]
+    report = box["report"]
+    results = claim_results(index, report)
+    apply_formal(index, formal_ids(results))
+    diagnostics = lean_diagnostics(index, report, results)
+    recorded: list[str] = []
+    if settings.record_in_catalog and not args.no_catalog and any(r.status == "formal" for r in results):
+        from colosseum.cli.knowledge import catalog_directory
+        from colosseum.lean.evidence import record_formal_evidence
+
+        recorded = record_formal_evidence(catalog_directory(index.root_dir), results, report)
+    # a \leanok whose claim fails, inline Lean with errors, a declaration missing or not elaborating
+    failed = any(r.status == "failed" for r in results) or any(d.severity == "error" for d in diagnostics)
+    unchecked = (any(r.status == "unchecked" for r in results) or report.problem is not None
+                 or any(u.status not in ("checked", "cached") for u in report.units))
+    if args.format == "json":
+        print(json.dumps(_json(index, report, results, diagnostics, recorded, diagnostic_record), indent=2,
+                         ensure_ascii=False))
+    else:
+        for r in results:
+            print(f"{index.relative(r.claim.file)}:{r.claim.location.range.start.line + 1}: {r.id}: {r.status}"
+                  + ("" if r.marked_leanok else " (not marked \\leanok)"))
+            for d in r.decls:
+                print(f"    {d.status:9} {d.message}")
+        inline = [d for d in diagnostics if d.code == "colosseum/lean-inline" or d.code == "colosseum/lean-unchecked"]
+        if inline:
+            print(diagnostics_text(index, inline))
+        if recorded:
+            print(f"formal evidence recorded in the catalog: {', '.join(recorded)}")
+    if report.problem:
+        print(f"colosseum: Lean: {report.problem}", file=sys.stderr)
+    files = report.units
+    print(f"{len(results)} claim(s) with \\lean: {sum(r.status == 'formal' for r in results)} formal, "
+          f"{sum(r.status == 'statement' for r in results)} with the statement only, "
+          f"{sum(r.status == 'failed' for r in results)} failed, {sum(r.status == 'unchecked' for r in results)} "
+          f"unchecked; {len(files)} file(s): {report.count('checked')} checked by Lean, {report.count('cached')} "
+          f"from the cache, {len(files) - report.count('checked') - report.count('cached')} not checked; "
+          f"{report.seconds:.1f} s" + (f"; toolchain {report.toolchain}" if report.toolchain else ""), file=sys.stderr)
+    if report.cancelled:
+        return EXIT_CANCELLED
+    return EXIT_FAILED if failed else EXIT_UNCHECKED if unchecked else 0
+
+
+def _json(index, report, results, diagnostics, recorded, diagnostic_record) -> dict:
+    graph = index.graph
+    return {
+        "lean_project": str(report.lean_project) if report.lean_project else None,
+        "toolchain": report.toolchain or None,
+        "problem": report.problem,
+        "cancelled": report.cancelled,
+        "seconds": round(report.seconds, 3),
+        "files": [{"name": u.name, "kind": u.kind, "status": u.status, "seconds": round(u.seconds, 3),
+                   "message": u.message} for u in report.units],
+        "claims": [{"id": r.id, "kind": r.claim.kind, "file": index.relative(r.claim.file),
+                    "line": r.claim.location.range.start.line + 1, "leanok": r.marked_leanok,
+                    "leanok_statement": r.statement_marked, "leanok_proof": r.proof_marked, "status": r.status,
+                    "dag_status": graph.status.get(r.id),
+                    "declarations": [{"name": d.name, "status": d.status, "axioms": d.axioms, "message": d.message,
+                                      "source": str(Path(d.source)) if d.source else None,
+                                      "line": d.line + 1 if d.line is not None else None} for d in r.decls]}
+                   for r in results],
+        "diagnostics": [dict(diagnostic_record(index, d), source=d.source) for d in diagnostics],
+        "catalog": recorded,
+    }

@@ -1,0 +1,137 @@
+"""The ``colosseum`` command line: check, dag, obligations, serve."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import json
+import os
+import sys
+
+from colosseum import __version__
+
+# subcommands that live in their own module: each has add_arguments(subparsers), which gives its
+# parser a default ``run(args) -> exit code``. Building the parser imports all of them, so they
+# import their engine (asyncio, the model layer) inside ``run``: `colosseum check` starts fast.
+SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.review", "colosseum.cli.lean", "colosseum.cli.research")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="colosseum", description="Check and solve the proof obligations of a LaTeX project.")
+    parser.add_argument("--version", action="version", version=f"colosseum {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="report broken references, cycles, open obligations ...")
+    check.add_argument("path", help="project directory or its root .tex file")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    dag = sub.add_parser("dag", help="print the dependency DAG")
+    dag.add_argument("path")
+    dag.add_argument("--format", choices=("json", "dot", "mermaid"), default="json")
+    obligations = sub.add_parser("obligations", help="the obligations in a valid solve order")
+    obligations.add_argument("path")
+    obligations.add_argument("--format", choices=("text", "json"), default="text")
+    knowledge = sub.add_parser("knowledge", help="the knowledge catalog beside the paper")
+    knowledge.add_argument("action", choices=("check", "list", "show", "add", "retract"))
+    knowledge.add_argument("path", help="project directory or its root .tex file")
+    knowledge.add_argument("entry", nargs="?", help="entry id (show, retract) or claim label (add)")
+    knowledge.add_argument("--format", choices=("text", "json"), default="text")
+    knowledge.add_argument("--no-starter", action="store_true", help="leave out the starter catalog")
+    knowledge.add_argument("--reason", help="why (for retract)")
+    for name in SUBCOMMAND_MODULES:
+        importlib.import_module(name).add_arguments(sub)
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", type=int, metavar="PORT", help="listen on 127.0.0.1:PORT instead of stdio")
+    serve.add_argument("--log-file", help="write the server log here")
+    serve.add_argument("--stdio", action="store_true", help="use stdin/stdout (the default; accepted for clients that pass it)")
+    return parser
+
+
+def formal_from_cache(index) -> None:
+    """Claims whose Lean check passed before (cached by `colosseum lean`) show as formal; Lean is
+    not run here, and a Lean setup that cannot be read changes nothing."""
+    if not (index.root_dir / ".colosseum" / "lean" / "cache").is_dir():
+        return  # nothing was ever checked here: not even the Lean bridge is imported
+    try:
+        from colosseum.lean import apply_cached_results
+
+        apply_cached_results(index)
+    except Exception as exc:  # noqa: BLE001 - the check must report the paper whatever Lean's state
+        print(f"colosseum: Lean results not read ({exc})", file=sys.stderr)
+
+
+STDOUT_CLOSED = 141  # what a shell reports for a command that SIGPIPE ended (128 + 13), as `cat` gets in `cat | head`
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _run(argv)
+        if not sys.stdout.closed:  # (the language server closes it as it ends)
+            sys.stdout.flush()  # the output's last buffer goes now, not at exit where a closed pipe prints a traceback
+    except BrokenPipeError:
+        # the reader stopped reading (`colosseum dag . | head -1`): end quietly. Python's advice
+        # (signal module docs): point stdout at devnull so the flush at exit fails no more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return STDOUT_CLOSED
+    return code
+
+
+def _run(argv: list[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        from colosseum_lsp.main import run_server  # the server package; the engine never imports it
+
+        return run_server(tcp_port=args.tcp, log_file=args.log_file)
+    if getattr(args, "run", None) is not None:
+        return args.run(args)
+    if args.command == "knowledge":
+        from colosseum.cli.knowledge import run_knowledge
+
+        return run_knowledge(args)
+    from colosseum.cli.solve import open_for_run  # one way to open a project for every command
+
+    # check, dag, obligations: one index, a report, exit. The cyclic collector would walk the
+    # whole index once it is built (a sixth of a cold `check`) to free nothing.
+    gc.disable()
+    index = open_for_run(args.path)
+    if index is None:
+        return 2
+    from colosseum.graph import export
+
+    if args.command == "check":
+        diagnostics = index.diagnostics()
+        from colosseum.catalog.store import load_catalog
+        from colosseum.catalog.checks import catalog_diagnostics
+        from colosseum.cli.knowledge import catalog_directory
+
+        catalog_dir = catalog_directory(index.root_dir)
+        if catalog_dir.is_dir():  # what the catalog beside the paper says about it
+            diagnostics = sorted(diagnostics + catalog_diagnostics(load_catalog(catalog_dir), index),
+                                 key=lambda d: d.sort_key())
+        if args.format == "json":
+            print(export.diagnostics_json(index, diagnostics))
+        else:
+            text = export.diagnostics_text(index, diagnostics)
+            if text:
+                print(text)
+            counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in ("error", "warning", "information", "hint")}
+            print(f"{len(index.claims)} claims, {len(index.sections)} sections, {len(index.graph.edges)} edges in "
+                  f"{len(index.roots)} root(s): {counts['error']} errors, {counts['warning']} warnings, "
+                  f"{counts['hint'] + counts['information']} notes", file=sys.stderr)
+        return 1 if any(d.severity == "error" for d in diagnostics) else 0
+    if args.command == "dag":
+        render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid}[args.format]
+        print(render(index))
+        return 0
+    if args.command == "obligations":
+        plan = export.obligation_plan(index)
+        if args.format == "json":
+            print(json.dumps({"obligations": plan}, indent=2, ensure_ascii=False))
+        elif not plan:
+            print("no obligations (mark a claim with \\obligation or a line `% colosseum: obligation`)")
+        else:
+            for item in plan:
+                waits = ", ".join(item["waits_on"]) if item["waits_on"] else "nothing"
+                print(f"{item['generation']}. {item['id']} [{item['status']}] {item['file']}:{item['line']} "
+                      f"- waits on: {waits}")
+        return 0
+    return 2

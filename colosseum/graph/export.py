@@ -1,0 +1,128 @@
+"""Public output formats of the index: diagnostics and the DAG as JSON, DOT and Mermaid.
+
+These formats are documented in the README and kept stable; fields are only ever added."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from colosseum.core.structure import Diagnostic
+
+if TYPE_CHECKING:
+    from colosseum.index import ProjectIndex
+
+# the drawings colour a claim Lean has checked apart ("formal"); in the JSON its status is "proved"
+# (the status values are public: proved, open, obligation, conditional) and "lean_checked" is true
+STATUS_COLOURS = {"proved": "#2e7d32", "open": "#9e9e9e", "obligation": "#c62828", "conditional": "#ef6c00",
+                 "formal": "#1565c0"}
+
+
+def drawn_status(node: dict) -> str:
+    """The status a drawing colours a node record by."""
+    return "formal" if node.get("lean_checked") else node["status"]
+
+
+def diagnostic_record(index: "ProjectIndex", diag: Diagnostic) -> dict:
+    return {
+        "file": index.relative(diag.file),
+        "line": diag.range.start.line + 1,
+        "column": diag.range.start.character + 1,
+        "severity": diag.severity,
+        "code": diag.code,
+        "message": diag.message,
+    }
+
+
+def diagnostics_text(index: "ProjectIndex", diagnostics: list[Diagnostic]) -> str:
+    lines = []
+    for diag in diagnostics:
+        rec = diagnostic_record(index, diag)
+        lines.append(f"{rec['file']}:{rec['line']}:{rec['column']}: {rec['severity']} {rec['code']}: {rec['message']}")
+    return "\n".join(lines)
+
+
+def diagnostics_json(index: "ProjectIndex", diagnostics: list[Diagnostic]) -> str:
+    return json.dumps({"diagnostics": [diagnostic_record(index, d) for d in diagnostics]}, indent=2, ensure_ascii=False)
+
+
+def node_records(index: "ProjectIndex") -> list[dict]:
+    graph = index.graph
+    nodes = []
+    for sid, section in index.sections.items():
+        nodes.append({"id": sid, "kind": "section", "title": section.title, "file": index.relative(section.file),
+                      "line": section.location.range.start.line + 1, "status": graph.status[sid], "formal": False,
+                      "lean_checked": False})
+    for cid, claim in index.claims.items():
+        checked = graph.status[cid] == "formal"
+        nodes.append({"id": cid, "kind": claim.kind, "title": claim.title, "file": index.relative(claim.file),
+                      "line": claim.location.range.start.line + 1, "status": "proved" if checked else graph.status[cid],
+                      # the author's marks, as blueprints mean them; what Lean checked is lean_checked
+                      "formal": bool(claim.leanok or claim.mathlibok), "lean_checked": checked})
+    nodes.sort(key=lambda n: (n["file"], n["line"], n["id"]))
+    return nodes
+
+
+def dag_json(index: "ProjectIndex") -> str:
+    edges = [{"source": e.source, "target": e.target, "kind": e.kind} for e in index.graph.edges]
+    edges.sort(key=lambda e: (e["target"], e["source"], e["kind"]))
+    # one node or edge per line: readable, and json's C encoder (indent= would use the slow one)
+    nodes = ",\n".join(json.dumps(n, ensure_ascii=False) for n in node_records(index))
+    lines = ",\n".join(json.dumps(e, ensure_ascii=False) for e in edges)
+    return '{"nodes": [\n' + nodes + '\n],\n"edges": [\n' + lines + "\n]}"
+
+
+def _quote(text: str) -> str:
+    """A DOT string: backslashes and quotes escaped, a line break as DOT's own ``\\n``."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def dag_dot(index: "ProjectIndex") -> str:
+    out = ["digraph colosseum {", "  rankdir=LR;", "  node [shape=box, style=filled, fontcolor=white];"]
+    for node in node_records(index):
+        label = node["id"] + (f"\n{node['title']}" if node["title"] else "")
+        shape = "folder" if node["kind"] == "section" else "box"
+        out.append(f"  {_quote(node['id'])} [label={_quote(label)}, shape={shape}, "
+                   f"fillcolor={_quote(STATUS_COLOURS[drawn_status(node)])}, tooltip={_quote(drawn_status(node))}];")
+    styles = {"statement-uses": "solid", "proof-uses": "dashed", "contains": "dotted"}
+    for edge in index.graph.edges:
+        out.append(f"  {_quote(edge.source)} -> {_quote(edge.target)} [style={styles[edge.kind]}, "
+                   f"label={_quote(edge.kind)}];")
+    out.append("}")
+    return "\n".join(out)
+
+
+def dag_mermaid(index: "ProjectIndex") -> str:
+    ids = {}
+    out = ["graph TD"]
+    for i, node in enumerate(node_records(index)):
+        ids[node["id"]] = f"n{i}"
+        text = node["id"] + (f": {node['title']}" if node["title"] else "")
+        text = text.replace('"', "'")
+        out.append(f'  n{i}["{text}"]:::{drawn_status(node)}')
+    arrows = {"statement-uses": "-->", "proof-uses": "-.->", "contains": "---"}
+    for edge in index.graph.edges:
+        if edge.source in ids and edge.target in ids:
+            out.append(f"  {ids[edge.source]} {arrows[edge.kind]}|{edge.kind}| {ids[edge.target]}")
+    for status, colour in STATUS_COLOURS.items():
+        out.append(f"  classDef {status} fill:{colour},color:#fff")
+    return "\n".join(out)
+
+
+def obligation_plan(index: "ProjectIndex") -> list[dict]:
+    """Obligations in a valid solve order (DAG generations), with what each still waits on."""
+    graph = index.graph
+    order = {node: i for i, layer in enumerate(graph.generations()) for node in layer}
+    plan = []
+    for node, status in graph.status.items():
+        is_obligation = (node in index.claims and index.claims[node].obligation) or (
+            node in index.sections and index.sections[node].obligation)
+        if not is_obligation:
+            continue
+        waits = sorted(a for a in graph.ancestors(node) if graph.status.get(a) in ("open", "obligation"))
+        item = index.claims.get(node) or index.sections.get(node)
+        plan.append({"id": node, "status": status, "generation": order.get(node, 0) + 1,
+                     "file": index.relative(item.file), "line": item.location.range.start.line + 1,
+                     "waits_on": waits})
+    plan.sort(key=lambda p: (p["generation"], p["file"], p["line"]))
+    return plan

@@ -1,0 +1,242 @@
+"""What the dependency graph concludes about its nodes: each one's status, and which sit on a circle.
+
+A claim's own status (its base) follows from the claim alone: formal, proved, open or an
+obligation. A proof that rests, along proof-uses edges, on an open claim or an obligation is
+conditional; a section's status summarises what it holds. When a graph is made from the last
+one (colosseum.graph.update), statuses are computed again for the nodes whose data changed; the
+search for what is conditional on an open obligation runs again only when an obligation, or an
+edge or status on its paths, changed; the circular groups are found again only when an edge
+inside one, or an edge that can close one, changed.
+
+A first build and an edit share this code: the build from nothing calls ``settle_statuses``, an
+edit ``update_statuses`` and ``keep_cycles``, both over the same rules.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from colosseum.graph.dag import DependencyGraph
+    from colosseum.index import ProjectIndex
+
+ORIGINS = ("obligation", "open")  # what a proof resting on is conditional
+_RANK = {"obligation": 3, "open": 2, "conditional": 1}  # what a section's status summarises, worst first
+
+
+def settle_statuses(graph: "DependencyGraph", index: "ProjectIndex") -> None:
+    """Every node's status, from nothing."""
+    graph._formal = frozenset(index.formal_labels)
+    base = graph._base
+    for cid, claim in index.claims.items():
+        base[cid] = claim_status(claim, cid in graph._formal)
+    base.update(section_bases(graph, index))
+    find_conditional(graph)
+    summarise_sections(graph)
+
+
+def claim_status(claim, formal: bool) -> str:
+    if formal:
+        return "formal"  # checked by Lean: never conditional on the paper's gaps
+    if claim.role == "conjecture":
+        return "open"  # unproved by nature, whatever follows it
+    if claim.mathlibok or claim.cited:
+        return "proved"
+    proof = claim.proof
+    if proof is not None and proof.has_content:
+        # an \obligation inside the proof: what is there is a sketch, the proof is still owed
+        return "obligation" if proof.obligation else "proved"
+    if claim.obligation:
+        return "obligation"
+    if claim.needs_proof:
+        return "open"
+    return "proved"  # definitions and remarks: nothing to prove
+
+
+def section_bases(graph: "DependencyGraph", index: "ProjectIndex") -> dict[str, str]:
+    """Each section's own status: an obligation section stays an obligation until it holds a
+    claim and every claim in it (its subsections' too) is proved; any other section is proved
+    (what it holds is summarised afterwards, by summarise_sections)."""
+    sections = index.sections
+    bases = dict.fromkeys(sections, "proved")
+    marked = {sid for sid, section in sections.items() if section.obligation}
+    if not marked:
+        return bases
+    held: set[str] = set()
+    unproved: set[str] = set()
+    parent, base = graph._section_parent, graph._base
+    for cid, info in graph._claim_info.items():
+        settled = base.get(cid) in ("proved", "formal")
+        sec, steps = info[0], 0
+        while sec is not None and steps < 64:
+            if sec in marked:
+                held.add(sec)
+                if not settled:
+                    unproved.add(sec)
+            sec, steps = parent.get(sec), steps + 1
+    for sid in marked:
+        if sid not in held or sid in unproved:
+            bases[sid] = "obligation"
+    return bases
+
+
+def summarise_sections(graph: "DependencyGraph") -> None:
+    """A section's status says what it holds: obligation if it (or anything in it) is an open
+    obligation, else open if it holds an open claim, else conditional if it holds a conditional
+    claim, else proved. Its own prose references never make it conditional."""
+    status, parent, base = graph.status, graph._section_parent, graph._base
+    worst = dict.fromkeys(parent, 0)
+
+    def raise_from(sec: str | None, rank: int) -> None:
+        steps = 0
+        while sec is not None and worst.get(sec, rank) < rank and steps < 64:
+            worst[sec] = rank
+            sec, steps = parent.get(sec), steps + 1
+
+    for sid in parent:
+        if base.get(sid) == "obligation":
+            raise_from(sid, 3)
+    info = graph._claim_info
+    for cid in graph._unsettled:
+        rank = _RANK.get(status.get(cid), 0)
+        if rank and cid in info:
+            raise_from(info[cid][0], rank)
+    names = {rank: name for name, rank in _RANK.items()}
+    for sid, rank in worst.items():
+        status[sid] = names.get(rank, "proved")
+
+
+def find_conditional(graph: "DependencyGraph") -> None:
+    """Statuses from the base ones: proved, but a proof-uses path leads back to something not
+    settled (an open obligation, or a claim with no proof, e.g. a conjecture), is conditional (the
+    path is kept, from the first such origin in name order)."""
+    base = graph._base
+    status = dict(base)
+    conditional: dict[str, list[str]] = {}
+    reached: set[str] = set()
+    proof_succ = graph.proof_succ
+    origins = sorted(n for n, s in base.items() if s in ORIGINS)
+    for origin in origins:
+        parent = {origin: None}
+        queue = deque([origin])
+        while queue:
+            node = queue.popleft()
+            for nxt in proof_succ.get(node, ()):
+                if nxt in parent:
+                    continue
+                parent[nxt] = node
+                queue.append(nxt)
+                if status.get(nxt) in ("proved", "conditional") and nxt not in conditional:
+                    path = [nxt]
+                    while parent[path[-1]] is not None:
+                        path.append(parent[path[-1]])
+                    conditional[nxt] = list(reversed(path))
+                    status[nxt] = "conditional"
+        reached.update(parent)
+    graph.status, graph.conditional_on, graph._reached = status, conditional, reached
+    graph._unsettled = set(origins) | conditional.keys()
+
+
+# ---- from the last graph ---------------------------------------------------------------------------
+def update_statuses(graph: "DependencyGraph", previous: "DependencyGraph", index: "ProjectIndex",
+                    nodes: "Iterable[str]", base_changed: set[str], proof_sources: set[str],
+                    removed_nodes: set[str]) -> None:
+    """The statuses of a graph made from ``previous``: ``nodes`` were read afresh, the sections in
+    ``base_changed`` gained or lost a claim or subsection, the nodes in ``proof_sources`` had
+    proof-uses edges come or go, and ``removed_nodes`` are gone."""
+    claims, sections = index.claims, index.sections
+    formal = frozenset(index.formal_labels)
+    graph._formal = formal
+    todo = set(nodes) | base_changed | (formal ^ previous._formal)
+    base = graph._base
+    changed: list[tuple[str, str | None, str | None]] = []
+    sections_touched = bool(base_changed)
+    for node in todo:
+        claim = claims.get(node)
+        if claim is not None:
+            new = claim_status(claim, node in formal)
+        elif node in sections:
+            sections_touched = True
+            continue
+        else:
+            new = None
+        old = base.get(node)
+        if new != old:
+            if new is None:
+                del base[node]
+            else:
+                base[node] = new
+            changed.append((node, old, new))
+    if changed or sections_touched:  # an obligation section waits on the claims in it
+        for node, new in section_bases(graph, index).items():
+            old = base.get(node)
+            if new != old:
+                base[node] = new
+                changed.append((node, old, new))
+    reached = previous._reached
+    again = any(old in ORIGINS or new in ORIGINS or node in reached for node, old, new in changed)
+    again = again or any(node in reached or base.get(node) in ORIGINS for node in proof_sources)
+    again = again or not reached.isdisjoint(removed_nodes)
+    # a section that came or went (or whose label a claim now carries) has no summary to keep
+    again = again or graph._section_parent.keys() != previous._section_parent.keys()
+    if again:
+        find_conditional(graph)
+        summarise_sections(graph)
+        return
+    if not changed and not sections_touched and graph._section_parent == previous._section_parent:
+        graph.status, graph.conditional_on, graph._reached = previous.status, previous.conditional_on, reached
+        graph._unsettled = previous._unsettled
+        return
+    status = dict(previous.status)
+    for node, _old, new in changed:
+        if new is None:
+            status.pop(node, None)
+        else:
+            status[node] = new
+    graph.status, graph.conditional_on, graph._reached = status, previous.conditional_on, reached
+    graph._unsettled = previous._unsettled
+    summarise_sections(graph)
+
+
+def keep_cycles(graph: "DependencyGraph", previous: "DependencyGraph",
+                truth_added: list[tuple[str, str]], truth_removed: list[tuple[str, str]]) -> None:
+    """Hand the last graph's circular groups to this one when the truth edges that came
+    (``truth_added``) and went (``truth_removed``) cannot have changed them; else leave them to
+    be found when cycles() is first asked."""
+    if graph._backward is not None and not graph._backward:
+        graph._cycles, graph._circular = [], {}  # every truth edge goes forward: no circle
+        return
+    if previous._cycles is not None and not truth_added and not truth_removed:
+        graph._cycles, graph._circular = previous._cycles, previous._circular  # the same truth edges
+        return
+    if not previous._cycles and previous._cycles is not None and graph._backward is not None:
+        return  # none before: whether one closes now is asked when cycles() is (cheaply)
+    if previous._cycles is None:
+        return  # found when first asked
+    circular = previous._circular
+    touched = truth_added + truth_removed
+    if any(u in circular and circular.get(u) == circular.get(v) for u, v in touched):
+        return  # an edge inside a circular group changed: its shortest cycle may differ
+    if len(truth_added) > 8:
+        return  # many new edges (nodes renamed): finding the groups again costs less than asking each
+    for used, user in truth_added:
+        if _reaches(graph.truth_succ, user, used):
+            return  # the new edge closes a circle
+    graph._cycles, graph._circular = previous._cycles, circular
+
+
+def _reaches(adjacency: dict[str, set[str]], start: str, goal: str) -> bool:
+    seen = {start}
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        if node == goal:
+            return True
+        for nxt in adjacency.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False

@@ -1,0 +1,481 @@
+"""The project index: every root of a LaTeX project, read as LaTeX reads it, kept up to date.
+
+Costs are kept per file: a file's scan is cached by its text and the macro table it is read
+with, and its analysis by that scan and the project's theorem environments. An edit rescans
+one file; the roots are then re-walked and re-linked from cached pieces.
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass, field
+from itertools import chain
+from pathlib import Path
+
+from colosseum.project.chunks import Chunk, split
+from colosseum.settings.project import ProjectConfig, load_config
+from colosseum.checks.state import DiagnosticState
+from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
+from colosseum.latex.incremental import rescan
+from colosseum.latex.events import ScanResult
+from colosseum.latex.scanner import scan
+from colosseum.link.state import LinkChange, LinkState
+from colosseum.link.linker import Linker, RootResult, Visit
+from colosseum.latex.macros import MacroTable
+from colosseum.project.files import (
+    FileText,
+    discover_roots,
+    list_tex_files,
+    read_file,
+    root_signature,
+    text_from_editor,
+)
+from colosseum.project.walk import IncludeProblem, Walker
+from colosseum.project.root_order import link_order, reading_rank
+from colosseum.core.structure import Claim, Diagnostic, Label, Reference, Section
+
+
+
+class ProjectError(Exception):
+    """The path given cannot be indexed at all (it does not exist, or holds no root file)."""
+
+
+@dataclass(slots=True)
+class IndexSnapshot:
+    """One consistent state of the index. Readers (the language server's handlers) take the
+    current snapshot once and use it throughout, so an update running meanwhile is invisible."""
+
+    claims: dict[str, Claim] = field(default_factory=dict)
+    sections: dict[str, Section] = field(default_factory=dict)
+    labels: dict[str, list[Label]] = field(default_factory=dict)
+    references: list[Reference] = field(default_factory=list)
+    root_results: list[RootResult] = field(default_factory=list)
+    include_problems: list[IncludeProblem] = field(default_factory=list)
+    theorem_environments: frozenset[str] = DEFAULT_THEOREM_ENVIRONMENTS
+    kind_names: dict[str, str] = field(default_factory=dict)  # environment -> the name the paper declared
+    file_roots: dict[Path, list[Path]] = field(default_factory=dict)
+    graph: object = None  # DependencyGraph
+    diagnostics: list[Diagnostic] | None = None
+    diagnostics_by_file: dict[Path, list[Diagnostic]] = field(default_factory=dict)  # a file's list is
+    # the same object from one snapshot to the next while its findings stay the same
+    units: list = field(default_factory=list)  # what each chunk of each file contributed, reading order
+    _units_by_path: dict | None = None
+
+    def kind_name(self, kind: str) -> str:
+        """A claim's kind as the paper prints it: ``\\newtheorem{lem}{Lemma}`` makes ``lem`` a Lemma."""
+        return self.kind_names.get(kind) or kind.capitalize()
+
+    def units_of(self, path: Path) -> list:
+        """The units (colosseum.link.units.Unit: a chunk's labels, references, claims...) read
+        from one file, in reading order."""
+        table = self._units_by_path
+        if table is None:
+            table = {}
+            for unit in self.units:
+                found = table.get(unit.path)
+                if found is None:
+                    table[unit.path] = [unit]
+                else:
+                    found.append(unit)
+            self._units_by_path = table
+        return table.get(path, [])
+    label_owner: dict[str, str | None] = field(default_factory=dict)  # label -> node of its first definition
+
+
+@dataclass(slots=True)
+class BuildWork:
+    """What the last build did (counted, to show what an edit costs whatever the machine's speed)."""
+
+    files_walked: int = 0  # files whose includes were followed again (0: the last walk was kept)
+    chunks_analysed: int = 0  # chunks of text grouped into claims, proofs, sections afresh
+    units_linked: int = 0  # chunks read in a new state (the rest replayed as they were)
+    units_moved: int = 0  # chunks an edit moved, kept as they were
+    nodes_settled: int = 0  # claims and sections whose proof, references, status were looked at again
+    files_with_new_findings: int = 0  # files whose list of findings changed
+
+
+@dataclass(slots=True)
+class _ScanEntry:
+    version: int
+    results: dict[str, ScanResult] = field(default_factory=dict)
+    chunks: dict[tuple[int, str], list[Chunk]] = field(default_factory=dict)  # (id(scan), env key) ->
+
+
+class ProjectIndex:
+    def __init__(self, root_dir: Path, config: ProjectConfig, explicit_root: Path | None = None):
+        self.root_dir = root_dir
+        self.config = config
+        self.explicit_root = explicit_root
+        self._texts: dict[Path, FileText] = {}
+        self._overlays: dict[Path, str] = {}
+        self._version = 0
+        self._scans: dict[Path, _ScanEntry] = {}
+        self.roots: list[Path] = []
+        self.root_problems: list[str] = []
+        self.snapshot = IndexSnapshot()
+        self._building: IndexSnapshot | None = None
+        self._link_memo: dict = {}
+        self._link_memo_key = ""
+        self._link_state = LinkState()
+        self._diagnostic_state = DiagnosticState()
+        self.last_change: LinkChange | None = None  # what the last build changed
+        self.last_work = BuildWork()
+        self._file_rank: dict[Path, int] = {}
+        self._file_chunks: dict[Path, list[Chunk]] = {}  # the chunks of each file's first reading
+        self._rescanned: dict[int, tuple[str, ScanResult]] = {}  # id(scan) -> (old text, old scan)
+        self._relative: dict = {}  # path -> its name relative to the project
+        self._moved_chunks: set[Chunk] = set()  # chunks an edit moved in this build
+        self._structural_dirty = False  # scanner errors changed in this build
+        self._at_root_end = True  # environments were left open at the end of a root in the last build
+        self.config_loader = load_config  # the server adds the editor's settings
+        # labels whose Lean proof was checked (the Lean bridge sets it; it outlives rebuilds):
+        # their DAG status is "formal", trusted whatever the paper's own proof says
+        self.formal_labels: set[str] = set()
+        self._walker = Walker(self)
+        self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
+        self._link_order: list[tuple[Path, Visit]] = []  # the last walk's roots, in linking order
+
+    # the current snapshot's contents (during a rebuild: the one being built)
+    def _current(self) -> IndexSnapshot:
+        return self._building if self._building is not None else self.snapshot
+
+    claims = property(lambda self: self._current().claims)
+    sections = property(lambda self: self._current().sections)
+    labels = property(lambda self: self._current().labels)
+    references = property(lambda self: self._current().references)
+    root_results = property(lambda self: self._current().root_results)
+    include_problems = property(lambda self: self._current().include_problems)
+    theorem_environments = property(lambda self: self._current().theorem_environments)
+    file_roots = property(lambda self: self._current().file_roots)
+    graph = property(lambda self: self._current().graph)
+    label_owner = property(lambda self: self._current().label_owner)
+
+    # ---- construction ----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, config: ProjectConfig | None = None) -> "ProjectIndex":
+        path = Path(path)
+        if not path.exists():
+            raise ProjectError(f"{path}: no such file or directory")
+        path = path.resolve()
+        explicit_root = None
+        if path.is_file():
+            explicit_root = path
+            root_dir = path.parent
+            probe = root_dir
+            while probe != probe.parent:  # a colosseum.toml above the file marks the project
+                if (probe / "colosseum.toml").is_file():
+                    root_dir = probe
+                    break
+                probe = probe.parent
+        else:
+            root_dir = path
+        index = cls(root_dir, config or load_config(root_dir), explicit_root)
+        index.rebuild(discover=True)
+        if not index.roots:
+            raise ProjectError(f"{path}: no root file (no .tex file with \\documentclass)"
+                               + (": " + "; ".join(index.root_problems) if index.root_problems else ""))
+        return index
+
+    def relative(self, path: Path) -> str:
+        found = self._relative.get(path)
+        if found is None:
+            try:
+                found = Path(path).relative_to(self.root_dir).as_posix()
+            except ValueError:
+                found = Path(path).as_posix()
+            if len(self._relative) > 100_000:
+                self._relative.clear()
+            self._relative[path] = found
+        return found
+
+    # ---- file texts ------------------------------------------------------------------------------
+    def text_of(self, path: Path) -> FileText | None:
+        ft = self._texts.get(path)
+        if ft is not None:
+            return ft
+        self._version += 1
+        if path in self._overlays:
+            ft = text_from_editor(path, self._overlays[path], self._version)
+        else:
+            ft = read_file(path, self._version)
+        if ft is not None:
+            self._texts[path] = ft
+        return ft
+
+    def update_document(self, path: Path, text: str | None) -> None:
+        """The editor changed ``path`` (``text``), or it changed on disk (``None``)."""
+        self.update_documents({path: text})
+
+    def update_documents(self, changes: dict[Path, str | None]) -> bool:
+        """Several changes at once (what accumulated while the author typed): one rebuild.
+        Returns whether anything changed."""
+        collecting = gc.isenabled()
+        gc.disable()  # see rebuild(): no collector passes over the whole index in the middle
+        try:
+            return self._update_documents(changes)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _update_documents(self, changes: dict[Path, str | None]) -> bool:
+        changed = []
+        same_root: set[Path] = set()
+        for path, text in changes.items():
+            path = Path(path).resolve()
+            if text is None:
+                self._overlays.pop(path, None)
+            else:
+                self._overlays[path] = text
+            old = self._texts.pop(path, None)
+            new = self.text_of(path)
+            if old is not None and new is not None and old.text == new.text:
+                self._texts[path] = old  # unchanged: keep the cached scans valid
+                continue
+            entry = self._scans.pop(path, None)
+            if old is not None and entry is not None:
+                self._previous_scans[path] = (old.text, entry)  # for rescanning only the edit
+            if (old is not None and old.problem is not None) or (new is not None and new.problem is not None):
+                self._structural_dirty = True  # a reading problem came or went
+            if path in self.roots and old is not None and new is not None \
+                    and root_signature(old.text) == root_signature(new.text):
+                same_root.add(path)  # still a root for the same reasons: no discovery needed
+            changed.append(path)
+        if not changed:
+            return False
+        if any(p.name == "colosseum.toml" for p in changed):
+            self.config = self.config_loader(self.root_dir)
+        rediscover = any(p.name == "colosseum.toml" or (p in self.roots and p not in same_root) or p not in self._texts
+                         or (p.suffix == ".tex" and p not in self.file_roots) for p in changed)
+        self.rebuild(discover=rediscover, changed=changed)
+        return True
+
+    def _forget_build_state(self) -> None:
+        self._link_memo = {}
+        self._link_state = LinkState()
+        self._diagnostic_state = DiagnosticState()
+        self._walker.last = None
+
+    def reload(self, config: ProjectConfig | None = None) -> None:
+        """Forget every cached reading of the files the editor does not hold, and index again."""
+        if config is not None:
+            self.config = config
+        self._texts = {p: t for p, t in self._texts.items() if p in self._overlays}
+        self._scans.clear()
+        self._forget_build_state()
+        self.rebuild(discover=True)
+
+    def close_document(self, path: Path) -> None:
+        path = Path(path).resolve()
+        if path in self._overlays:
+            self.update_document(path, None)
+
+    def forget_file(self, path: Path) -> None:
+        """A file was deleted on disk."""
+        path = Path(path).resolve()
+        self._overlays.pop(path, None)
+        self._texts.pop(path, None)
+        self._scans.pop(path, None)
+        self.rebuild(discover=True)
+
+    # ---- building --------------------------------------------------------------------------------
+    def rebuild(self, discover: bool = False, changed: list[Path] | None = None) -> None:
+        """Index again from the cached readings; ``changed``: the files edited since the last
+        build, when only they changed (the walk of the roots may then be kept)."""
+        if discover:
+            self._discover()
+            changed = None
+        base = MacroTable(label_commands=frozenset(self.config.index.label_definition_commands),
+                          reference_commands=frozenset(self.config.index.label_reference_commands))
+        snap = self._building = IndexSnapshot()
+        # a rebuild allocates many small objects that all live on; the cyclic collector
+        # would walk the whole index again and again meanwhile (a third of the time)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._build(base, snap, changed)
+            snap.diagnostics = self._diagnostic_state.update(self, self.last_change)
+            snap.diagnostics_by_file = self._diagnostic_state.by_file
+            self.last_work.files_with_new_findings = self._diagnostic_state.last_dirty
+        except BaseException:
+            self._forget_build_state()  # half updated: the next build starts from nothing
+            raise
+        finally:
+            self._building = None
+            self._previous_scans.clear()
+            self._rescanned.clear()
+            self._moved_chunks = set()
+            self._structural_dirty = False
+            if collecting:
+                gc.enable()
+        self.snapshot = snap
+
+    def _build(self, base: MacroTable, snap: IndexSnapshot, changed: list[Path] | None = None) -> None:
+        walk = self._walker.walk(base, changed)
+        walks = walk.walks
+        work = self.last_work = BuildWork(files_walked=0 if walk.reused is not None else len(walk.visits))
+        snap.include_problems = walk.problems
+        # theorem-like environments declared anywhere in the project count everywhere
+        envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
+        styles: dict[str, tuple[str, str]] = {}
+        for _path, result, _ft in walk.scanned():
+            for decl in result.theorem_declarations(theorem_declarations):
+                envs.add(decl.env)
+                styles.setdefault(decl.env, (decl.title, decl.style))
+        snap.theorem_environments = frozenset(envs)
+        snap.kind_names = {env: title.strip() for env, (title, _style) in styles.items()
+                           if title and title.strip() and "\\" not in title}
+        # claims' roles come from the declarations' titles and styles too: part of the key
+        env_key = "\0".join(sorted(envs)) + "\1" + repr(sorted(styles.items()))
+        if walk.reused is not None and env_key == self._link_memo_key:
+            # the same walk: only the edited files' visits are cut into chunks again
+            rank, file_chunks = self._file_rank, dict(self._file_chunks)
+            for visit in walk.reused:
+                self._chunk_visit(visit, env_key)
+            for path in {visit.path for visit in walk.reused}:
+                file_chunks[path] = walk.by_path[path][0].chunks
+        else:
+            self._link_order = link_order(walks, self.relative)
+            file_chunks = {}
+            for _root, visit in self._link_order:
+                self._chunk_tree(visit, env_key, {}, file_chunks)
+            rank = reading_rank(self._link_order)
+        self._file_chunks = file_chunks
+        reuse = env_key == self._link_memo_key and rank == self._file_rank
+        if not reuse:  # claims' order numbers and roles change everywhere: link afresh
+            self._link_state = LinkState()
+        linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank)
+        edited = walk.reused if reuse and walk.reused is not None else ()
+        # roots are linked in an order of their own (colosseum.project.root_order), not their names'
+        results = {root: linker.link_root(root, visit, edited) for root, visit in self._link_order}
+        snap.root_results = [results[root] for root, _visit in walks]
+        self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
+        snap.claims = linker.claims
+        snap.sections = linker.sections
+        self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
+                                                            self._moved_chunks)
+        work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
+        # what the reading of files, includes and environments found: to be found again?
+        at_root_end = any(len(result.problems) != sum(len(u.problems) for u in units)
+                          for result, units in zip(linker.roots, linker.root_units))
+        change.structural = (self._structural_dirty or walk.reused is None or at_root_end or self._at_root_end
+                             or any(unit.problems for unit in chain(change.added, change.removed, change.moved)))
+        self._at_root_end = at_root_end  # environments left open at the end of a root
+        snap.labels = self._link_state.labels
+        snap.references = self._link_state.references
+        snap.units = self._link_state.units
+        snap.label_owner = self._link_state.label_owner
+        for result in snap.root_results:
+            for f in result.files:
+                roots = snap.file_roots.setdefault(f, [])
+                if result.root not in roots:
+                    roots.append(result.root)
+        if snap.file_roots == self.snapshot.file_roots:
+            snap.file_roots = self.snapshot.file_roots  # the same: keep the last one
+        from colosseum.graph.dag import DependencyGraph
+
+        snap.graph = DependencyGraph.build(self, self.snapshot.graph, self.last_change)
+
+    def _discover(self) -> None:
+        self._walker.forget()
+        if self.explicit_root is not None:
+            self.roots = [self.explicit_root]
+            return
+        files = list_tex_files(self.root_dir, self.config.index.exclude)
+        texts = {}
+        for f in files:
+            ft = self.text_of(f)
+            if ft is not None:
+                texts[f] = ft.text
+        found = discover_roots(self.root_dir, texts, self.config.index.roots)
+        self.roots = [r.resolve() for r in found.roots]
+        self.root_problems = found.problems
+
+    def _scan(self, path: Path, ft: FileText, table: MacroTable, updates: list[tuple[int, MacroTable]]) -> ScanResult:
+        entry = self._scans.get(path)
+        if entry is None or entry.version != ft.version:
+            entry = self._scans[path] = _ScanEntry(ft.version)
+        key = table.fingerprint + "".join(f"@{off}:{t.fingerprint}" for off, t in updates)
+        result = entry.results.get(key)
+        if result is None:
+            previous = self._previous_scans.get(path)
+            if previous is not None and not updates and key in previous[1].results:
+                old_result = previous[1].results[key]
+                result = rescan(previous[0], ft.text, old_result, table)
+                if result is not None:
+                    self._rescanned[id(result)] = (previous[0], old_result)
+            if result is None:
+                result = scan(ft.text, table, updates)
+            entry.results[key] = result
+        return result
+
+    def _chunk_tree(self, visit: Visit, env_key: str, rank: dict[Path, int], file_chunks: dict) -> None:
+        """Cut every file of a root's walk into analysed chunks (colosseum.project.chunks), reusing the
+        chunks of the text before the edit; note the order in which files are first read."""
+        rank.setdefault(visit.path, len(rank))
+        self._chunk_visit(visit, env_key)
+        file_chunks.setdefault(visit.path, visit.chunks)
+        for child in visit.children.values():
+            self._chunk_tree(child, env_key, rank, file_chunks)
+
+    def _chunk_visit(self, visit: Visit, env_key: str) -> None:
+        entry = self._scans[visit.path]
+        key = (id(visit.scan), env_key)
+        chunks = entry.chunks.get(key)
+        if chunks is None:
+            previous = None
+            origin = self._rescanned.get(id(visit.scan))
+            if origin is not None:
+                old = self._previous_scans.get(visit.path)
+                previous = old[1].chunks.get((id(origin[1]), env_key)) if old is not None else None
+            chunks, moved = split(visit.text.text, visit.scan, self.theorem_environments, previous,
+                                  origin[0] if origin is not None else None)
+            kept = set(map(id, previous)) if previous else ()
+            fresh = [chunk for chunk in chunks if id(chunk) not in kept]
+            self.last_work.chunks_analysed += len(fresh)
+            if previous is None:
+                self._structural_dirty = True  # read from nothing: what it had is not known here
+            else:
+                now = set(map(id, chunks))
+                if any(c.analysis.errors for c in chain(fresh, moved)) \
+                        or any(c.analysis.errors for c in previous if id(c) not in now):
+                    self._structural_dirty = True  # scanner errors came, went or moved
+            entry.chunks[key] = chunks
+            self._moved_chunks.update(moved)
+        visit.chunks = chunks
+
+    # ---- results ---------------------------------------------------------------------------------
+    def diagnostics(self) -> list[Diagnostic]:
+        return list(self.snapshot.diagnostics or ())
+
+    def set_formal_labels(self, labels) -> bool:
+        """Make exactly ``labels`` formal (their Lean proofs were checked): their DAG status is
+        ``formal``, and what was conditional only through them is not. Cheap: no file is read or
+        linked again; a new snapshot gets a graph made from the last one and the findings that
+        depend on statuses. Returns whether anything changed."""
+        labels = set(labels)
+        if labels == self.formal_labels:
+            return False
+        self.formal_labels.clear()
+        self.formal_labels.update(labels)
+        from dataclasses import replace
+
+        from colosseum.graph.dag import DependencyGraph
+
+        current = self.snapshot
+        snap = self._building = replace(current, _units_by_path=None)
+        change = LinkChange(full=False)  # no unit changed: only statuses
+        try:
+            snap.graph = DependencyGraph.build(self, current.graph, change)
+            snap.diagnostics = self._diagnostic_state.update(self, change)
+            snap.diagnostics_by_file = self._diagnostic_state.by_file
+        except BaseException:
+            self._forget_build_state()
+            raise
+        finally:
+            self._building = None
+        self.snapshot = snap
+        return True
+
+    def files(self) -> list[Path]:
+        return sorted(self.file_roots)
+

@@ -1,0 +1,61 @@
+"""What an obligation's provers are given, read from the project index and its catalog.
+
+The results they may assume are exactly the claims that do not depend on the obligation in the
+DAG (so no proof can become circular), its ancestors first; statements only, never proofs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from colosseum.loops.inner.solve import ObligationContext
+
+MAX_ASSUMABLE = 200  # statements, ancestors first
+MAX_NOTATION_LINES = 200
+_NOTATION = re.compile(r"^\s*\\(?:newcommand|renewcommand|providecommand|DeclareMathOperator|def|let)\b.*$", re.M)
+
+
+def obligation_context(index, label: str, catalog=None, previous: str = "(none)") -> ObligationContext:
+    claim = index.claims.get(label)
+    if claim is None:
+        raise KeyError(f"no claim `{label}` in the project")
+    graph = index.graph
+    dependents = graph.descendants(label) | {label}
+    ancestors = graph.ancestors(label)
+    order = sorted((c for cid, c in index.claims.items() if cid not in dependents and c.kind != "leannode"),
+                   key=lambda c: (c.id not in ancestors, str(c.file), c.location.range.start))
+    assumable = "\n\n".join(
+        f"[{c.id}] {c.kind}{' (' + c.title + ')' if c.title else ''}, status {_status_text(graph.status.get(c.id))}:\n"
+        f"{_clean(c.statement_text)}" for c in order[:MAX_ASSUMABLE])
+    statement = _clean(claim.statement_text)
+    catalog_text, tokens, taken = "(none)", 0, ()
+    if catalog is not None:
+        from colosseum.catalog.retrieval import CatalogSearch
+
+        retrieved = CatalogSearch(catalog).retrieve(label, ancestors, statement)
+        catalog_text, tokens, taken = retrieved.text, retrieved.tokens, tuple(e.id for e in retrieved.entries)
+    return ObligationContext(label=label, statement=statement, assumable=assumable,
+                             notation=preamble_notation(index), catalog=catalog_text, previous=previous,
+                             catalog_tokens=tokens, catalog_entries=taken)
+
+
+def preamble_notation(index) -> str:
+    """The macro definitions of the roots' preambles: the provers must read the notation."""
+    lines: list[str] = []
+    for root in index.roots:
+        ft = index.text_of(Path(root))
+        if ft is None:
+            continue
+        preamble = ft.text.split("\\begin{document}", 1)[0]
+        lines += [m.group().strip() for m in _NOTATION.finditer(preamble)]
+    return "\n".join(dict.fromkeys(lines[:MAX_NOTATION_LINES]))
+
+
+def _clean(statement: str) -> str:
+    return "\n".join(line for line in statement.strip().splitlines()
+                     if not line.strip().startswith(("\\label", "%"))).strip()
+
+
+def _status_text(status: str | None) -> str:
+    # the provers and refuters must see a Lean-checked result as trusted, apart from reviewed ones
+    return "formal (checked by Lean: trusted)" if status == "formal" else str(status)

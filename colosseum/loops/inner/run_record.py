@@ -1,0 +1,117 @@
+"""Every run leaves ``.colosseum/runs/<time>-<label>/``: each candidate, critique, sampled group
+and aggregate, the seed, the prompt versions, the model, tokens and cache hits, and a readable
+report, so that a run can be audited after the fact. Files are written atomically."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+from colosseum.core.atomic_files import write_atomically
+from colosseum.loops.inner.records import InnerLoopConfig, SolveResult
+from colosseum.models.prompts import load_prompt
+
+
+def run_directory(project_dir: Path, label: str) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)[:80]
+    path = project_dir / ".colosseum" / "runs" / f"{stamp}-{safe}"
+    suffix = 1
+    while path.exists():
+        suffix += 1
+        path = path.with_name(f"{stamp}-{safe}-{suffix}")
+    return path
+
+
+def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles: dict, groups: list,
+            reached_root: list, usage, clusters: list, swapped: list, cache_hits: int, prices: dict | None,
+            status: str) -> dict:
+    from colosseum.models.pricing import cost_usd
+
+    return {
+        "label": label, "status": status, "seed": seed, "model": model,
+        "config": {"leaves": config.leaves, "refuters_per_candidate": config.refuters_per_candidate,
+                   "widths": list(config.widths), "k": config.k, "cover_strategies": config.cover_strategies},
+        "prompts": {role: load_prompt(role).version for role in ("generator", "refuter", "aggregator")},
+        "groups": [[{"aggregator": name, "drew": members} for name, members in level] for level in groups],
+        "reached_root": reached_root,
+        "strategy_clusters": clusters, "swapped_in_to_cover_clusters": swapped,
+        "usage": {"calls": usage.calls, "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                  "cache_read_tokens": usage.cache_read_tokens, "cache_write_tokens": usage.cache_write_tokens,
+                  "response_cache_hits": cache_hits, "cost_usd": cost_usd(usage, model, prices)},
+        "bundles": {b.id: {"level": b.level, "sources": list(b.sources), "strategy": b.candidate.strategy,
+                           "angle": b.candidate.angle, "proof": b.candidate.proof, "resolved": b.resolved,
+                           "conflicts": b.conflicts, "critiques": [vars(c) for c in b.critiques]}
+                    for b in bundles.values()},
+    }
+
+
+class RunRecorder:
+    """Writes the run as it goes: after every stage run.json holds everything done so far, with
+    its status (running, done, cancelled, budget-stopped, failed), so a run stopped anywhere
+    leaves a consistent record of what it did."""
+
+    def __init__(self, directory: Path, label: str, config: InnerLoopConfig, model: str, prices: dict | None = None,
+                 cache_hits=lambda: 0, context=None, formal_section: str = ""):
+        self.directory, self.label, self.config, self.model, self.prices = directory, label, config, model, prices
+        self.formal_section = formal_section  # the Lean check of the claim, shown apart from review
+        self.context = context  # the ObligationContext: what the catalog contributed is recorded
+        self.cache_hits = cache_hits
+        self.seed = 0
+        self.bundles: dict = {}
+        self.groups: list = []
+
+    def update(self, seed: int, bundles: dict, groups: list, usage) -> None:
+        self.seed, self.bundles, self.groups = seed, dict(bundles), list(groups)
+        self._write("running", usage)
+
+    def finish(self, status: str, usage, result: SolveResult | None = None) -> Path:
+        if result is not None:
+            self.seed, self.bundles, self.groups = result.seed, result.bundles, result.groups
+        record = self._write(status, usage, result)
+        if result is not None:
+            write_atomically(self.directory / "report.md", report(self.label, result, record, self.formal_section))
+        return self.directory
+
+    def _write(self, status: str, usage, result: SolveResult | None = None) -> dict:
+        record = _record(self.label, self.seed, self.model, self.config, self.bundles, self.groups,
+                         result.reached_root if result else [], usage, result.clusters if result else [],
+                         result.covered_by_swap if result else [], self.cache_hits(), self.prices, status)
+        if self.context is not None:
+            record["catalog"] = {"entries": list(self.context.catalog_entries), "tokens": self.context.catalog_tokens}
+        write_atomically(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
+        return record
+
+
+def write_run(directory: Path, label: str, result: SolveResult, config: InnerLoopConfig, model: str,
+              cache_hits: int = 0, prices: dict | None = None) -> Path:
+    """The record of a finished run (see RunRecorder for one written as it goes)."""
+    return RunRecorder(directory, label, config, model, prices, lambda: cache_hits).finish("done", result.usage, result)
+
+
+def report(label: str, result: SolveResult, record: dict, formal_section: str = "") -> str:
+    usage = record["usage"]
+    lines = [f"# Solve `{label}`", "",
+             f"Seed {result.seed}; {usage['calls']} model calls, {usage['input_tokens']} input tokens "
+             f"({usage['cache_read_tokens']} read from the prompt cache), {usage['output_tokens']} output tokens, "
+             f"{usage['response_cache_hits']} answers from the response cache; cost "
+             + (f"about ${usage['cost_usd']:.2f}." if usage.get("cost_usd") is not None else "unknown (no price for "
+                f"{record['model']})."), "",
+             f"Critiques written: {sum(len(b.critiques) for b in result.bundles.values() if b.level == 0)}, of which "
+             f"{sum(1 for b in result.bundles.values() if b.level == 0 for c in b.critiques if not c.anchored)} "
+             "unanchored (their quote is not in the candidate they attack: counted, never trusted).", "",
+             f"Leaves that reached the root: {', '.join(result.reached_root) or 'none'} "
+             f"(of {sum(1 for b in result.bundles.values() if b.level == 0)}).", "",
+             *([formal_section.rstrip("\n"), ""] if formal_section else []),
+             "## Proof", "", result.root.candidate.proof, "", "## Surviving critiques", ""]
+    if not result.root.critiques:
+        lines.append("None survived. (Natural-language review is evidence, not a formal check.)")
+    for c in result.root.critiques:
+        anchor = "" if c.anchored else " (its quote is not in the candidate it attacks: unanchored)"
+        lines.append(f"- **{c.severity}** {c.kind} [{c.id}, against {c.origin}]{anchor}: \"{c.quote}\" — "
+                     f"{c.explanation}" + (f" Repair: {c.repair}" if c.repair else ""))
+    if result.root.conflicts:
+        lines += ["", "## Open conflicts", ""] + [f"- {c}" for c in result.root.conflicts]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,209 @@
+"""One obligation through the inner loop: generate, refute, aggregate.
+
+Every model call goes through a provider; concurrency is structured (one TaskGroup per stage, the
+provider's own semaphore bounds calls in flight); cancellation propagates through the task
+groups; the seed is recorded, so an unchanged rerun asks the same questions and a response cache
+serves it entirely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from colosseum.core.exception_groups import first_leaf
+from colosseum.loops.inner.records import Bundle, Candidate, Critique, InnerLoopConfig, SolveResult
+from colosseum.loops.inner.tree import ancestors_reaching, cover_clusters, draw_groups, strategy_clusters
+from colosseum.models import Message, ModelRequest, Usage
+from colosseum.models.errors import BudgetExceeded, BudgetReached, SolveCancelled
+from colosseum.models.prompts import load_prompt
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass(frozen=True)
+class ObligationContext:
+    """What the provers see: quoted as data in the prompts, never as instructions."""
+
+    label: str
+    statement: str
+    assumable: str = ""  # statements (not proofs) of the results that do not depend on it
+    notation: str = ""
+    catalog: str = ""
+    previous: str = "(none)"
+    catalog_tokens: int = 0  # what the catalog took of the prompt (recorded in the run)
+    catalog_entries: tuple[str, ...] = ()
+
+    def fingerprint(self) -> str:
+        material = "\0".join((self.label, self.statement, self.assumable, self.notation, self.catalog, self.previous))
+        return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def _normalize(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def anchored(quote: str, text: str) -> bool:
+    """A critique is anchored when its quoted span is in the candidate (modulo whitespace)."""
+    return bool(quote.strip()) and _normalize(quote) in _normalize(text)
+
+
+async def solve(context: ObligationContext, provider, config: InnerLoopConfig = InnerLoopConfig(),
+                progress: Progress | None = None, recorder=None) -> SolveResult:
+    """The inner loop; ``recorder`` (a RunRecorder) is told after every stage and at the end,
+    whether the run finishes, is cancelled, reaches its budget or fails."""
+    state = {"usage": Usage()}
+    try:
+        result = await _solve(context, provider, config, progress, recorder, state)
+    except asyncio.CancelledError:
+        if recorder is not None:
+            recorder.finish("cancelled", state["usage"])
+        raise
+    except BaseException as exc:
+        if recorder is not None:
+            status = ("budget-stopped" if first_leaf(exc, BudgetReached) is not None else
+                      "cancelled" if first_leaf(exc, _CANCELLED) is not None else "failed")
+            recorder.finish(status, state["usage"])
+        raise
+    if recorder is not None:
+        recorder.finish("done", result.usage, result)
+    return result
+
+
+_CANCELLED: tuple = (asyncio.CancelledError, SolveCancelled)
+
+
+async def _solve(context: ObligationContext, provider, config: InnerLoopConfig, progress: Progress | None,
+                 recorder, state: dict) -> SolveResult:
+    if config.max_calls is not None and config.planned_calls() > config.max_calls:
+        raise BudgetExceeded(f"this solve needs {config.planned_calls()} model calls; the budget is {config.max_calls}")
+    if config.widths[0] != config.leaves or config.widths[-1] != 1:
+        raise ValueError("widths must start at the number of leaves and end with the single root")
+    seed = config.seed if config.seed is not None else int(context.fingerprint()[:12], 16)
+    rng = random.Random(seed)
+    report = progress or (lambda stage, done, total: None)
+    usage = Usage()
+    base = {"obligation": f"{context.label}: {context.statement}", "assumable": context.assumable or "(none)",
+            "notation": context.notation or "(none)", "catalog": context.catalog or "(none)",
+            "previous": context.previous}
+
+    async def ask(role: str, values: dict) -> dict:
+        nonlocal usage
+        if config.max_calls is not None and usage.calls >= config.max_calls:
+            raise BudgetReached(f"the budget of {config.max_calls} model calls is used up")
+        spec = load_prompt(role)
+        system, user = spec.render({**base, **values})
+        response = await provider.complete(ModelRequest(system, (Message("user", user),), schema=spec.schema,
+                                                        role=role, max_tokens=8192))
+        usage = usage + response.usage
+        state["usage"] = usage
+        return response.data or {}
+
+    # 1. generate: N leaves, each from a different angle
+    done = 0
+
+    async def generate(i: int) -> Candidate:
+        nonlocal done
+        angle = config.angles[i % len(config.angles)]
+        data = await ask("generator", {"angle": angle, "slot": f"prover {i + 1} of {config.leaves}"})
+        done += 1
+        report("generating", done, config.leaves)
+        return Candidate(f"L{i}", data.get("proof", ""), data.get("strategy", ""), angle)
+
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(generate(i)) for i in range(config.leaves)]
+    candidates = [t.result() for t in tasks]
+    if recorder is not None:
+        recorder.update(seed, {c.id: Bundle(c.id, 0, c) for c in candidates}, [], usage)
+
+    # 2. refute: R adversarial reviewers per candidate; critiques attach to their candidate
+    done = 0
+    total = config.leaves * config.refuters_per_candidate
+
+    async def refute(candidate: Candidate, r: int) -> list[Critique]:
+        nonlocal done
+        data = await ask("refuter", {"candidate": candidate.proof,
+                                     "slot": f"referee {r + 1} of candidate {candidate.id}"})
+        done += 1
+        report("refuting", done, total)
+        return [Critique(f"{candidate.id}.r{r}.{j}", c.get("severity", "major"), c.get("kind", "other"),
+                         c.get("quote", ""), c.get("explanation", ""), c.get("repair", ""),
+                         anchored(c.get("quote", ""), candidate.proof), candidate.id)
+                for j, c in enumerate(data.get("critiques", []))]
+
+    async with asyncio.TaskGroup() as group:
+        refutations = {(c.id, r): group.create_task(refute(c, r)) for c in candidates
+                       for r in range(config.refuters_per_candidate)}
+    bundles: dict[str, Bundle] = {}
+    for c in candidates:
+        critiques = [crit for r in range(config.refuters_per_candidate) for crit in refutations[(c.id, r)].result()]
+        bundles[c.id] = Bundle(c.id, 0, c, critiques)
+    if recorder is not None:
+        recorder.update(seed, bundles, [], usage)
+
+    # 3. aggregate: the overlapping random-sampling tree
+    current = [c.id for c in candidates]
+    groups_per_level: list[list[tuple[str, list[str]]]] = []
+    levels = len(config.widths) - 1
+    clusters: list[list[str]] = []
+    swapped: list[str] = []
+    for level, width in enumerate(config.widths[1:], start=1):
+        groups = draw_groups(current, width, config.k, rng)
+        if level == 1 and config.cover_strategies:
+            clusters = strategy_clusters({c.id: c.strategy for c in candidates})
+            swapped = cover_clusters(groups, clusters, rng)
+        names = [f"A{level}.{i}" for i in range(width)]
+        groups_per_level.append(list(zip(names, groups)))
+        report(f"aggregating level {level} of {levels}", 0, width)
+
+        async def aggregate(name: str, members: list[str]) -> Bundle:
+            inputs = [bundles[m] for m in members]
+            data = await ask("aggregator", {"bundles": render_bundles(inputs), "slot": f"aggregator {name}"})
+            carried: dict[str, Critique] = {}
+            for b in inputs:
+                for crit in b.critiques:
+                    carried.setdefault(crit.id, crit)
+            resolved = {}
+            for item in data.get("resolved", []):
+                cid = item.get("critique", "")
+                if cid in carried and item.get("how", "").strip():
+                    resolved[cid] = item["how"]  # resolved by an argument, never by a count
+            conflicts = [c for b in inputs for c in b.conflicts] + list(data.get("open_conflicts", []))
+            merged = Candidate(name, data.get("proof", ""), "", "")
+            return Bundle(name, level, merged, [c for cid, c in carried.items() if cid not in resolved],
+                          list(dict.fromkeys(conflicts)), tuple(members), resolved)
+
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(aggregate(n, g)) for n, g in zip(names, groups)]
+        for task in tasks:
+            bundle = task.result()
+            bundles[bundle.id] = bundle
+        current = names
+        if recorder is not None:
+            recorder.update(seed, bundles, groups_per_level, usage)
+
+    root = bundles[current[0]]
+    reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})
+                     if bundles[n].level == 0)
+    return SolveResult(root, bundles, groups_per_level, reached, usage, seed, clusters, swapped)
+
+
+def render_bundles(bundles: list[Bundle]) -> str:
+    parts = []
+    for b in bundles:
+        lines = [f"## Candidate {b.id}" + (f" (strategy: {b.candidate.strategy})" if b.candidate.strategy else ""),
+                 b.candidate.proof, "", "Critiques attached to it:"]
+        if not b.critiques:
+            lines.append("(none)")
+        for c in b.critiques:
+            flag = "" if c.anchored else " [quote not found in the candidate]"
+            lines.append(f"- [{c.id}] {c.severity} {c.kind}{flag}: \"{c.quote}\" -- {c.explanation}"
+                         + (f" Repair: {c.repair}" if c.repair else ""))
+        for conflict in b.conflicts:
+            lines.append(f"- open conflict: {conflict}")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)

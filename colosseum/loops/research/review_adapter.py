@@ -1,0 +1,52 @@
+"""The research pipeline's view of the review layer (colosseum.loops.review): local review of one
+solved section before it goes into the draft, a failed section retried alone, and the global
+review of the whole draft. Kept behind this small adapter so that the pipeline names one place
+where it depends on that API."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+
+class ReviewLayer:
+    def __init__(self, provider, project_config=None, reviewers: int | None = None, model: str | None = None):
+        from colosseum.loops.review import ReviewConfig, review_config
+
+        self.provider = provider
+        if project_config is not None:
+            config, self.problems = review_config(project_config, reviewers=reviewers, model=model)
+        else:
+            config, self.problems = ReviewConfig(reviewers=reviewers or ReviewConfig.reviewers, model=model), []
+        # the research run's own budget bounds every call (see calls.MeteredProvider)
+        self.config = replace(config, max_calls=None)
+
+    async def local(self, index, label: str, proof: str, progress=None):
+        """A ClaimReview of ``proof`` as the proof of ``label`` (not yet in the draft)."""
+        from colosseum.loops.review import review_claim
+
+        return await review_claim(index, label, self.provider, None, proof=proof, config=self.config,
+                                  progress=progress)
+
+    async def retry(self, index, label: str, failed, inner_config, catalog=None, progress=None, recorder=None):
+        """The section alone through the inner loop, its failed draft and critique as the
+        previous attempt; a SolveResult."""
+        from colosseum.loops.review import retry_claim
+
+        return await retry_claim(index, label, failed, self.provider, inner_config, catalog=catalog,
+                                 progress=progress, recorder=recorder)
+
+    async def global_(self, index, progress=None):
+        """A ReviewReport on the whole document (the paper with the draft in place)."""
+        from colosseum.loops.review import review_document
+
+        return await review_document(index, self.provider, self.config, progress)
+
+
+def critique_json(c, draft=None) -> dict:
+    """A critique as recorded in the run; ``draft_line`` is where its quote is in the draft file
+    (the line numbers of the reviewed document are those of the theorem's file with the draft in
+    place, which is not a file on disk)."""
+    return {"id": c.id, "severity": c.severity, "kind": c.kind, "message": c.message, "quote": c.quote,
+            "anchored": c.anchored, "file": str(c.file) if c.file else None, "line": c.line,
+            "draft_line": draft.draft_line(c.file, c.line) if draft is not None else None,
+            "label": getattr(c, "label", None), "repair": c.repair}

@@ -1,0 +1,71 @@
+"""Prompt specifications: one file per agent role in ``prompts/`` (data, not code). A file has
+a YAML header (role, version, inputs, output schema) and a body with a SYSTEM: part (the long
+shared prefix, cached by providers) and a USER: part, both with ``{name}`` placeholders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from colosseum.core.resources import PACKAGE_DATA, REPOSITORY
+
+PROMPT_LOCATIONS = (
+    PACKAGE_DATA / "prompts",  # installed package
+    REPOSITORY / "prompts",  # this repository
+)
+
+
+class PromptError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    role: str
+    version: int
+    inputs: tuple[str, ...]
+    schema: dict
+    system_template: str
+    user_template: str
+    path: Path
+
+    def render(self, values: dict[str, str]) -> tuple[str, str]:
+        missing = [name for name in self.inputs if name not in values]
+        if missing:
+            raise PromptError(f"{self.path.name}: missing inputs {', '.join(missing)}")
+        return _fill(self.system_template, values), _fill(self.user_template, values)
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    # plain replacement, not str.format: LaTeX is full of braces
+    out = template
+    for name, value in values.items():
+        out = out.replace("{" + name + "}", str(value))
+    return out
+
+
+@lru_cache(maxsize=32)
+def load_prompt(role: str, directory: Path | None = None) -> PromptSpec:
+    import yaml
+
+    folders = (directory,) if directory else PROMPT_LOCATIONS
+    for folder in folders:
+        path = Path(folder) / f"{role}.md"
+        if path.is_file():
+            break
+    else:
+        raise PromptError(f"no prompt file for role `{role}` in {', '.join(map(str, folders))}")
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---\n") or "\n---\n" not in text[4:]:
+        raise PromptError(f"{path}: a prompt file starts with a YAML header between --- lines")
+    header_text, body = text[4:].split("\n---\n", 1)
+    header = yaml.safe_load(header_text) or {}
+    for key in ("role", "version", "inputs", "output_schema"):
+        if key not in header:
+            raise PromptError(f"{path}: header field `{key}` is missing")
+    if "SYSTEM:\n" not in body or "\nUSER:\n" not in body:
+        raise PromptError(f"{path}: the body needs a SYSTEM: part and a USER: part")
+    system, user = body.split("SYSTEM:\n", 1)[1].split("\nUSER:\n", 1)
+    return PromptSpec(header["role"], int(header["version"]), tuple(header["inputs"]), header["output_schema"],
+                      system.strip() + "\n", user.strip() + "\n", path)

@@ -1,0 +1,507 @@
+"""One file's structure, computed from its scan events alone.
+
+The result is cached per (scan, set of theorem-like environments), so an edit re-analyses only
+the edited file. What depends on the files before it (the section a file's first paragraph
+belongs to, the claim a leading ``proof`` proves, environments opened in one file and closed in
+another) is left as ``INCOMING`` / dangling entries for the project linker to resolve.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from dataclasses import dataclass, field
+
+from colosseum.latex.events import Event
+from colosseum.core.source_text import LineIndex
+
+INCOMING = -1  # "the claim / section in effect where this file is included"
+
+DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
+    "theorem", "lemma", "proposition", "corollary", "definition", "remark", "example", "conjecture",
+    "claim", "fact", "observation", "notation", "exercise", "problem", "question", "assumption",
+    "hypothesis", "axiom", "sublemma", "thm", "lem", "prop", "cor", "defn", "dfn", "rem",
+))
+PROOF_ENVIRONMENTS = frozenset(("proof", "proof*"))
+RUN_IN_HEADINGS = frozenset(("paragraph", "subparagraph"))  # a heading in a run of text: no break
+_ASSERTION = re.compile(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
+_NON_ASSERTION = re.compile(
+    r"^(def|dfn|rem|ex|note|notation|conv|conj|question|problem|assum|hyp|axiom|algo|setup|param|"
+    r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice)",
+    re.I,
+)
+
+
+_DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
+# unproved by nature: a proof that rests on one is conditional (colosseum.graph.status)
+_CONJECTURE = re.compile(r"^(conj|question|quest|problem|hyp|assum|open)", re.I)
+
+
+_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
+_CITATION_NAME = re.compile(r"^cite|cites?$|citetext$")
+
+
+def cites_literature(title: str | None) -> bool:
+    """Whether a claim's optional title cites the literature (``[\\cite{X}]``, biblatex's
+    ``[\\parencite[p.~3]{X}]`` or ``[{\\Textcite{X}}]``, natbib's ``[\\citep{X}]``): such a claim is
+    quoted, not open. A citation command is one whose name, in either case, starts with ``cite``
+    (``\\citet``, ``\\citeauthor``, ``\\Cite``) or ends with ``cite``, ``cites`` or ``citetext``
+    (``\\autocite``, ``\\footcite``, ``\\textcites``); ``\\nocite`` prints nothing and does not count."""
+    if not title or "cite" not in title.lower():
+        return False
+    return any(_CITATION_NAME.search(name.lower()) and name.lower() not in ("nocite", "nocites")
+               for name in _CONTROL_WORD.findall(title))
+
+
+@lru_cache(maxsize=4096)
+def claim_role(env: str, title: str = "", style: str = "plain") -> str:
+    """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions
+    are errors), ``conjecture`` (asserted without proof: conjectures, questions, problems,
+    hypotheses, assumptions) or ``other`` (remarks, examples, exercises)."""
+    base = env.rstrip("*")
+    if _ASSERTION.search(base):
+        return "assertion"
+    if _CONJECTURE.match(base):
+        return "conjecture"
+    if title and _ASSERTION.search(title):
+        return "assertion"
+    for word in (base, title):
+        if word and _DEFINITION.match(word):
+            return "definition"
+    if _NON_ASSERTION.match(base) or (title and _NON_ASSERTION.match(title)):
+        return "other"
+    if style == "definition":
+        return "definition"
+    return "other" if style == "remark" else "assertion"
+
+
+_SPACE = re.compile(r"\s*")
+_MARKER_COMMAND = re.compile(
+    r"\\(?:label|uses|proves|lean|leanok|notready|mathlibok|obligation|discussion)(?![A-Za-z@])\*?\s*(?:\{[^{}]*\})?")
+
+
+def has_content(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] says anything beyond comments, labels and markers. Walks from the
+    start and stops at the first word of content, which is almost always on the first line."""
+    pos = start
+    while True:
+        if pos >= end:
+            return False
+        pos = _SPACE.match(text, pos, end).end()
+        if pos >= end:
+            return False
+        c = text[pos]
+        if c == "%":
+            newline = text.find("\n", pos, end)
+            if newline == -1:
+                return False
+            pos = newline
+        elif c == "\\":
+            m = _MARKER_COMMAND.match(text, pos, end)
+            if m is None:
+                return True
+            pos = m.end()
+        else:
+            return True
+
+
+def needs_proof(env: str, title: str = "", style: str = "plain") -> bool:
+    """Whether an environment states something to be proved (a lemma) or not (a definition)."""
+    return claim_role(env, title, style) == "assertion"
+
+
+@dataclass(slots=True)
+class RefRec:
+    label: str
+    command: str
+    start: int
+    end: int  # range of the label name itself
+    part: str  # statement | proof | prose | proof-title
+
+
+@dataclass(slots=True)
+class LabelRec:
+    name: str
+    command: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class ClaimRec:
+    env: str
+    title: str | None
+    begin: tuple[int, int]
+    end: tuple[int, int] = (-1, -1)
+    label: LabelRec | None = None
+    inner_labels: list[LabelRec] = field(default_factory=list)
+    refs: list[RefRec] = field(default_factory=list)
+    obligation: bool = False
+    lean_decls: list[str] = field(default_factory=list)
+    leanok: bool = False
+    mathlibok: bool = False
+    notready: bool = False
+    section: int = INCOMING  # index into sections, or INCOMING
+    statement_text: str = ""
+    leannode: bool = False
+    parent_claim: int | None = None  # claim this one is nested in (a claim inside a proof)
+
+
+@dataclass(slots=True)
+class ProofRec:
+    begin: tuple[int, int]
+    end: tuple[int, int] = (-1, -1)
+    attach: int | None = INCOMING  # claim index in this file, INCOMING, or None when named
+    follows: int = INCOMING  # the claim closed before it (what it proves if its name is unknown)
+    named: str | None = None
+    refs: list[RefRec] = field(default_factory=list)
+    labels: list[LabelRec] = field(default_factory=list)
+    leanok: bool = False
+    obligation: bool = False
+    has_content: bool = False
+    section: int = INCOMING
+    title: tuple[int, int] | None = None  # range of the optional argument [Proof of ...]
+
+
+@dataclass(slots=True)
+class SectionRec:
+    level: str
+    title: str
+    begin: tuple[int, int]
+    star: bool
+    label: LabelRec | None = None
+    refs: list[RefRec] = field(default_factory=list)
+    labels: list[LabelRec] = field(default_factory=list)
+    obligation: bool = False
+    has_content: bool = False
+
+
+@dataclass(slots=True)
+class ThmDecl:
+    env: str
+    title: str
+    style: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class FileAnalysis:
+    lines: LineIndex
+    claims: list[ClaimRec] = field(default_factory=list)
+    proofs: list[ProofRec] = field(default_factory=list)
+    sections: list[SectionRec] = field(default_factory=list)
+    incoming_refs: list[RefRec] = field(default_factory=list)  # before the file's first section
+    incoming_labels: list[LabelRec] = field(default_factory=list)
+    incoming_obligation: bool = False
+    incoming_content: bool = False
+    dangling_ends: list[Event] = field(default_factory=list)  # \end with no \begin in this file
+    dangling_begins: list[Event] = field(default_factory=list)  # \begin never closed here
+    errors: list[Event] = field(default_factory=list)
+    includes: list[Event] = field(default_factory=list)
+    magic_root: Event | None = None
+    document_end: int = -1  # offset of \end{document}: LaTeX reads nothing after it
+    timeline: list | None = None  # claims, proofs, sections, includes in offset order (linker)
+    segments: list | None = None  # the timeline cut after each include (linker)
+    # the last claim closed before each include, and at the end (claim index, INCOMING, or None
+    # when a proof or a section came after it): what a proof read next, with no claim of its own
+    # before it, belongs to
+    include_last_closed: list[int | None] = field(default_factory=list)
+    last_closed: int | None = INCOMING
+    closed_after_include: bool = False  # last_closed was set after the last include
+
+
+def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
+    style = "plain"
+    out = []
+    for ev in events:
+        if ev.kind == "theoremstyle":
+            style = ev.value or "plain"
+        elif ev.kind == "thmdecl":
+            title, _star = ev.extra
+            decl_style = style
+            m = re.search(r"style\s*=\s*(\w+)", ev.value if ev.name == "declaretheorem" else "")
+            if m:
+                decl_style = m.group(1)
+            out.append(ThmDecl(ev.value, title, decl_style, ev.start, ev.end))
+    return out
+
+
+def _claim_env(ev: Event) -> str:
+    """The environment a ``begin`` event opens as a claim would be: a restatable's theorem-like
+    environment (colosseum.latex.scanner), else its own name."""
+    extra = ev.extra
+    return extra[0] if isinstance(extra, tuple) else ev.name
+
+
+def _moved(ev: Event, base: int) -> Event:
+    """A copy of ``ev`` with offsets relative to ``base`` (kept in an analysis that outlives the
+    scan whose events the incremental scanner moves in place)."""
+    if not base:
+        return Event(ev.kind, ev.start, ev.end, ev.name, ev.value, ev.vstart, ev.vend, ev.extra)
+    return Event(ev.kind, ev.start - base, ev.end - base, ev.name, ev.value,
+                 ev.vstart - base if ev.vstart >= 0 else -1, ev.vend - base if ev.vend >= 0 else -1, ev.extra)
+
+
+def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: frozenset[str], base: int = 0,
+            first: int = 0, last: int | None = None) -> FileAnalysis:
+    """Group the events ``events[first:last]`` into claims, proofs and sections (see module
+    docstring). ``text`` starts at offset ``base`` of the scanned file (a chunk of it, see
+    colosseum.project.chunks) and every offset in the result is relative to it."""
+    fa = FileAnalysis(lines)
+    if first or last is not None:
+        events = events[first:last]
+    # (env, role: claim|proof|other, index, innermost claim/proof at this depth): O(1) lookups
+    # even for thousands of nested environments
+    stack: list[tuple[str, str, int, tuple[str, int] | None]] = []
+    open_count: dict[str, int] = {}
+    current_section = INCOMING
+    section_title_end = -1
+    pending_section_label: int | None = None
+    pending_marker: tuple[int, int] | None = None  # (line of the comment, unused)
+    pending_marker_owner: tuple[str, int] = ("section", INCOMING)
+    last_claim_closed: int | None = INCOMING
+    closed_after_include = False
+
+    def innermost():
+        return stack[-1][3] if stack else None
+
+    def push(env: str, role: str, idx: int) -> None:
+        inner = (role, idx) if role in ("claim", "proof") else innermost()
+        stack.append((env, role, idx, inner))
+        open_count[env] = open_count.get(env, 0) + 1
+
+    def pop() -> tuple[str, str, int]:
+        env, role, idx, _inner = stack.pop()
+        open_count[env] -= 1
+        return env, role, idx
+
+    def owner_now() -> tuple[str, int]:
+        inner = innermost()
+        if inner is not None:
+            return inner
+        return ("section", current_section)
+
+    def mark_obligation(owner: tuple[str, int]) -> None:
+        role, idx = owner
+        if role == "claim":
+            fa.claims[idx].obligation = True
+        elif role == "proof":
+            fa.proofs[idx].obligation = True
+        elif idx == INCOMING:
+            fa.incoming_obligation = True
+        else:
+            fa.sections[idx].obligation = True
+
+    for ev in events:
+        kind = ev.kind
+        start, end = ev.start - base, ev.end - base
+        carry_to_new = False
+        if pending_marker is not None and kind != "marker":
+            starts_item = kind == "section" or (
+                kind == "begin" and (_claim_env(ev) in theorem_envs or ev.name in PROOF_ENVIRONMENTS))
+            if starts_item and lines.line_of(start) == pending_marker[0] + 1:
+                carry_to_new = True  # "% colosseum: obligation" on the line right before it
+            else:
+                mark_obligation(pending_marker_owner)
+            pending_marker = None
+        # labels and markers right after \section{...}, and what sits inside its title, keep the
+        # section waiting for its own \label
+        pending_section_label_keep = kind in ("label", "marker") or start < section_title_end
+
+        if kind == "begin":
+            env = ev.name
+            if ev.extra == "verbatim":
+                push(env, "other", -1)
+            elif _claim_env(ev) in theorem_envs:
+                title = ev.value if ev.vstart >= 0 else None
+                parent = innermost()
+                claim = ClaimRec(_claim_env(ev), title, (start, end), section=current_section)
+                if parent is not None:
+                    # a claim stated inside another claim's proof belongs to that claim
+                    claim.parent_claim = parent[1] if parent[0] == "claim" else None
+                fa.claims.append(claim)
+                push(env, "claim", len(fa.claims) - 1)
+                if carry_to_new:
+                    claim.obligation = True
+            elif env in PROOF_ENVIRONMENTS:
+                proof = ProofRec((start, end), section=current_section)
+                proof.attach = proof.follows = last_claim_closed
+                # a claim's proof is the next proof: a later unnamed one proves nothing it can tell
+                last_claim_closed = None
+                closed_after_include = True
+                fa.proofs.append(proof)
+                push(env, "proof", len(fa.proofs) - 1)
+                if ev.vstart >= 0:
+                    proof.title = (ev.vstart - base, ev.vend - base)
+                if carry_to_new:
+                    proof.obligation = True
+            else:
+                push(env, "other", -1)
+        elif kind == "end":
+            env = ev.name
+            if env == "document":
+                fa.document_end = start
+                if stack and stack[-1][0] == "document":
+                    pop()
+                else:
+                    fa.dangling_ends.append(_moved(ev, base))
+                break
+            if stack and stack[-1][0] == env:
+                opened = pop()
+                _close(fa, opened, start, end, text)
+                if opened[1] == "claim":
+                    last_claim_closed = opened[2]
+                    closed_after_include = True
+            elif open_count.get(env, 0) > 0:
+                while stack and stack[-1][0] != env:
+                    opened = pop()
+                    fa.errors.append(Event("error", start, end, "unterminated-environment",
+                                           f"\\begin{{{opened[0]}}} is not closed before \\end{{{env}}}"))
+                    _close(fa, opened, start, end, text)
+                opened = pop()
+                _close(fa, opened, start, end, text)
+                if opened[1] == "claim":
+                    last_claim_closed = opened[2]
+                    closed_after_include = True
+            else:
+                fa.dangling_ends.append(_moved(ev, base))
+        elif kind == "section":
+            sec = SectionRec(ev.name, ev.value.strip(), (start, end), bool(ev.extra))
+            fa.sections.append(sec)
+            current_section = len(fa.sections) - 1
+            section_title_end = end
+            pending_section_label = current_section
+            pending_section_label_keep = True
+            if carry_to_new:
+                sec.obligation = True
+            # a section closes nothing in LaTeX, but claims never span sections in practice; nor
+            # does a claim's unnamed proof (deferred proofs name their claim: [Proof of ...])
+            if ev.name not in RUN_IN_HEADINGS:
+                last_claim_closed = None
+                closed_after_include = True
+        elif kind == "label" or kind == "leannode":
+            rec = LabelRec(ev.value, ev.name, ev.vstart - base, ev.vend - base)
+            if kind == "leannode":
+                claim = ClaimRec("leannode", None, (start, end), (start, end), label=rec,
+                                 section=current_section, leannode=True)
+                fa.claims.append(claim)
+                continue
+            if pending_section_label is not None and innermost() is None:
+                sec = fa.sections[pending_section_label]
+                if sec.label is None:
+                    sec.label = rec
+                    pending_section_label = None
+                    continue
+            top = stack[-1] if stack else None
+            inner = innermost()
+            if top is not None and top[1] == "claim" and fa.claims[top[2]].label is None:
+                fa.claims[top[2]].label = rec
+            elif inner is not None and inner[0] == "claim":
+                fa.claims[inner[1]].inner_labels.append(rec)
+            elif inner is not None and inner[0] == "proof":
+                fa.proofs[inner[1]].labels.append(rec)
+            elif current_section == INCOMING:
+                fa.incoming_labels.append(rec)
+            else:
+                fa.sections[current_section].labels.append(rec)
+        elif kind == "ref":
+            inner = innermost()
+            vstart, vend = ev.vstart - base, ev.vend - base
+            if inner is None:
+                rec = RefRec(ev.value, ev.name, vstart, vend, "prose")
+                if current_section == INCOMING:
+                    fa.incoming_refs.append(rec)
+                else:
+                    fa.sections[current_section].refs.append(rec)
+            elif inner[0] == "claim":
+                fa.claims[inner[1]].refs.append(RefRec(ev.value, ev.name, vstart, vend, "statement"))
+            else:
+                proof = fa.proofs[inner[1]]
+                title = proof.title
+                if ev.name == "proves" or (title and title[0] <= vstart < title[1]):
+                    if proof.named is None:
+                        proof.named = ev.value
+                        proof.attach = None
+                    proof.refs.append(RefRec(ev.value, ev.name, vstart, vend, "proof-title"))
+                else:
+                    proof.refs.append(RefRec(ev.value, ev.name, vstart, vend, "proof"))
+        elif kind == "marker":
+            owner = owner_now()
+            if ev.name == "obligation-comment":
+                if pending_marker is not None:
+                    mark_obligation(pending_marker_owner)
+                pending_marker = (lines.line_of(start), 0)
+                pending_marker_owner = owner
+                continue
+            role, idx = owner
+            if ev.name == "obligation":
+                mark_obligation(owner)
+            elif role == "claim":
+                claim = fa.claims[idx]
+                if ev.name == "leanok":
+                    claim.leanok = True
+                elif ev.name == "mathlibok":
+                    claim.mathlibok = True
+                elif ev.name == "notready":
+                    claim.notready = True
+            elif role == "proof" and ev.name == "leanok":
+                fa.proofs[idx].leanok = True
+        elif kind == "lean":
+            inner = innermost()
+            if inner is not None and inner[0] == "claim":
+                fa.claims[inner[1]].lean_decls.extend(d for d, _, _ in ev.extra)
+        elif kind == "include":
+            fa.includes.append(_moved(ev, base))
+            fa.include_last_closed.append(last_claim_closed)
+            closed_after_include = False
+        elif kind == "error":
+            fa.errors.append(_moved(ev, base))
+        elif kind == "magic-root":
+            if fa.magic_root is None:
+                fa.magic_root = _moved(ev, base)
+        if not pending_section_label_keep:
+            pending_section_label = None
+    if pending_marker is not None:
+        mark_obligation(pending_marker_owner)
+    fa.last_closed = last_claim_closed
+    fa.closed_after_include = closed_after_include
+    size = len(text)
+    for env, role, idx, _inner in stack:
+        fa.dangling_begins.append(Event("begin", -1, -1, env, extra=(role, idx)))
+        if role == "claim":
+            claim = fa.claims[idx]
+            claim.end = (size, size)
+            claim.statement_text = text[claim.begin[1]:size]
+        elif role == "proof":
+            fa.proofs[idx].end = (size, size)
+            fa.proofs[idx].has_content = has_content(text, fa.proofs[idx].begin[1], size)
+    _section_content(fa, text)
+    return fa
+
+
+def _close(fa: FileAnalysis, opened: tuple[str, str, int], start: int, end: int, text: str) -> None:
+    env, role, idx = opened
+    if role == "claim":
+        claim = fa.claims[idx]
+        claim.end = (start, end)
+        claim.statement_text = text[claim.begin[1]:start]
+    elif role == "proof":
+        proof = fa.proofs[idx]
+        proof.end = (start, end)
+        body_start = proof.begin[1]
+        title = proof.title
+        if title:
+            body_start = max(body_start, title[1] + 1)
+        proof.has_content = has_content(text, body_start, start)
+
+
+def _section_content(fa: FileAnalysis, text: str) -> None:
+    """A section has content when its own text (up to the next section) says anything."""
+    starts = [s.begin for s in fa.sections]
+    for i, sec in enumerate(fa.sections):
+        body_end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        end = fa.document_end if 0 <= fa.document_end < body_end and fa.document_end > sec.begin[1] else body_end
+        sec.has_content = has_content(text, sec.begin[1], end)
+    first = starts[0][0] if starts else len(text)
+    fa.incoming_content = has_content(text, 0, first)

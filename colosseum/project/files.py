@@ -1,0 +1,301 @@
+"""Finding a project's root files, reading its files, and resolving ``\\input``-like commands."""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colosseum.latex.scanner import scan
+from colosseum.latex.macros import MacroTable
+from colosseum.core.source_text import LineIndex
+
+MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
+MAX_PROJECT_FILES = 20_000
+SKIPPED_DIRS = frozenset((".git", ".hg", ".svn", "node_modules", ".colosseum", "__pycache__", ".lake",
+                          "_minted", "build", "out", ".venv", "venv"))
+_DOCUMENTCLASS = re.compile(r"^[^%\n]*?\\documentclass\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", re.MULTILINE)
+_MAGIC_ROOT = re.compile(r"^\s*%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
+NOT_ROOT_CLASSES = frozenset(("subfiles", "standalone"))
+_CLASS_OPTIONS = re.compile(r"\\documentclass\s*\[([^\]]*)\]")
+
+
+@dataclass(slots=True)
+class FileText:
+    """A file's text as the index sees it (the editor's copy when one is open)."""
+
+    path: Path
+    text: str
+    version: int
+    lines: LineIndex
+    problem: tuple[str, str, str] | None = None  # (severity, code, message) about reading it
+
+
+@dataclass(slots=True)
+class Discovery:
+    roots: list[Path] = field(default_factory=list)
+    tex_files: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def read_file(path: Path, version: int) -> FileText | None:
+    """Read a file tolerantly: None when it does not exist; an empty text with an
+    ``unreadable-file`` problem when it exists but cannot be read (permission denied, ...)."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a named pipe or a device would block the read forever
+            return FileText(path, "", version, LineIndex(""),
+                            ("error", "unreadable-file", f"{path.name} is not a regular file (a pipe, socket or "
+                             "device); it is not read"))
+        size = info.st_size
+        if size > MAX_FILE_BYTES:
+            return FileText(path, "", version, LineIndex(""),
+                            ("error", "file-too-large", f"{path.name} is {size // (1024 * 1024)} MiB; files over "
+                             f"{MAX_FILE_BYTES // (1024 * 1024)} MiB are not indexed"))
+        data = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, RuntimeError) as exc:
+        if why_unreadable(exc) is None:
+            return None
+        return FileText(path, "", version, LineIndex(""),
+                        ("error", "unreadable-file", f"{path.name} cannot be read: {why_unreadable(exc)}"))
+    return decode_file(path, data, version)
+
+
+def why_unreadable(exc: BaseException) -> str | None:
+    """What an error opening a file says, in words; None when the file simply is not there."""
+    number = getattr(exc, "errno", None)
+    if number in (errno.ENOENT, errno.ENOTDIR):
+        return None
+    if number == errno.ELOOP or isinstance(exc, RuntimeError):
+        return "a symbolic link cycle"
+    if number == errno.EISDIR:
+        return "it is a directory"
+    if number in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return getattr(exc, "strerror", None) or str(exc)
+
+
+@dataclass(frozen=True, slots=True)
+class IncludeTargetProblem:
+    """An include's first candidate that exists but is no file to read."""
+
+    path: Path
+    reason: str  # "loop", "directory" or "unreadable"
+    detail: str = ""
+
+
+def probe_include_target(candidate: Path) -> Path | IncludeTargetProblem | None:
+    """The candidate resolved when it is a regular file, what is wrong with it when it exists
+    but is not one (a symbolic link cycle, a directory, a file that cannot be examined), or None
+    when it does not exist. ``Path.is_file`` says False for all of these alike."""
+    try:
+        st = os.stat(candidate)
+    except (OSError, ValueError) as exc:
+        number = getattr(exc, "errno", None)
+        if number == errno.ELOOP:
+            return IncludeTargetProblem(candidate, "loop")
+        reason = why_unreadable(exc) if isinstance(exc, OSError) else None
+        return None if reason is None else IncludeTargetProblem(candidate, "unreadable", reason)
+    if stat.S_ISDIR(st.st_mode):
+        return IncludeTargetProblem(candidate, "directory")
+    if not stat.S_ISREG(st.st_mode):
+        return IncludeTargetProblem(candidate, "unreadable", "it is not a regular file")
+    try:
+        return candidate.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        return IncludeTargetProblem(candidate, "loop" if isinstance(exc, RuntimeError)
+                                    or getattr(exc, "errno", None) == errno.ELOOP else "unreadable",
+                                    why_unreadable(exc) or "")
+
+
+def text_from_editor(path: Path, text: str, version: int) -> FileText:
+    """The editor's copy of a file: already text, so only what reading a file would also do."""
+    if "\x00" in text[:65536]:
+        return FileText(path, "", version, LineIndex(""),
+                        ("error", "binary-file", f"{path.name} looks binary (it contains NUL bytes); it is not indexed"))
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = unix_newlines(text)
+    return FileText(path, text, version, LineIndex(text))
+
+
+def decode_file(path: Path, data: bytes, version: int) -> FileText:
+    problem = None
+    if b"\x00" in data[:65536]:
+        text = ""
+        problem = ("error", "binary-file", f"{path.name} looks binary (it contains NUL bytes); it is not indexed")
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = data.decode("utf-8", errors="replace")
+            problem = ("warning", "encoding",
+                       f"{path.name} is not valid UTF-8 (first bad byte at offset {exc.start}); "
+                       "it was read with replacement characters")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = unix_newlines(text)
+    return FileText(path, text, version, LineIndex(text), problem)
+
+
+def unix_newlines(text: str) -> str:
+    """CRLF and a lone CR (old Mac files) end a line, for TeX as for LSP: both become LF."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def is_within(path: Path, directory: Path) -> bool:
+    try:
+        path.relative_to(directory)
+        return True
+    except ValueError:
+        return False
+
+
+def list_tex_files(root_dir: Path, exclude: list[str] | None = None) -> list[Path]:
+    found: list[Path] = []
+    seen_dirs: set[tuple[int, int]] = set()
+    for dirpath, dirnames, filenames in os.walk(root_dir, followlinks=True):
+        try:
+            st = os.stat(dirpath)
+        except OSError:
+            dirnames[:] = []
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen_dirs:  # a symlink cycle
+            dirnames[:] = []
+            continue
+        seen_dirs.add(key)
+        if "colosseum.toml" in filenames and os.path.normpath(dirpath) != os.path.normpath(root_dir):
+            dirnames[:] = []  # a folder with its own colosseum.toml is a project of its own
+            continue
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".tex"):
+                path = Path(dirpath) / name
+                rel = path.relative_to(root_dir).as_posix()
+                if exclude and any(Path(rel).match(pattern) for pattern in exclude):
+                    continue
+                found.append(path)
+                if len(found) >= MAX_PROJECT_FILES:
+                    return found
+    return found
+
+
+def root_signature(text: str) -> tuple:
+    """What of a file's text decides whether it is a root (see discover_roots): an edit that
+    leaves this alone needs no new discovery."""
+    magic = _MAGIC_ROOT.search(text[:20000])
+    return (magic.group(1).strip() if magic else None, document_class(text))
+
+
+def _documentclass(text: str):
+    # the pattern tries every line start: first ask whether the word is there at all (in C)
+    return _DOCUMENTCLASS.search(text) if "\\documentclass" in text else None
+
+
+def document_class(text: str) -> str | None:
+    """The class of the file's \\documentclass, one the scanner reads as a command (not one shown
+    in a verbatim or lstlisting environment, or under \\iffalse); None without one."""
+    command = _documentclass_command(text)
+    return command.value.strip() if command is not None else None
+
+
+def _documentclass_command(text: str):
+    m = _documentclass(text)
+    if m is None:
+        return None
+    # a real root's class comes first: scanning up to the candidate is enough, and only a
+    # candidate inside a skipped region costs a scan of the whole file
+    for end in (m.end(), len(text)):
+        for ev in scan(text[:end], MacroTable()).events:
+            if ev.kind == "package" and ev.name == "documentclass":
+                return ev
+    return None
+
+
+def named_root(path: Path) -> Path | None:
+    """The root file that ``path``, not a root itself, names: its ``% !TEX root`` target, or the
+    main file of a subfiles child (``\\documentclass[../main.tex]{subfiles}``); None when it names
+    none, or itself, or a file that does not exist."""
+    found = read_file(path, 0)
+    if found is None:
+        return None
+    text = found.text
+    magic = _MAGIC_ROOT.search(text[:20000])
+    if magic:
+        target = magic.group(1).strip()
+    else:
+        command = _documentclass_command(text)
+        options = _CLASS_OPTIONS.match(text, command.start) if command is not None else None
+        if options is None or command.value.strip() != "subfiles":
+            return None
+        target = options.group(1).strip()
+    named = path.parent / target
+    for candidate in (named, named.with_name(named.name + ".tex")):
+        if candidate.is_file() and candidate.resolve() != path.resolve():
+            return candidate.resolve()
+    return None
+
+
+def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]) -> Discovery:
+    """Roots: configured ones, else every .tex file with a \\documentclass (not a subfile or a
+    standalone figure) that no ``% !TEX root`` comment points elsewhere."""
+    result = Discovery(tex_files=sorted(texts))
+    if configured:
+        for name in configured:
+            path = (root_dir / name).resolve() if not Path(name).is_absolute() else Path(name)
+            if path.is_file():
+                result.roots.append(path)
+            else:
+                result.problems.append(f"configured root `{name}` does not exist")
+        if result.roots:
+            return result
+    for path, text in texts.items():
+        head = text[:20000]
+        magic = _MAGIC_ROOT.search(head)
+        if magic:
+            target = (path.parent / magic.group(1).strip()).resolve()
+            if target != path.resolve():
+                continue
+        document = document_class(text)
+        if document is not None and document not in NOT_ROOT_CLASSES:
+            result.roots.append(path)
+    result.roots.sort()
+    return result
+
+
+def resolve_include(command: str, argument: str, directory: str | None, including_file: Path,
+                    root_file: Path, import_base: Path | None) -> list[Path]:
+    """Candidate paths for an include, in the order LaTeX would try them."""
+    arg = argument.strip().strip('"')
+    if not arg:
+        return []
+    bases: list[Path] = []
+    if command in ("import", "inputfrom", "includefrom"):
+        base = Path(directory or "")
+        bases.append(base if base.is_absolute() else (root_file.parent / base))
+    elif command in ("subimport", "subinputfrom", "subincludefrom"):
+        bases.append((import_base or including_file.parent) / (directory or ""))
+    elif command == "subfile":
+        bases += [including_file.parent, root_file.parent]
+    else:
+        bases += [root_file.parent, including_file.parent]
+        if import_base is not None:
+            bases.insert(0, import_base)
+    names = [arg + ".tex", arg] if command != "include" else [arg + ".tex"]
+    if arg.endswith(".tex"):
+        names = [arg]
+    out: list[Path] = []
+    for base in bases:
+        for name in names:
+            candidate = Path(name) if Path(name).is_absolute() else base / name
+            if candidate not in out:
+                out.append(candidate)
+    return out

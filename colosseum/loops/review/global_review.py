@@ -54,6 +54,12 @@ def model_name(provider, config: ReviewConfig) -> str:
     return provider.name
 
 
+def reviewer_step(provider, config: ReviewConfig) -> ModelStep:
+    """The calls of one global review (the dry run counts its request with the same step)."""
+    return ModelStep(provider, Budget.of_answered_calls(config.max_calls), max_tokens=config.output_tokens,
+                     model=config.model)
+
+
 def _count_text(step: ModelStep, text: str) -> Awaitable[int]:
     """The tokens of ``text`` alone in a request (to size the units a document is cut into)."""
     return step.count_request(splitting.counting_request(text, None, step.model))
@@ -70,8 +76,7 @@ async def review_document(index, provider, config: ReviewConfig = ReviewConfig()
     report = progress or (lambda stage, done, total: None)
     index = frozen(index)  # the document as it is now, whatever the author edits meanwhile
     doc = document_text(index)
-    step = ModelStep(provider, Budget.of_answered_calls(config.max_calls), max_tokens=config.output_tokens,
-                     model=config.model)
+    step = reviewer_step(provider, config)
     hits_before = getattr(provider, "hits", 0)
     budget = config.part_budget()
 

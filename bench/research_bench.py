@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from colosseum.index import ProjectIndex  # noqa: E402
 from colosseum.loops.inner.records import InnerLoopConfig  # noqa: E402
 from colosseum.models.scripted_provider import ScriptedProvider  # noqa: E402
-from colosseum.loops.research.calls import CallBudget, MeteredProvider  # noqa: E402
+from colosseum.models.budget import Budget  # noqa: E402
+from colosseum.models.metered import MeteredProvider  # noqa: E402
 from colosseum.loops.research.pipeline import ResearchRun, run_research  # noqa: E402
 from colosseum.loops.research.records import ResearchConfig  # noqa: E402
 from colosseum.loops.research.review_adapter import ReviewLayer  # noqa: E402
@@ -48,7 +49,7 @@ async def measure(latency: float = 0.1, workdir: Path | None = None) -> dict:
         shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".colosseum"))
         script = ResearchScript(generations=GENERATIONS)
         scripted = ScriptedProvider(script, latency=latency)
-        provider = MeteredProvider(scripted, CallBudget(None))
+        provider = MeteredProvider(scripted, Budget.of_started_calls(None))
         config = ResearchConfig(seed=1, max_parallel_sections=max(GENERATIONS))
         inner = InnerLoopConfig(seed=1)
         solving: list[float] = []

@@ -149,7 +149,7 @@ def test_a_broken_solve_table_is_reported_by_key_and_the_defaults_stay(tmp_path)
 def test_cover_clusters_brings_every_minority_strategy_to_some_aggregator():
     import random as _random
 
-    from colosseum.loops.inner.tree import cover_clusters, draw_groups, strategy_clusters
+    from colosseum.loops.sampling_tree import cover_clusters, draw_groups, strategy_clusters
 
     strategies = {f"L{i}": "induction on the number of edges" for i in range(15)}
     strategies["L15"] = "a spectral argument with the adjacency matrix eigenvalues"

@@ -14,7 +14,8 @@ from colosseum.index import ProjectIndex
 from colosseum.loops.inner.records import InnerLoopConfig
 from colosseum.models.errors import SolveCancelled
 from colosseum.models.scripted_provider import ScriptedProvider
-from colosseum.loops.research.calls import CallBudget, MeteredProvider
+from colosseum.models.budget import Budget
+from colosseum.models.metered import MeteredProvider
 from colosseum.loops.research.draft import DraftDocument, DraftError
 from colosseum.loops.research.pipeline import ResearchRun, run_research
 from colosseum.loops.research.records import ResearchConfig
@@ -55,7 +56,7 @@ def project(make_project, tmp_path):
 
 def make_run(project: Path, script: ResearchScript, config: ResearchConfig = SMALL, progress=None,
              catalog_dir: Path | None = None):
-    provider = MeteredProvider(ScriptedProvider(script), CallBudget(config.max_calls))
+    provider = MeteredProvider(ScriptedProvider(script), Budget.of_started_calls(config.max_calls))
     recorder = ResearchRecorder(project / ".colosseum" / "runs" / "test-run", "thm:goal", "scripted", config)
     run = ResearchRun(ProjectIndex.open(project), "thm:goal", provider, config, INNER, ReviewLayer(provider, reviewers=2),
                       None, catalog_dir, recorder, progress)
@@ -257,7 +258,7 @@ async def test_a_cancellation_inside_a_section_lets_only_the_calls_in_flight_fin
             raise SolveCancelled("the author cancelled")
 
     inner = ScriptedProvider(answer, latency=0.01)
-    provider = MeteredProvider(inner, CallBudget(None), stop if how == "check" else None)
+    provider = MeteredProvider(inner, Budget.of_started_calls(None), stop if how == "check" else None)
     run = ResearchRun(ProjectIndex.open(project), "thm:goal", provider, SMALL, InnerLoopConfig(leaves=4, widths=(4, 1)),
                       ReviewLayer(provider, reviewers=2), progress=stop if how == "progress" else None)
     result = await run_research(run)

@@ -8,7 +8,8 @@ import pytest
 
 from colosseum.loops.inner.solve import ObligationContext
 from colosseum.models.scripted_provider import ScriptedProvider
-from colosseum.loops.research.calls import CallBudget, MeteredProvider
+from colosseum.models.budget import Budget
+from colosseum.models.metered import MeteredProvider
 from colosseum.loops.research.exploration import choose_routes, explore, widths_for
 from colosseum.loops.research.readiness import judge
 from colosseum.loops.research.records import EXPLORATION_WIDTHS, ResearchConfig, ResearchResult, StrategyCard
@@ -20,7 +21,7 @@ CONTEXT = ObligationContext("thm:goal", "Every admissible input has the property
 
 
 def metered(script) -> MeteredProvider:
-    return MeteredProvider(ScriptedProvider(script), CallBudget(None))
+    return MeteredProvider(ScriptedProvider(script), Budget.of_started_calls(None))
 
 
 async def test_the_default_exploration_tree_keeps_a_main_route_and_distinct_alternatives():

@@ -136,7 +136,7 @@ async def _dry_run(index, provider, model, config, prices, args) -> int:
     from colosseum.models.pricing import cost_usd
     from colosseum.models.provider import Usage
     from colosseum.loops.review.anchoring import document_text
-    from colosseum.loops.review.global_review import NO_RELIED_ON, WHOLE_SCOPE, _Calls, _reviewer_values
+    from colosseum.loops.review.global_review import NO_RELIED_ON, WHOLE_SCOPE, _reviewer_values, reviewer_step
 
     if args.label:
         print(f"{args.label}: 1 model call for a local review (none if it is unchanged since the last one). "
@@ -147,7 +147,7 @@ async def _dry_run(index, provider, model, config, prices, args) -> int:
         tokens = _estimated_tokens("global_reviewer", values)
         how = "a character-based estimate, one token per four characters: no API key, so the API's counter was not asked"
     else:
-        tokens = await _Calls(provider, config).count("global_reviewer", values)
+        tokens = await reviewer_step(provider, config).count("global_reviewer", values)
         how = "counted by the API's token counter" if getattr(provider, "exact_token_counts", False) else \
             "an estimate: this provider has no counter API"
     budget = config.part_budget()

@@ -4,6 +4,7 @@ shared prefix, cached by providers) and a USER: part, both with ``{name}`` place
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,11 +39,16 @@ class PromptSpec:
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
-    # plain replacement, not str.format: LaTeX is full of braces
-    out = template
-    for name, value in values.items():
-        out = out.replace("{" + name + "}", str(value))
-    return out
+    """Every ``{name}`` of ``values`` replaced in one pass over the template, so a value that
+    itself contains ``{other}`` (LaTeX is full of braces) is inserted as it is, never filled in."""
+    if not values:
+        return template
+    return _placeholders(tuple(values)).sub(lambda m: str(values[m.group(1)]), template)
+
+
+@lru_cache(maxsize=64)
+def _placeholders(names: tuple[str, ...]) -> re.Pattern:
+    return re.compile("\\{(" + "|".join(map(re.escape, names)) + ")\\}")
 
 
 @lru_cache(maxsize=32)

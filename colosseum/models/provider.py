@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 
@@ -13,9 +13,20 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool the model may call during a request (the probes' tool-use loop): its name, what it
+    does, and the JSON schema of its input. No provider runs tools yet (see ``supports_tools``)."""
+
+    name: str
+    description: str
+    input_schema: dict
+
+
+@dataclass(frozen=True, slots=True)
 class ModelRequest:
     """One call. ``system`` is the long shared prefix (paper context, catalog): providers that
-    can cache it do, since every leaf of a tree sends the same one."""
+    can cache it do, since every leaf of a tree sends the same one. ``messages`` is the
+    transcript so far: a tool-use loop continues it with ``continued``."""
 
     system: str
     messages: tuple[Message, ...]
@@ -24,6 +35,12 @@ class ModelRequest:
     temperature: float = 1.0
     model: str | None = None  # None: the provider's configured model
     role: str = ""  # the prompt role (generator, refuter, ...), for logs and scripted doubles
+    tools: tuple[Tool, ...] = ()  # tools the model may call; empty for every request today
+
+    def continued(self, *more: Message) -> "ModelRequest":
+        """The same request with ``more`` appended to its transcript (the model's turn, a tool's
+        result, the next question)."""
+        return replace(self, messages=self.messages + tuple(more))
 
 
 @dataclass(slots=True)
@@ -73,6 +90,9 @@ class ProviderError(Exception):
 
 
 class ModelProvider(Protocol):
+    """An interactive executor: one request in, one response out, now (``executor.py`` has the
+    batch kind). A provider that can run ``ModelRequest.tools`` says so with ``supports_tools``."""
+
     name: str
     # whether count_tokens asks the API's own counter (False: an estimate, and reports say so)
     exact_token_counts: bool

@@ -13,11 +13,14 @@ from colosseum.models.provider import ModelRequest, ModelResponse, Usage
 
 
 def request_key(provider: str, model: str, request: ModelRequest) -> str:
-    material = json.dumps({
+    fields = {
         "provider": provider, "model": request.model or model, "system": request.system,
         "messages": [[m.role, m.content] for m in request.messages], "schema": request.schema,
         "max_tokens": request.max_tokens, "temperature": request.temperature,
-    }, sort_keys=True, ensure_ascii=False)
+    }
+    if request.tools:  # only then: the keys of every request without tools stay what they were
+        fields["tools"] = [[t.name, t.description, t.input_schema] for t in request.tools]
+    material = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 

@@ -5,14 +5,10 @@ DAG (so no proof can become circular), its ancestors first; statements only, nev
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 from colosseum.loops.inner.solve import ObligationContext
+from colosseum.loops.notation import preamble_notation
 
 MAX_ASSUMABLE = 200  # statements, ancestors first
-MAX_NOTATION_LINES = 200
-_NOTATION = re.compile(r"^\s*\\(?:newcommand|renewcommand|providecommand|DeclareMathOperator|def|let)\b.*$", re.M)
 
 
 def obligation_context(index, label: str, catalog=None, previous: str = "(none)") -> ObligationContext:
@@ -37,18 +33,6 @@ def obligation_context(index, label: str, catalog=None, previous: str = "(none)"
     return ObligationContext(label=label, statement=statement, assumable=assumable,
                              notation=preamble_notation(index), catalog=catalog_text, previous=previous,
                              catalog_tokens=tokens, catalog_entries=taken)
-
-
-def preamble_notation(index) -> str:
-    """The macro definitions of the roots' preambles: the provers must read the notation."""
-    lines: list[str] = []
-    for root in index.roots:
-        ft = index.text_of(Path(root))
-        if ft is None:
-            continue
-        preamble = ft.text.split("\\begin{document}", 1)[0]
-        lines += [m.group().strip() for m in _NOTATION.finditer(preamble)]
-    return "\n".join(dict.fromkeys(lines[:MAX_NOTATION_LINES]))
 
 
 def _clean(statement: str) -> str:

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from colosseum.core.exception_groups import first_leaf
 from colosseum.loops.inner.records import Bundle, Candidate, Critique, InnerLoopConfig, SolveResult
-from colosseum.loops.inner.tree import ancestors_reaching, cover_clusters, draw_groups, strategy_clusters
-from colosseum.models import Message, ModelRequest, Usage
-from colosseum.models.errors import BudgetExceeded, BudgetReached, SolveCancelled
-from colosseum.models.prompts import load_prompt
+from colosseum.loops.sampling_tree import ancestors_reaching, cover_clusters, draw_groups, strategy_clusters
+from colosseum.models.budget import Budget
+from colosseum.models.errors import BudgetReached, SolveCancelled
+from colosseum.models.step import ModelStep
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -56,18 +56,23 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
                 progress: Progress | None = None, recorder=None) -> SolveResult:
     """The inner loop; ``recorder`` (a RunRecorder) is told after every stage and at the end,
     whether the run finishes, is cancelled, reaches its budget or fails."""
-    state = {"usage": Usage()}
+    step = ModelStep(provider, Budget.of_answered_calls(config.max_calls), base={
+        "obligation": f"{context.label}: {context.statement}", "assumable": context.assumable or "(none)",
+        "notation": context.notation or "(none)", "catalog": context.catalog or "(none)",
+        "previous": context.previous})
+    seed = config.seed if config.seed is not None else int(context.fingerprint()[:12], 16)
+    run = _Run(step, config, progress or (lambda stage, done, total: None), recorder, seed)
     try:
-        result = await _solve(context, provider, config, progress, recorder, state)
+        result = await run.solve()
     except asyncio.CancelledError:
         if recorder is not None:
-            recorder.finish("cancelled", state["usage"])
+            recorder.finish("cancelled", step.usage)
         raise
     except BaseException as exc:
         if recorder is not None:
             status = ("budget-stopped" if first_leaf(exc, BudgetReached) is not None else
                       "cancelled" if first_leaf(exc, _CANCELLED) is not None else "failed")
-            recorder.finish(status, state["usage"])
+            recorder.finish(status, step.usage)
         raise
     if recorder is not None:
         recorder.finish("done", result.usage, result)
@@ -77,119 +82,123 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
 _CANCELLED: tuple = (asyncio.CancelledError, SolveCancelled)
 
 
-async def _solve(context: ObligationContext, provider, config: InnerLoopConfig, progress: Progress | None,
-                 recorder, state: dict) -> SolveResult:
-    if config.max_calls is not None and config.planned_calls() > config.max_calls:
-        raise BudgetExceeded(f"this solve needs {config.planned_calls()} model calls; the budget is {config.max_calls}")
-    if config.widths[0] != config.leaves or config.widths[-1] != 1:
-        raise ValueError("widths must start at the number of leaves and end with the single root")
-    seed = config.seed if config.seed is not None else int(context.fingerprint()[:12], 16)
-    rng = random.Random(seed)
-    report = progress or (lambda stage, done, total: None)
-    usage = Usage()
-    base = {"obligation": f"{context.label}: {context.statement}", "assumable": context.assumable or "(none)",
-            "notation": context.notation or "(none)", "catalog": context.catalog or "(none)",
-            "previous": context.previous}
+@dataclass
+class _Run:
+    """One run of the inner loop: its model calls, settings, progress, recorder and seed."""
 
-    async def ask(role: str, values: dict) -> dict:
-        nonlocal usage
-        if config.max_calls is not None and usage.calls >= config.max_calls:
-            raise BudgetReached(f"the budget of {config.max_calls} model calls is used up")
-        spec = load_prompt(role)
-        system, user = spec.render({**base, **values})
-        response = await provider.complete(ModelRequest(system, (Message("user", user),), schema=spec.schema,
-                                                        role=role, max_tokens=8192))
-        usage = usage + response.usage
-        state["usage"] = usage
-        return response.data or {}
+    step: ModelStep
+    config: InnerLoopConfig
+    report: Progress
+    recorder: object
+    seed: int
 
-    # 1. generate: N leaves, each from a different angle
-    done = 0
+    def _record(self, bundles: dict, groups: list) -> None:
+        if self.recorder is not None:
+            self.recorder.update(self.seed, bundles, groups, self.step.usage)
 
-    async def generate(i: int) -> Candidate:
-        nonlocal done
-        angle = config.angles[i % len(config.angles)]
-        data = await ask("generator", {"angle": angle, "slot": f"prover {i + 1} of {config.leaves}"})
-        done += 1
-        report("generating", done, config.leaves)
-        return Candidate(f"L{i}", data.get("proof", ""), data.get("strategy", ""), angle)
+    async def solve(self) -> SolveResult:
+        config = self.config
+        self.step.budget.refuse_plan(config.planned_calls(), f"this solve needs {config.planned_calls()} model "
+                                                             f"calls; the budget is {config.max_calls}")
+        if config.widths[0] != config.leaves or config.widths[-1] != 1:
+            raise ValueError("widths must start at the number of leaves and end with the single root")
+        rng = random.Random(self.seed)
+        candidates = await self.generate()
+        self._record({c.id: Bundle(c.id, 0, c) for c in candidates}, [])
+        bundles = await self.refute(candidates)
+        self._record(bundles, [])
+        current = [c.id for c in candidates]
+        groups_per_level: list[list[tuple[str, list[str]]]] = []
+        clusters: list[list[str]] = []
+        swapped: list[str] = []
+        for level, width in enumerate(self.config.widths[1:], start=1):
+            groups = draw_groups(current, width, self.config.k, rng)
+            if level == 1 and self.config.cover_strategies:
+                clusters = strategy_clusters({c.id: c.strategy for c in candidates})
+                swapped = cover_clusters(groups, clusters, rng)
+            names = [f"A{level}.{i}" for i in range(width)]
+            groups_per_level.append(list(zip(names, groups)))
+            await self.aggregate_level(level, names, groups, bundles)
+            current = names
+            self._record(bundles, groups_per_level)
+        root = bundles[current[0]]
+        reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})
+                         if bundles[n].level == 0)
+        return SolveResult(root, bundles, groups_per_level, reached, self.step.usage, self.seed, clusters, swapped)
 
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(generate(i)) for i in range(config.leaves)]
-    candidates = [t.result() for t in tasks]
-    if recorder is not None:
-        recorder.update(seed, {c.id: Bundle(c.id, 0, c) for c in candidates}, [], usage)
+    async def generate(self) -> list[Candidate]:
+        """N leaves, each from a different angle."""
+        leaves = self.config.leaves
+        done = 0
 
-    # 2. refute: R adversarial reviewers per candidate; critiques attach to their candidate
-    done = 0
-    total = config.leaves * config.refuters_per_candidate
-
-    async def refute(candidate: Candidate, r: int) -> list[Critique]:
-        nonlocal done
-        data = await ask("refuter", {"candidate": candidate.proof,
-                                     "slot": f"referee {r + 1} of candidate {candidate.id}"})
-        done += 1
-        report("refuting", done, total)
-        return [Critique(f"{candidate.id}.r{r}.{j}", c.get("severity", "major"), c.get("kind", "other"),
-                         c.get("quote", ""), c.get("explanation", ""), c.get("repair", ""),
-                         anchored(c.get("quote", ""), candidate.proof), candidate.id)
-                for j, c in enumerate(data.get("critiques", []))]
-
-    async with asyncio.TaskGroup() as group:
-        refutations = {(c.id, r): group.create_task(refute(c, r)) for c in candidates
-                       for r in range(config.refuters_per_candidate)}
-    bundles: dict[str, Bundle] = {}
-    for c in candidates:
-        critiques = [crit for r in range(config.refuters_per_candidate) for crit in refutations[(c.id, r)].result()]
-        bundles[c.id] = Bundle(c.id, 0, c, critiques)
-    if recorder is not None:
-        recorder.update(seed, bundles, [], usage)
-
-    # 3. aggregate: the overlapping random-sampling tree
-    current = [c.id for c in candidates]
-    groups_per_level: list[list[tuple[str, list[str]]]] = []
-    levels = len(config.widths) - 1
-    clusters: list[list[str]] = []
-    swapped: list[str] = []
-    for level, width in enumerate(config.widths[1:], start=1):
-        groups = draw_groups(current, width, config.k, rng)
-        if level == 1 and config.cover_strategies:
-            clusters = strategy_clusters({c.id: c.strategy for c in candidates})
-            swapped = cover_clusters(groups, clusters, rng)
-        names = [f"A{level}.{i}" for i in range(width)]
-        groups_per_level.append(list(zip(names, groups)))
-        report(f"aggregating level {level} of {levels}", 0, width)
-
-        async def aggregate(name: str, members: list[str]) -> Bundle:
-            inputs = [bundles[m] for m in members]
-            data = await ask("aggregator", {"bundles": render_bundles(inputs), "slot": f"aggregator {name}"})
-            carried: dict[str, Critique] = {}
-            for b in inputs:
-                for crit in b.critiques:
-                    carried.setdefault(crit.id, crit)
-            resolved = {}
-            for item in data.get("resolved", []):
-                cid = item.get("critique", "")
-                if cid in carried and item.get("how", "").strip():
-                    resolved[cid] = item["how"]  # resolved by an argument, never by a count
-            conflicts = [c for b in inputs for c in b.conflicts] + list(data.get("open_conflicts", []))
-            merged = Candidate(name, data.get("proof", ""), "", "")
-            return Bundle(name, level, merged, [c for cid, c in carried.items() if cid not in resolved],
-                          list(dict.fromkeys(conflicts)), tuple(members), resolved)
+        async def one(i: int) -> Candidate:
+            nonlocal done
+            angle = self.config.angles[i % len(self.config.angles)]
+            data = await self.step.ask("generator", {"angle": angle, "slot": f"prover {i + 1} of {leaves}"})
+            done += 1
+            self.report("generating", done, leaves)
+            return Candidate(f"L{i}", data.get("proof", ""), data.get("strategy", ""), angle)
 
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(aggregate(n, g)) for n, g in zip(names, groups)]
+            tasks = [group.create_task(one(i)) for i in range(leaves)]
+        return [t.result() for t in tasks]
+
+    async def refute(self, candidates: list[Candidate]) -> dict[str, Bundle]:
+        """R adversarial reviewers per candidate; critiques attach to their candidate."""
+        per_candidate = self.config.refuters_per_candidate
+        total = len(candidates) * per_candidate
+        done = 0
+
+        async def one(candidate: Candidate, r: int) -> list[Critique]:
+            nonlocal done
+            data = await self.step.ask("refuter", {"candidate": candidate.proof,
+                                                   "slot": f"referee {r + 1} of candidate {candidate.id}"})
+            done += 1
+            self.report("refuting", done, total)
+            return [Critique(f"{candidate.id}.r{r}.{j}", c.get("severity", "major"), c.get("kind", "other"),
+                             c.get("quote", ""), c.get("explanation", ""), c.get("repair", ""),
+                             anchored(c.get("quote", ""), candidate.proof), candidate.id)
+                    for j, c in enumerate(data.get("critiques", []))]
+
+        async with asyncio.TaskGroup() as group:
+            refutations = {(c.id, r): group.create_task(one(c, r)) for c in candidates for r in range(per_candidate)}
+        return {c.id: Bundle(c.id, 0, c, [crit for r in range(per_candidate)
+                                          for crit in refutations[(c.id, r)].result()])
+                for c in candidates}
+
+    async def aggregate_level(self, level: int, names: list[str], groups: list[list[str]],
+                              bundles: dict[str, Bundle]) -> None:
+        """One level of the overlapping random-sampling tree; its bundles are added to ``bundles``."""
+        self.report(f"aggregating level {level} of {len(self.config.widths) - 1}", 0, len(names))
+
+        async def one(name: str, members: list[str]) -> Bundle:
+            inputs = [bundles[m] for m in members]
+            data = await self.step.ask("aggregator", {"bundles": render_bundles(inputs), "slot": f"aggregator {name}"})
+            return aggregated(name, level, inputs, data)
+
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(one(n, g)) for n, g in zip(names, groups)]
         for task in tasks:
             bundle = task.result()
             bundles[bundle.id] = bundle
-        current = names
-        if recorder is not None:
-            recorder.update(seed, bundles, groups_per_level, usage)
 
-    root = bundles[current[0]]
-    reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})
-                     if bundles[n].level == 0)
-    return SolveResult(root, bundles, groups_per_level, reached, usage, seed, clusters, swapped)
+
+def aggregated(name: str, level: int, inputs: list[Bundle], data: dict) -> Bundle:
+    """An aggregator's bundle: its merged proof, every critique of its inputs carried up except
+    those it resolved by an argument, and every open conflict."""
+    carried: dict[str, Critique] = {}
+    for b in inputs:
+        for crit in b.critiques:
+            carried.setdefault(crit.id, crit)
+    resolved = {}
+    for item in data.get("resolved", []):
+        cid = item.get("critique", "")
+        if cid in carried and item.get("how", "").strip():
+            resolved[cid] = item["how"]  # resolved by an argument, never by a count
+    conflicts = [c for b in inputs for c in b.conflicts] + list(data.get("open_conflicts", []))
+    merged = Candidate(name, data.get("proof", ""), "", "")
+    return Bundle(name, level, merged, [c for cid, c in carried.items() if cid not in resolved],
+                  list(dict.fromkeys(conflicts)), tuple(b.id for b in inputs), resolved)
 
 
 def render_bundles(bundles: list[Bundle]) -> str:

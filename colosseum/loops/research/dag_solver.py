@@ -16,10 +16,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from colosseum.loops.inner.context import obligation_context
-from colosseum.loops.inner.run_record import RunRecorder
-from colosseum.loops.inner.solve import solve
-from colosseum.loops.research.calls import stage
+from colosseum.loops.inner import RunRecorder, obligation_context, solve
+from colosseum.models.metered import stage
 from colosseum.loops.research.records import ResearchConfig, SectionOutcome
 from colosseum.loops.research.review_adapter import critique_json
 

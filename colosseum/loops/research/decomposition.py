@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from colosseum.loops.research.calls import ask
+from colosseum.models.step import ask
 from colosseum.loops.research.draft import BREAKING_CODES, DraftDocument, reference_command, section_level_for
 from colosseum.loops.research.draft import structure_violations
 from colosseum.loops.research.records import Decomposition, Exploration, ReadinessVerdict, ResearchConfig

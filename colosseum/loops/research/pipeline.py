@@ -4,7 +4,7 @@ number of explorations, the round limit (global reviews) and the call budget.
 
     result = await run_research(ResearchRun(index, label, provider, config, inner_config, reviews, ...))
 
-``provider`` is a calls.MeteredProvider (the budget, usage per stage); ``index`` a ProjectIndex of
+``provider`` is a models.metered.MeteredProvider (the budget, usage per stage); ``index`` a ProjectIndex of
 the author's project that this run may overlay (never the editor's own index): the draft lives
 there as an overlay of the theorem's file and is never written to the author's files."""
 
@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colosseum.core.exception_groups import first_leaf
-from colosseum.loops.inner.context import obligation_context
-from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.loops.inner import InnerLoopConfig, obligation_context
 from colosseum.models.errors import BudgetExceeded, BudgetReached, SolveCancelled
 from colosseum.models import ProviderError
-from colosseum.loops.research.calls import stage
+from colosseum.models.metered import stage
 from colosseum.loops.research.dag_solver import DagSolver
 from colosseum.loops.research.decomposition import decompose, redecompose
 from colosseum.loops.research.draft import DraftDocument

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from colosseum.loops.research.calls import ask
+from colosseum.models.step import ask
 from colosseum.loops.research.records import Exploration, OpenClaim, ReadinessVerdict
 
 

@@ -17,7 +17,7 @@ class ReviewLayer:
             config, self.problems = review_config(project_config, reviewers=reviewers, model=model)
         else:
             config, self.problems = ReviewConfig(reviewers=reviewers or ReviewConfig.reviewers, model=model), []
-        # the research run's own budget bounds every call (see calls.MeteredProvider)
+        # the research run's own budget bounds every call (see models.metered.MeteredProvider)
         self.config = replace(config, max_calls=None)
 
     async def local(self, index, label: str, proof: str, progress=None):

@@ -10,7 +10,7 @@ revision that breaks a rule is rejected and the draft stays as it was."""
 
 from __future__ import annotations
 
-from colosseum.loops.research.calls import ask
+from colosseum.models.step import ask
 from colosseum.loops.research.draft import BREAKING_CODES, DraftDocument, structure_violations
 from colosseum.loops.research.records import Revision
 

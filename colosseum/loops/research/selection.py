@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from colosseum.loops.research.calls import ask, stage
+from colosseum.models.metered import stage
+from colosseum.models.step import ask
 
 
 @dataclass

@@ -19,7 +19,7 @@ Public API (stable; everything else in this package is internal)::
         # fatal) critique remains or a reviewer asked for revision; else "accepted".
         # ``progress(stage, done, total)`` may raise SolveCancelled to stop; the budget
         # (``config.max_calls``) raises BudgetExceeded before any call, BudgetReached mid-way
-        # (both from colosseum.loops.inner.solve). Dismissals in .colosseum/reviews/ are applied.
+        # (both from colosseum.models.errors). Dismissals in .colosseum/reviews/ are applied.
     report.verdict, report.reasons, report.critiques, report.usage, report.to_json(root_dir)
     path = write_report(report, index)   # .colosseum/reviews/<time>-global.md (+ .json)
 

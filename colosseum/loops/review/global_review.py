@@ -13,11 +13,10 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
 
-from colosseum.models.errors import BudgetExceeded, BudgetReached
-from colosseum.models import Message, ModelRequest, Usage
-from colosseum.models.prompts import load_prompt
+from colosseum.models.budget import Budget
+from colosseum.models.step import ModelStep
 from colosseum.loops.review.anchoring import DocumentText, document_text
 from colosseum.loops.review.dismissals import DismissalStore
 from colosseum.loops.review.merging import merge_duplicates, sort_critiques, verdict
@@ -55,38 +54,15 @@ def model_name(provider, config: ReviewConfig) -> str:
     return provider.name
 
 
-@dataclass
-class _Calls:
-    """The model calls of one review: budget, usage and the token counter."""
+def reviewer_step(provider, config: ReviewConfig) -> ModelStep:
+    """The calls of one global review (the dry run counts its request with the same step)."""
+    return ModelStep(provider, Budget.of_answered_calls(config.max_calls), max_tokens=config.output_tokens,
+                     model=config.model)
 
-    provider: object
-    config: ReviewConfig
-    usage: Usage = field(default_factory=Usage)
-    counts: int = 0
 
-    async def ask(self, role: str, values: dict) -> dict:
-        limit = self.config.max_calls
-        if limit is not None and self.usage.calls >= limit:
-            raise BudgetReached(f"the budget of {limit} model calls is used up")
-        spec = load_prompt(role)
-        system, user = spec.render(values)
-        response = await self.provider.complete(ModelRequest(system, (Message("user", user),), schema=spec.schema,
-                                                             max_tokens=self.config.output_tokens,
-                                                             model=self.config.model, role=role))
-        self.usage = self.usage + response.usage
-        return response.data or {}
-
-    async def count(self, role: str, values: dict) -> int:
-        spec = load_prompt(role)
-        system, user = spec.render(values)
-        self.counts += 1
-        return await self.provider.count_tokens(ModelRequest(system, (Message("user", user),), schema=spec.schema,
-                                                             max_tokens=self.config.output_tokens,
-                                                             model=self.config.model, role=role))
-
-    async def count_text(self, text: str) -> int:
-        self.counts += 1
-        return await self.provider.count_tokens(splitting.counting_request(text, None, self.config.model))
+def _count_text(step: ModelStep, text: str) -> Awaitable[int]:
+    """The tokens of ``text`` alone in a request (to size the units a document is cut into)."""
+    return step.count_request(splitting.counting_request(text, None, step.model))
 
 
 def _reviewer_values(config: ReviewConfig, r: int, scope: str, document: str, relied_on: str, part: str = "") -> dict:
@@ -100,25 +76,44 @@ async def review_document(index, provider, config: ReviewConfig = ReviewConfig()
     report = progress or (lambda stage, done, total: None)
     index = frozen(index)  # the document as it is now, whatever the author edits meanwhile
     doc = document_text(index)
-    calls = _Calls(provider, config)
+    step = reviewer_step(provider, config)
     hits_before = getattr(provider, "hits", 0)
     budget = config.part_budget()
 
     report("counting tokens", 0, 1)
     whole = doc.render_all()
-    whole_tokens = await calls.count("global_reviewer", _reviewer_values(config, 0, WHOLE_SCOPE, whole, NO_RELIED_ON))
+    whole_tokens = await step.count("global_reviewer", _reviewer_values(config, 0, WHOLE_SCOPE, whole, NO_RELIED_ON))
     parts: list[splitting.Part] | None = None
     plan: SplitPlan | None = None
     if whole_tokens > budget:
-        parts, plan = await _plan(index, doc, calls, budget, whole_tokens)
+        parts, plan = await _plan(index, doc, step, config, budget, whole_tokens)
     report("counting tokens", 1, 1)
 
-    reviewers = config.reviewers
-    planned = reviewers * (len(parts) + 1 if parts else 1)
-    if config.max_calls is not None and planned > config.max_calls:
-        raise BudgetExceeded(f"this review needs {planned} model calls; the budget is {config.max_calls}")
+    planned = config.reviewers * (len(parts) + 1 if parts else 1)
+    step.budget.refuse_plan(planned, f"this review needs {planned} model calls; the budget is {config.max_calls}")
+    critiques, verdicts = await _review_parts(index, doc, step, config, whole, parts, report)
+    withdrawn: dict[str, str] = {}
+    if parts is not None:
+        outline = await _fitting_outline(index, doc, step, plan, budget)
+        withdrawn = await _synthesize(doc, step, config, plan, outline, critiques, verdicts, report)
+        critiques = [c for c in critiques if c.id not in withdrawn]
 
-    # 2. the reviewers, over the whole or over every part
+    # dismissals, duplicates, verdict
+    DismissalStore(index.root_dir).apply(critiques)
+    merged = sort_critiques(merge_duplicates(critiques, lambda c: doc.extent(c.file, c.range)),
+                            {p: i for i, p in enumerate(doc.files)})
+    outcome, reasons, vetoes = verdict(merged, verdicts, doc.relative)
+    if plan is not None:
+        reasons.append(plan.describe())
+    return ReviewReport(outcome, reasons, merged, verdicts, step.usage, model_name(provider, config),
+                        getattr(provider, "hits", 0) - hits_before, step.counts, plan, vetoes, withdrawn)
+
+
+async def _review_parts(index, doc: DocumentText, step: ModelStep, config: ReviewConfig, whole: str,
+                        parts: list[splitting.Part] | None, report) -> tuple[list[ReviewCritique], list[ReviewerVerdict]]:
+    """Every reviewer over the whole document, or over every part: their critiques, and the
+    verdicts of those who read the whole (with parts, the synthesis gives each one's verdict)."""
+    reviewers = config.reviewers
     jobs: list[tuple[int, int | None, dict]] = []
     if parts is None:
         jobs = [(r, None, _reviewer_values(config, r, WHOLE_SCOPE, whole, NO_RELIED_ON)) for r in range(reviewers)]
@@ -135,66 +130,58 @@ async def review_document(index, provider, config: ReviewConfig = ReviewConfig()
 
     async def run(job):
         nonlocal done
-        r, p, values = job
-        data = await calls.ask("global_reviewer", values)
+        data = await step.ask("global_reviewer", job[2])
         done += 1
         report("reviewing", done, len(jobs))
         return data
 
     async with asyncio.TaskGroup() as group:
         tasks = [group.create_task(run(job)) for job in jobs]
-    answers = [(job[0], job[1], task.result()) for job, task in zip(jobs, tasks)]
-
     critiques: list[ReviewCritique] = []
     verdicts: list[ReviewerVerdict] = []
-    for r, p, data in answers:
-        name = f"reviewer {r + 1}"
+    for (r, p, _values), task in zip(jobs, tasks):
+        data, name = task.result(), f"reviewer {r + 1}"
         within = [(s.path, s.first, s.last) for s in parts[p].segments] if parts is not None else None
         for j, item in enumerate(data.get("critiques") or []):
             cid = f"R{r + 1}.{j + 1}" if p is None else f"R{r + 1}.P{p + 1}.{j + 1}"
             critiques.append(_critique(item, cid, name, doc, within, None if p is None else f"part {p + 1}"))
         if p is None:
             verdicts.append(_verdict(name, data))
+    return critiques, verdicts
 
-    # 3. with parts: each reviewer's synthesis over its own parts' findings
+
+async def _synthesize(doc: DocumentText, step: ModelStep, config: ReviewConfig, plan: SplitPlan, outline: str,
+                      critiques: list[ReviewCritique], verdicts: list[ReviewerVerdict], report) -> dict[str, str]:
+    """With parts: each reviewer's synthesis over its own parts' findings. Its cross-part
+    critiques and its verdict are added to ``critiques`` and ``verdicts``; returns the findings
+    it withdrew, with why."""
+    reviewers = config.reviewers
+    done = 0
+
+    async def synthesize(r: int) -> dict:
+        nonlocal done
+        own = [c for c in critiques if c.reviewers == (f"reviewer {r + 1}",)]
+        data = await step.ask("review_synthesis", {"slot": f"reviewer {r + 1} of {reviewers}",
+                                                   "split_note": plan.describe() + "\n" + _parts_note(plan),
+                                                   "outline": outline, "findings": _findings(own, doc)})
+        done += 1
+        report("synthesis", done, reviewers)
+        return data
+
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(synthesize(r)) for r in range(reviewers)]
     withdrawn: dict[str, str] = {}
-    if parts is not None:
-        outline = await _fitting_outline(index, doc, calls, plan, budget)
-        done = 0
-
-        async def synthesize(r: int) -> dict:
-            nonlocal done
-            own = [c for c in critiques if c.reviewers == (f"reviewer {r + 1}",)]
-            data = await calls.ask("review_synthesis", {"slot": f"reviewer {r + 1} of {reviewers}",
-                                                        "split_note": plan.describe() + "\n" + _parts_note(plan),
-                                                        "outline": outline, "findings": _findings(own, doc)})
-            done += 1
-            report("synthesis", done, reviewers)
-            return data
-
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(synthesize(r)) for r in range(reviewers)]
-        for r, task in enumerate(tasks):
-            data, name = task.result(), f"reviewer {r + 1}"
-            own_ids = {c.id for c in critiques if c.reviewers == (name,)}
-            for item in data.get("withdrawn") or []:
-                fid, why = str(item.get("finding", "")), str(item.get("why", "")).strip()
-                if fid in own_ids and why:
-                    withdrawn[fid] = why  # withdrawn by an argument, never by a count
-            for j, item in enumerate(data.get("critiques") or []):
-                critiques.append(_critique(item, f"R{r + 1}.S.{j + 1}", name, doc, None, "synthesis"))
-            verdicts.append(_verdict(name, data))
-        critiques = [c for c in critiques if c.id not in withdrawn]
-
-    # 4. dismissals, duplicates, verdict
-    DismissalStore(index.root_dir).apply(critiques)
-    merged = sort_critiques(merge_duplicates(critiques, lambda c: doc.extent(c.file, c.range)),
-                            {p: i for i, p in enumerate(doc.files)})
-    outcome, reasons, vetoes = verdict(merged, verdicts, doc.relative)
-    if plan is not None:
-        reasons.append(plan.describe())
-    return ReviewReport(outcome, reasons, merged, verdicts, calls.usage, model_name(provider, config),
-                        getattr(provider, "hits", 0) - hits_before, calls.counts, plan, vetoes, withdrawn)
+    for r, task in enumerate(tasks):
+        data, name = task.result(), f"reviewer {r + 1}"
+        own_ids = {c.id for c in critiques if c.reviewers == (name,)}
+        for item in data.get("withdrawn") or []:
+            fid, why = str(item.get("finding", "")), str(item.get("why", "")).strip()
+            if fid in own_ids and why:
+                withdrawn[fid] = why  # withdrawn by an argument, never by a count
+        for j, item in enumerate(data.get("critiques") or []):
+            critiques.append(_critique(item, f"R{r + 1}.S.{j + 1}", name, doc, None, "synthesis"))
+        verdicts.append(_verdict(name, data))
+    return withdrawn
 
 
 def _verdict(name: str, data: dict) -> ReviewerVerdict:
@@ -213,12 +200,12 @@ def _critique(item: dict, cid: str, reviewer: str, doc: DocumentText, within, pa
                           (reviewer,), part=part)
 
 
-async def _plan(index, doc: DocumentText, calls: _Calls, budget: int, whole_tokens: int):
-    overhead = await calls.count("global_reviewer", _reviewer_values(calls.config, 0, WHOLE_SCOPE, "", "(none)"))
-    empty = await calls.count_text("")
+async def _plan(index, doc: DocumentText, step: ModelStep, config: ReviewConfig, budget: int, whole_tokens: int):
+    overhead = await step.count("global_reviewer", _reviewer_values(config, 0, WHOLE_SCOPE, "", "(none)"))
+    empty = await _count_text(step, "")
 
     async def counter(text: str) -> int:
-        return await calls.count_text(text)
+        return await _count_text(step, text)
 
     unit_budget = budget - overhead
     units = await splitting.make_units(index, doc, unit_budget, counter, empty)
@@ -241,8 +228,8 @@ async def _plan(index, doc: DocumentText, calls: _Calls, budget: int, whole_toke
         if not queue:
             break
         part = queue.pop(0)
-        part.tokens = await calls.count("global_reviewer", _reviewer_values(
-            calls.config, 0, "part", splitting.render_units(doc, part.units),
+        part.tokens = await step.count("global_reviewer", _reviewer_values(
+            config, 0, "part", splitting.render_units(doc, part.units),
             splitting.render_statements(index, doc, part.relies_on)))
         if part.tokens > budget and len(part.units) > 1:
             head, tail = splitting.Part(part.units[:-1]), splitting.Part(part.units[-1:])
@@ -251,7 +238,7 @@ async def _plan(index, doc: DocumentText, calls: _Calls, budget: int, whole_toke
             continue
         checked.append(part)
     checked += queue
-    exact = bool(getattr(calls.provider, "exact_token_counts", False))
+    exact = bool(getattr(step.provider, "exact_token_counts", False))
     plan = SplitPlan([ReviewPart(f"part {i + 1}", [u.title for u in p.units],
                                  list(dict.fromkeys(doc.relative(s.path) for s in p.segments)), p.relies_on, p.tokens)
                       for i, p in enumerate(checked)], whole_tokens, budget, exact)
@@ -266,13 +253,13 @@ def _parts_note(plan: SplitPlan) -> str:
 MAIN_KINDS = frozenset(("theorem", "proposition", "corollary", "maintheorem", "thm", "prop", "cor"))
 
 
-async def _fitting_outline(index, doc: DocumentText, calls: _Calls, plan: SplitPlan, budget: int) -> str:
+async def _fitting_outline(index, doc: DocumentText, step: ModelStep, plan: SplitPlan, budget: int) -> str:
     """Every statement if the synthesis request leaves half the budget for the findings; else
     the main results' statements only; else those cut short (said so in the outline)."""
     outline = ""
     for kinds, cut in ((None, None), (MAIN_KINDS, None), (MAIN_KINDS, 400)):
         outline = _outline(index, doc, kinds, cut)
-        tokens = await calls.count("review_synthesis", {"slot": "", "split_note": plan.describe(), "outline": outline,
+        tokens = await step.count("review_synthesis", {"slot": "", "split_note": plan.describe(), "outline": outline,
                                                         "findings": ""})
         if tokens <= budget // 2:
             break

@@ -15,11 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
-from colosseum.models.errors import BudgetExceeded, BudgetReached
-from colosseum.models import Message, ModelRequest, Usage
+from colosseum.loops.inner import obligation_context, solve
+from colosseum.loops.notation import preamble_notation
+from colosseum.models import Usage
+from colosseum.models.budget import Budget
 from colosseum.models.prompts import load_prompt
-from colosseum.loops.review.anchoring import document_text
+from colosseum.models.step import ModelStep
+from colosseum.loops.review.anchoring import _searchable, document_text, normalize_quote
 from colosseum.loops.review.dismissals import DismissalStore
+from colosseum.loops.review.global_review import model_name
 from colosseum.loops.review.records import LOCAL_KINDS, SEVERITIES, ClaimReview, ReviewConfig, ReviewCritique
 from colosseum.loops.review.view import frozen
 
@@ -180,8 +184,6 @@ def _critiques(index, items: list[dict], m: Material, label: str) -> list[Review
 
 
 def _in_text(quote: str, text: str) -> bool:
-    from colosseum.loops.review.anchoring import _searchable, normalize_quote
-
     pieces = normalize_quote(quote)
     if not pieces:
         return False
@@ -204,14 +206,6 @@ def _verdict(said: str, critiques: list[ReviewCritique]) -> tuple[str, list[str]
     return "passed", notes
 
 
-class _Run:
-    """The calls one run has started against the budget: a single review is a run of its own,
-    and every review of one ``review_many`` shares one."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-
 class LocalReviewer:
     """Local reviews with a cache: ``reviewed`` and ``served`` list the labels that cost a call
     and those served from the cache, over this reviewer's life (clear them to count a run).
@@ -223,8 +217,6 @@ class LocalReviewer:
         self.reviewed: list[str] = []
         self.served: list[str] = []
         self.usage = Usage()
-        from colosseum.loops.review.global_review import model_name
-
         self.model = model_name(provider, config)
 
     def key(self, index, label: str, proof: str | None = None) -> str:
@@ -239,10 +231,15 @@ class LocalReviewer:
     async def review(self, index, label: str, *, proof: str | None = None, progress=None) -> ClaimReview:
         """One claim or section: one call, or none when its key is in the cache. A run of its
         own against the budget (the budget is per run, never per session)."""
-        return await self._review(index, label, proof, progress, _Run(), self.config)
+        return await self._review(index, label, proof, progress, self._run(self.config))
 
-    async def _review(self, index, label: str, proof: str | None, progress, run: _Run,
-                      config: ReviewConfig) -> ClaimReview:
+    def _run(self, config: ReviewConfig) -> ModelStep:
+        """The calls of one run against the budget: a single review is a run of its own, and every
+        review of one ``review_many`` shares one."""
+        return ModelStep(self.provider, Budget.of_started_calls(config.max_calls), max_tokens=config.output_tokens,
+                         model=config.model)
+
+    async def _review(self, index, label: str, proof: str | None, progress, run: ModelStep) -> ClaimReview:
         index = frozen(index)
         m = material(index, label, proof)
         spec = load_prompt(ROLE)
@@ -257,20 +254,11 @@ class LocalReviewer:
         cached = record is not None
         usage = Usage()
         if record is None:
-            limit = config.max_calls
-            if limit is not None and run.calls >= limit:
-                raise BudgetReached(f"the budget of {limit} model calls is used up")
-            run.calls += 1
-            from colosseum.loops.inner.context import preamble_notation
-
-            system, user = spec.render({"label": label, "statement": m.statement, "proof": m.proof,
-                                        "used": m.render_used(), "notation": preamble_notation(index) or "(none)"})
-            response = await self.provider.complete(ModelRequest(
-                system, (Message("user", user),), schema=spec.schema, max_tokens=config.output_tokens,
-                model=config.model, role=ROLE))
-            usage = response.usage
+            outcome = await run.call(ROLE, {"label": label, "statement": m.statement, "proof": m.proof,
+                                            "used": m.render_used(), "notation": preamble_notation(index) or "(none)"})
+            data = outcome.answer()
+            usage = outcome.usage
             self.usage = self.usage + usage
-            data = response.data or {}
             record = {"label": label, "verdict": data.get("verdict", "failed"),
                       "reasons": [str(r) for r in data.get("reasons") or []],
                       "critiques": [c for c in data.get("critiques") or [] if isinstance(c, dict)]}
@@ -298,14 +286,13 @@ class LocalReviewer:
         config = self.config
         labels = list(labels) if labels is not None else self.reviewable(index)
         fresh = [lb for lb in labels if self.needs_call(index, lb)]
-        if config.max_calls is not None and len(fresh) > config.max_calls:
-            raise BudgetExceeded(f"{len(fresh)} claims need a review; the budget is {config.max_calls} calls")
-        run = _Run()
+        run = self._run(config)
+        run.budget.refuse_plan(len(fresh), f"{len(fresh)} claims need a review; the budget is {config.max_calls} calls")
         done = 0
 
         async def one(label: str) -> ClaimReview:
             nonlocal done
-            result = await self._review(index, label, None, None, run, config)
+            result = await self._review(index, label, None, None, run)
             done += 1
             if progress is not None:
                 progress("local review", done, len(labels))
@@ -337,8 +324,6 @@ def render_failure(failed: ClaimReview) -> str:
 def failed_context(index, label: str, failed: ClaimReview, catalog=None):
     """The ObligationContext of a retry: the usual context, with the failed draft and the
     critique as the previous attempt."""
-    from colosseum.loops.inner.context import obligation_context
-
     index = frozen(index)
     if label not in index.claims:
         raise KeyError(f"a retry works on a claim; `{label}` is not one")
@@ -349,6 +334,4 @@ async def retry_claim(index, label: str, failed: ClaimReview, provider, inner_co
                       recorder=None):
     """The inner loop on this claim alone, from its failed draft and critique; all other work is
     kept. Returns the SolveResult."""
-    from colosseum.loops.inner.solve import solve
-
     return await solve(failed_context(index, label, failed, catalog), provider, inner_config, progress, recorder)

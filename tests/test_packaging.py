@@ -193,6 +193,9 @@ def test_a_fresh_venv_with_the_wheel_alone_runs_check(release, tmp_path):
     assert "colosseum/depends-on-open-obligation" in checked.stdout and " 0 errors" in checked.stderr + checked.stdout
     assert checked.stdout == _checked_here(project).stdout
 
+    served = subprocess.run([str(venv / "bin" / "colosseum"), "serve"], capture_output=True, text=True, timeout=120,
+                            env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert served.returncode == 0, served.stderr  # the language server's dependencies are in the base install
     solve = subprocess.run([str(venv / "bin" / "colosseum"), "solve", str(project), "--label", "lem:resampling"],
                            capture_output=True, text=True, timeout=120, env=env | {"ANTHROPIC_API_KEY": "unused"},
                            cwd=tmp_path)
@@ -208,10 +211,10 @@ WITHOUT_CLIENTS = ("import sys\n"
 
 def _without_clients(*argv: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", WITHOUT_CLIENTS, *argv], capture_output=True, text=True,
-                          timeout=120, env=os.environ | env)
+                          timeout=120, env=os.environ | env, stdin=subprocess.DEVNULL)
 
 
-def test_check_and_dag_run_without_the_model_and_lean_clients(tmp_path):
+def test_check_dag_and_serve_run_without_the_model_and_lean_clients(tmp_path):
     project = shutil.copytree(EXAMPLE, tmp_path / "example-project",
                               ignore=shutil.ignore_patterns(".colosseum", ".lake"))
     checked = _without_clients("check", str(project))
@@ -219,6 +222,8 @@ def test_check_and_dag_run_without_the_model_and_lean_clients(tmp_path):
     assert checked.stdout == _checked_here(project).stdout
     dag = _without_clients("dag", str(project), "--format", "json")
     assert dag.returncode == 0 and '"nodes"' in dag.stdout, dag.stderr
+    served = _without_clients("serve")  # loads every feature, then ends at the end of its input
+    assert served.returncode == 0, served.stderr
 
 
 def test_a_solve_without_the_model_clients_names_the_extra(tmp_path):

@@ -1,9 +1,16 @@
-"""Only the build step pyproject.toml cannot express: the prompts (prompts/*.md) and the starter
-catalog with its schema (knowledge/) live at the top of the repository, where people edit them,
-and an installed package needs its own copy under colosseum/data/ (where prompt_specs.py and
-catalog.py look first). Everything else is configured in pyproject.toml."""
+"""Only the build steps pyproject.toml cannot express:
+
+- The prompts (prompts/*.md) and the starter catalog with its schema (knowledge/) live at the top
+  of the repository, where people edit them, and an installed package needs its own copy under
+  colosseum/data/ (where models/prompts.py and catalog/store.py look first). MANIFEST.in puts them
+  in the sdist, so a wheel built from the sdist gets them too.
+- The long description is README.md without its images: their paths are relative to the
+  repository, which PyPI cannot show, and the project states no address to make them absolute.
+
+Everything else is configured in pyproject.toml."""
 
 from pathlib import Path
+import re
 import shutil
 
 from setuptools import setup
@@ -13,6 +20,8 @@ HERE = Path(__file__).resolve().parent
 # (source in this repository, destination inside the built colosseum package)
 SHIPPED = (("prompts", "data/prompts"), ("knowledge/starter", "data/starter"),
            ("knowledge/schema.json", "data/knowledge-schema.json"))
+# a Markdown image on a line of its own, `![alt](path)`, whose path is not an absolute URL
+RELATIVE_IMAGE = re.compile(r"^!\[[^\]]*\]\((?!https?://)[^)]*\)\s*$")
 
 
 class BuildWithData(build_py):
@@ -30,4 +39,10 @@ class BuildWithData(build_py):
                 shutil.copy2(origin, target)
 
 
-setup(cmdclass={"build_py": BuildWithData})
+def long_description() -> str:
+    lines = (HERE / "README.md").read_text(encoding="utf-8").splitlines(keepends=True)
+    return "".join(line for line in lines if not RELATIVE_IMAGE.match(line))
+
+
+setup(cmdclass={"build_py": BuildWithData}, long_description=long_description(),
+      long_description_content_type="text/markdown")

@@ -18,6 +18,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colosseum.core.extras import MissingExtra, import_extra, missing_extra_message
 from colosseum.lean.project import SCRATCH_DIR, LeanProject
 from colosseum.lean.results import first_line
 
@@ -152,10 +153,14 @@ def _client_class():
     try:
         found = version("leanclient")
     except PackageNotFoundError:
-        raise LeanServerFailed("leanclient is not installed: `pip install 'leanclient>=0.13'`") from None
+        raise LeanServerFailed(missing_extra_message("lean")) from None
     numbers = tuple(int(part) for part in re.findall(r"\d+", found)[:2])
     if numbers < MIN_LEANCLIENT:
         raise LeanServerFailed(f"leanclient {found} is too old for the Lean check: `pip install 'leanclient>=0.13'`")
+    try:
+        import_extra("leanclient", "lean")  # installed but not importable: say which extra brings it
+    except MissingExtra as exc:
+        raise LeanServerFailed(exc.message) from exc
     from leanclient import LeanLSPClient, base_client
 
     if not isinstance(base_client.subprocess, _SubprocessInOwnGroup):

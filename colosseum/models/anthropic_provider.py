@@ -19,6 +19,7 @@ import asyncio
 import json
 import os
 
+from colosseum.core.extras import MissingExtra, import_extra
 from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage
 from colosseum.models.retry import repair_instruction, validate, with_retries
 
@@ -42,12 +43,14 @@ class AnthropicProvider:
         self._sleep = sleep
         self._limit = asyncio.Semaphore(max_concurrency)
         if client is None:
-            from anthropic import AsyncAnthropic
-
+            try:
+                anthropic = import_extra("anthropic", "models")
+            except MissingExtra as exc:
+                raise ProviderError(self.name, exc.message) from exc
             key = api_key or os.environ.get("ANTHROPIC_API_KEY")
             if not key:
                 raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY (or pass api_key)")
-            client = AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
+            client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
         self._client = client
 
     # ---- one request ---------------------------------------------------------------------------

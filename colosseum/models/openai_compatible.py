@@ -7,11 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from typing import TYPE_CHECKING
 
-import httpx
-
+from colosseum.core.extras import MissingExtra, import_extra
 from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage, estimate_tokens
 from colosseum.models.retry import repair_instruction, validate, with_retries
+
+if TYPE_CHECKING:
+    import httpx
 
 RETRYABLE_STATUS = frozenset((408, 409, 429, 500, 502, 503, 504, 529))
 
@@ -30,6 +33,10 @@ class OpenAICompatibleProvider:
                  max_concurrency: int = 8, max_retries: int = 4, timeout: float = 600.0,
                  backoff_seconds: float = 1.0, max_backoff_seconds: float = 60.0, sleep=asyncio.sleep):
         self.name = f"openai-compatible ({base_url})"
+        try:
+            self._httpx = import_extra("httpx", "models")  # imported on first use: a base install has no httpx
+        except MissingExtra as exc:
+            raise ProviderError(self.name, exc.message) from exc
         self.model = model
         self.base_url = base_url.rstrip("/")
         key = api_key if api_key is not None else os.environ.get(api_key_env, "")
@@ -65,6 +72,7 @@ class OpenAICompatibleProvider:
         return estimate_tokens(request)
 
     async def _call(self, request: ModelRequest, messages: list[dict]):
+        httpx = self._httpx
         payload = {"model": request.model or self.model, "messages": messages, "max_tokens": request.max_tokens,
                    "temperature": request.temperature}
         if request.schema is not None:

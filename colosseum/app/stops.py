@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, TypeVar
 
 from colosseum.core.exception_groups import first_leaf
+from colosseum.loops.review.local_review import NothingToReview
 from colosseum.models.errors import BudgetExceeded, BudgetReached, SolveCancelled
 from colosseum.models.provider import ProviderError
 
@@ -35,7 +36,7 @@ class StopReason:
 # checked in this order: a cancellation explains the other failures of its group
 _KINDS: tuple[tuple[StopKind, tuple[type[BaseException], ...]], ...] = (
     ("cancelled", (KeyboardInterrupt, SolveCancelled)),
-    ("refused", (RunRefused,)),
+    ("refused", (RunRefused, NothingToReview)),
     ("budget-exceeded", (BudgetExceeded,)),
     ("budget-reached", (BudgetReached,)),
     ("model-unreachable", (ProviderError,)),

@@ -3,6 +3,7 @@ set up once for the CLI and the editor, each returning a plain outcome."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,7 +120,7 @@ class SolveRun:
         async def work() -> SolveOutcome:
             result = await solve(self.plan.context, self.provider, self.plan.config, progress, self.recorder)
             done = self.outcome(result)
-            done.curated = record_lessons(self.plan.index.root_dir, done)
+            done.curated = await asyncio.to_thread(record_lessons, self.plan.index.root_dir, done)
             return done
 
         return await until_stopped(work(), lambda reason: self.outcome(stop=reason))
@@ -150,23 +151,39 @@ def record_applied_result(root_dir: Path, outcome: SolveOutcome) -> list[str]:
         return []
 
 
-async def retry_claim(index, label: str, failed_review, overrides: RunOverrides, progress: StageProgress) -> SolveOutcome:
-    """The claim through the inner loop again, with its failed draft and the critique of its local
-    review. Raises ProviderError when no provider can be made."""
-    from colosseum.loops.review import retry_claim as retry
+@dataclass
+class RetryRun:
+    """A claim whose local review failed, set up to go through the inner loop again with its failed
+    draft and the critique: the provider and the run's record are made."""
 
+    index: object
+    label: str
+    provider: object
+    model: str
+    config: InnerLoopConfig
+    catalog: object
+    recorder: RunRecorder
+
+    def outcome(self, result: SolveResult | None = None, stop: StopReason | None = None) -> SolveOutcome:
+        return SolveOutcome(self.label, "", self.model, self.config, self.recorder.directory, result, stop,
+                            cache_hits=getattr(self.provider, "hits", 0))
+
+    async def run(self, failed_review, progress: StageProgress) -> SolveOutcome:
+        from colosseum.loops.review import retry_claim
+
+        async def work() -> SolveOutcome:
+            return self.outcome(await retry_claim(self.index, self.label, failed_review, self.provider, self.config,
+                                                  self.catalog, progress, self.recorder))
+
+        return await until_stopped(work(), lambda reason: self.outcome(stop=reason))
+
+
+def start_retry(index, label: str, overrides: RunOverrides) -> RetryRun:
+    """Raises ProviderError when no provider can be made."""
     settings = RunSettings.of(index, overrides)
     provider, model = settings.provider()
     config = settings.inner_loop(index)
     catalog = load_catalog(catalog_directory(index.root_dir))
     recorder = RunRecorder(run_directory(index.root_dir, f"retry-{label}"), label, config, model, settings.prices,
                            lambda: getattr(provider, "hits", 0))
-
-    def outcome(result=None, stop=None) -> SolveOutcome:
-        return SolveOutcome(label, "", model, config, recorder.directory, result, stop,
-                            cache_hits=getattr(provider, "hits", 0))
-
-    async def work() -> SolveOutcome:
-        return outcome(await retry(index, label, failed_review, provider, config, catalog, progress, recorder))
-
-    return await until_stopped(work(), lambda reason: outcome(stop=reason))
+    return RetryRun(index, label, provider, model, config, catalog, recorder)

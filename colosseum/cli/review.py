@@ -12,6 +12,7 @@ import json
 import sys
 
 from colosseum.cli.solve import progress_bar, say
+from colosseum.core.paths import STATE_DIR_NAME
 
 EXIT_REJECTED = 3
 
@@ -29,7 +30,7 @@ def add_arguments(sub) -> None:
                              "(without an API key: a character-based estimate, labelled so)")
     review.add_argument("--no-cache", action="store_true",
                         help="ask the model even for answers already on disk: the response cache is not used, and "
-                             "with --label the local-review cache (.colosseum/reviews/local) is not read (the new "
+                             f"with --label the local-review cache ({STATE_DIR_NAME}/reviews/local) is not read (the new "
                              "review is stored there)")
     review.set_defaults(run=run_review)
 

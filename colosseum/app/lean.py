@@ -34,7 +34,8 @@ def lean_setup(index, time_limit: float | None = None):
     return settings
 
 
-def plan(index, settings):
+def plan_lean_check(index, settings):
+    """Which declarations and inline Lean the check asks about, and where its Lean project is."""
     return plan_check(index, settings)
 
 

@@ -49,7 +49,7 @@ class _Bar:
 
 
 def run_lean(args) -> int:
-    from colosseum.app.lean import check_in_terminal, conclude, lean_setup, plan
+    from colosseum.app.lean import check_in_terminal, conclude, lean_setup, plan_lean_check
     from colosseum.app.project import ProjectNotOpened, open_plain
 
     if args.time_limit is not None and args.time_limit <= 0:
@@ -64,7 +64,7 @@ def run_lean(args) -> int:
     for problem in settings.problems:
         print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)
     bar = _Bar()
-    report = check_in_terminal(plan(index, settings), bar, use_cache=not args.no_cache)
+    report = check_in_terminal(plan_lean_check(index, settings), bar, use_cache=not args.no_cache)
     bar.finish()
     if report is None:
         print("colosseum: Lean check cancelled; what was finished is cached", file=sys.stderr)

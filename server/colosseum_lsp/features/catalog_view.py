@@ -10,7 +10,8 @@ from lsprotocol import types
 
 from colosseum.catalog.store import load_catalog
 from colosseum.catalog.checks import catalog_diagnostics
-from colosseum.app.knowledge import CatalogRefused, add_entry, catalog_directory, record_failed_route as record_route, retract
+from colosseum.app.knowledge import CatalogRefused, add_entry, catalog_directory, retract
+from colosseum.app.knowledge import record_failed_route as record_route
 from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.registry import CommandFailed

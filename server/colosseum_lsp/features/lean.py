@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.app.lean import record_evidence, results_and_findings
+from colosseum.app.lean import lean_setup, plan_lean_check, record_evidence, results_and_findings
 from colosseum.lean import (
     SOURCE,
     CancelToken,
@@ -23,7 +23,6 @@ from colosseum.lean import (
     lean_diagnostics,
     lean_settings,
     leanok_insertions,
-    plan_check,
     run_plan,
 )
 from colosseum.lean.findings import CODE_CHECKED, checked_claim
@@ -100,7 +99,7 @@ async def _check_once(ctx, project, on_save: bool) -> dict:
     if index is None or (on_save and not lean_settings(index.config).check_on_save):
         return {"status": "done", "message": "nothing to check"}
     async with project.lock:
-        plan = await asyncio.to_thread(plan_check, index, lean_settings(index.config))
+        plan = await asyncio.to_thread(plan_lean_check, index, lean_setup(index))
     if on_save and not plan.names and not plan.units:
         return {"status": "done", "message": "no Lean in this paper"}
     state = _state(project)
@@ -133,7 +132,7 @@ async def _check_once(ctx, project, on_save: bool) -> dict:
         results, diagnostics = await asyncio.to_thread(results_and_findings, index, lean_report)
     _publish(ctx, project, diagnostics)
     _say_once(ctx, lean_report.problem)
-    recorded = await asyncio.to_thread(record_evidence, index, lean_settings(index.config), results, lean_report)
+    recorded = await asyncio.to_thread(record_evidence, index, lean_setup(index), results, lean_report)
     if recorded:
         ctx.publish(project)  # the catalog changed: its findings are read again
     summary = {

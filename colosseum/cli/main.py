@@ -74,7 +74,7 @@ def _run(argv: list[str] | None) -> int:
         from colosseum.cli.knowledge import run_knowledge
 
         return run_knowledge(args)
-    from colosseum.cli.solve import open_project  # one way to open a project for every command
+    from colosseum.cli.terminal import open_project  # one way to open a project for every command
 
     # check, dag, obligations: one index, a report, exit. The cyclic collector would walk the
     # whole index once it is built (a sixth of a cold `check`) to free nothing.

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from colosseum.cli.solve import say
+from colosseum.cli.terminal import open_project, say
 from colosseum.core.paths import STATE_DIR_NAME
 
 
@@ -67,7 +67,6 @@ def run_research_command(args) -> int:
 
     from colosseum.app.research import default_output, research_setup
     from colosseum.app.run_settings import RunOverrides
-    from colosseum.cli.solve import open_project
     from colosseum.loops.research.draft import DraftDocument, DraftError
 
     index = open_project(args.path)

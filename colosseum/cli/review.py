@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from colosseum.cli.solve import progress_bar, say
+from colosseum.cli.terminal import open_project, progress_bar, say
 from colosseum.core.paths import STATE_DIR_NAME
 
 EXIT_REJECTED = 3
@@ -39,7 +39,6 @@ def run_review(args) -> int:
     from colosseum.app.review import review_setup
     from colosseum.app.run_settings import RunOverrides
     from colosseum.app.stops import run_in_terminal
-    from colosseum.cli.solve import open_project
 
     index = open_project(args.path)  # Lean-checked claims are formal for the reviewers
     if index is None:

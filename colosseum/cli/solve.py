@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from colosseum.cli.terminal import open_project, progress_bar, say
+
 
 def add_arguments(sub) -> None:
     solve = sub.add_parser("solve", help="run the inner loop on one obligation")
@@ -14,27 +16,6 @@ def add_arguments(sub) -> None:
     solve.add_argument("--max-calls", type=int, help="budget: refuse to start a run that needs more calls")
     solve.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
     solve.set_defaults(run=run_solve)
-
-
-def say(message: str) -> None:
-    print(f"colosseum: {message}", file=sys.stderr)
-
-
-def progress_bar(stage: str, done: int, total: int) -> None:
-    width = 24
-    filled = width * done // max(1, total)
-    print(f"\r{stage:28} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
-
-
-def open_project(path: str):
-    """The project's index for a command that asks a model, or None once it said why it cannot open."""
-    from colosseum.app.project import ProjectNotOpened, open_for_run
-
-    try:
-        return open_for_run(path, say)
-    except ProjectNotOpened as exc:
-        say(str(exc))
-        return None
 
 
 def run_solve(args) -> int:

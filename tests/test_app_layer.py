@@ -74,3 +74,15 @@ def test_the_state_folder_is_named_once(tmp_path):
     holders = [str(f.relative_to(REPO)) for folder in ("colosseum/app", "colosseum/cli", "server")
                for f in sorted((REPO / folder).rglob("*.py")) if literal in f.read_text(encoding="utf-8")]
     assert holders == []
+
+
+def test_a_run_takes_its_overrides_from_the_editor_options_or_the_command_line(tmp_path):
+    from colosseum.app.run_settings import RunOverrides, inner_loop_config
+    from colosseum.settings.project import load_config
+
+    assert RunOverrides.from_editor_options({"model": "m", "budget": {"max_calls": 7}}) == RunOverrides("m", 7)
+    assert RunOverrides.from_editor_options({"budget": 7}) == RunOverrides()
+    (tmp_path / "colosseum.toml").write_text("[solve]\nleaves = 4\n[budget]\nmax_calls = 90\n")
+    config, _models = inner_loop_config(load_config(tmp_path))
+    assert config.leaves == 4 and config.widths == (4, 8, 5, 1) and config.max_calls == 90
+    assert inner_loop_config(load_config(tmp_path), 12)[0].max_calls == 12

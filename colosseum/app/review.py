@@ -30,12 +30,20 @@ def review_setup(index, overrides: RunOverrides, reviewers: int | None = None) -
     return ReviewSetup(RunSettings.of(index, overrides), config, problems)
 
 
-def refusal(index, label: str) -> str | None:
-    """Why ``label`` cannot have a local review (said before any call), or None when it can."""
+@dataclass(frozen=True)
+class Refusal:
+    """Why a label cannot have a local review, said before any call; ``no_proof``: the label is
+    there but has nothing to review."""
+
+    message: str
+    no_proof: bool = False
+
+
+def refusal(index, label: str) -> Refusal | None:
     if label not in index.claims and label not in index.sections:
-        return f"no claim or section `{label}` in the project"
+        return Refusal(f"no claim or section `{label}` in the project")
     if not material(index, label).proof.strip():
-        return f"nothing to review: `{label}` has no proof"
+        return Refusal(f"nothing to review: `{label}` has no proof", no_proof=True)
     return None
 
 

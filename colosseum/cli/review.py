@@ -36,7 +36,7 @@ def add_arguments(sub) -> None:
 
 
 def run_review(args) -> int:
-    from colosseum.app.review import review_setup
+    from colosseum.app.review import refusal, review_setup
     from colosseum.app.run_settings import RunOverrides
     from colosseum.app.stops import run_in_terminal
 
@@ -52,11 +52,9 @@ def run_review(args) -> int:
     for problem in setup.problems:
         say(f"colosseum.toml: {problem} (the default is used)")
     if args.label:
-        from colosseum.app.review import refusal
-
         refused = refusal(index, args.label)
         if refused is not None:
-            say(refused + ("" if refused.startswith("no claim") else " (no model call was made)"))
+            say(refused.message + (" (no model call was made)" if refused.no_proof else ""))
             return 2
     provider_and_model = _provider(setup, args)
     if provider_and_model is None:

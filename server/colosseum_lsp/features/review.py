@@ -107,7 +107,7 @@ async def review_claim_command(ctx, args) -> dict:
     reviewer = _local_reviewer(ctx, project)
     refused = refusal(index, label)  # before any progress or call
     if refused is not None:
-        raise ReviewError(refused)
+        raise ReviewError(refused.message)
     async with ctx.progress(f"Reviewing {label}") as report:
         report("local review")
         outcome = await review_claim(reviewer, index, label, lambda stage, done, total: report(stage))

@@ -149,7 +149,7 @@ def test_the_selection_settings_are_compared_once_resolved(project, capsys):
 
 def test_the_draft_header_says_exactly_what_was_proved_and_reviewed(project):
     from colosseum.loops.research.records import ResearchConfig
-    from colosseum.cli.research import skeleton_file_text
+    from colosseum.app.research import skeleton_file_text
 
     out = project / "sections" / "result-thm-goal-skeleton.tex"
     failing = ResearchScript(generations=(2, 1), local_failures={"g1-2": 99})  # g1-2 never passes

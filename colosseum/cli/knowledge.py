@@ -6,17 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from colosseum.app.knowledge import catalog_directory
 from colosseum.catalog.store import load_catalog
-from colosseum.settings.project import load_config
-
-
-def catalog_directory(path: Path) -> Path:
-    """``knowledge/`` beside the root file, or ``[catalog] path`` in colosseum.toml."""
-    project = path if path.is_dir() else path.parent
-    configured = load_config(project).raw.get("catalog", {})
-    if isinstance(configured, dict) and isinstance(configured.get("path"), str):
-        return (project / configured["path"]).resolve()
-    return project / "knowledge"
 
 
 def run_knowledge(args) -> int:
@@ -48,38 +39,36 @@ def run_knowledge(args) -> int:
             print(f"{len(catalog.entries)} entries, {len(catalog.malformed())} malformed", file=sys.stderr)
         return 1 if catalog.malformed() else 0
     if args.action == "add":
-        from colosseum.catalog.store import read_entry
-        from colosseum.catalog.curator import add_claim_entry, person
-        from colosseum.index import ProjectError, ProjectIndex
+        from colosseum.app.knowledge import add_entry
+        from colosseum.app.project import ProjectNotOpened, open_plain
 
         try:
-            index = ProjectIndex.open(path)
-        except ProjectError as exc:
+            index = open_plain(path)
+        except ProjectNotOpened as exc:
             print(f"colosseum: {exc}", file=sys.stderr)
             return 2
         claim = index.claims.get(args.entry or "")
         if claim is None:
             print(f"colosseum: no claim `{args.entry}` in the paper", file=sys.stderr)
             return 2
-        written = add_claim_entry(directory, claim, person())
-        _, problems = read_entry(written)
+        written, problems = add_entry(path.resolve(), claim)
         print(f"added {rel(written)}" + (": " + "; ".join(p.message for p in problems) if problems else ""))
         return 1 if problems else 0
     if args.action == "retract":
-        from colosseum.catalog.curator import retract_entry
+        from colosseum.app.knowledge import CatalogRefused, retract
 
         if not args.reason:
             print("colosseum: say why: --reason '...'", file=sys.stderr)
             return 2
         try:
-            problems, dependents = retract_entry(directory, args.entry or "", args.reason)
-        except (KeyError, PermissionError) as exc:
-            print(f"colosseum: {exc.args[0]}", file=sys.stderr)
+            retraction = retract(path.resolve(), args.entry or "", args.reason)
+        except CatalogRefused as exc:
+            print(f"colosseum: {exc}", file=sys.stderr)
             return 2
-        for p in problems:
+        for p in retraction.problems:
             print(f"{rel(p.file)}: {p.field}: {p.message}", file=sys.stderr)
-        print(f"retracted `{args.entry}`; now suspect: {', '.join(dependents) or 'nothing else'}")
-        return 1 if problems else 0
+        print(f"retracted `{args.entry}`; now suspect: {', '.join(retraction.suspect) or 'nothing else'}")
+        return 1 if retraction.problems else 0
     if args.action == "list":
         entries = sorted(catalog.entries.values(), key=lambda e: (e.layer, e.kind, e.id))
         if args.format == "json":

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 from pathlib import Path
 
 EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED, EXIT_CANCELLED = 1, 2, 3, 130
@@ -50,99 +49,64 @@ class _Bar:
 
 
 def run_lean(args) -> int:
-    from colosseum.graph.export import diagnostic_record, diagnostics_text
-    from colosseum.index import ProjectError, ProjectIndex
-    from colosseum.lean import (
-        CancelToken,
-        apply_formal,
-        claim_results,
-        formal_ids,
-        lean_diagnostics,
-        lean_settings,
-        plan_check,
-        run_plan,
-    )
+    from colosseum.app.lean import check_in_terminal, conclude, lean_setup, plan_lean_check
+    from colosseum.app.project import ProjectNotOpened, open_plain
 
     if args.time_limit is not None and args.time_limit <= 0:
         print("colosseum: --time-limit must be a positive number of seconds", file=sys.stderr)
         return EXIT_USAGE
     try:
-        index = ProjectIndex.open(args.path)
-    except ProjectError as exc:
+        index = open_plain(args.path)
+    except ProjectNotOpened as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    settings = lean_settings(index.config)
+    settings = lean_setup(index, args.time_limit)
     for problem in settings.problems:
         print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)
-    if args.time_limit is not None:
-        settings.time_limit = args.time_limit
-    plan = plan_check(index, settings)
-    token, bar, box = CancelToken(), _Bar(), {}
-
-    def work() -> None:
-        try:
-            box["report"] = run_plan(plan, token=token, progress=bar, use_cache=not args.no_cache)
-        except BaseException as exc:  # handed to the main thread
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name="colosseum-lean", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.2)
-    except KeyboardInterrupt:
-        token.cancel()  # kills lake serve: the worker returns at once
-        worker.join(30)
-        bar.finish()
+    bar = _Bar()
+    report = check_in_terminal(plan_lean_check(index, settings), bar, use_cache=not args.no_cache)
+    bar.finish()
+    if report is None:
         print("colosseum: Lean check cancelled; what was finished is cached", file=sys.stderr)
         return EXIT_CANCELLED
-    bar.finish()
-    if "error" in box:
-        raise box["error"]
-    report = box["report"]
-    results = claim_results(index, report)
-    apply_formal(index, formal_ids(results))
-    diagnostics = lean_diagnostics(index, report, results)
-    recorded: list[str] = []
-    if settings.record_in_catalog and not args.no_catalog and any(r.status == "formal" for r in results):
-        from colosseum.cli.knowledge import catalog_directory
-        from colosseum.lean.evidence import record_formal_evidence
-
-        recorded = record_formal_evidence(catalog_directory(index.root_dir), results, report)
-    # a \leanok whose claim fails, inline Lean with errors, a declaration missing or not elaborating
-    failed = any(r.status == "failed" for r in results) or any(d.severity == "error" for d in diagnostics)
-    unchecked = (any(r.status == "unchecked" for r in results) or report.problem is not None
-                 or any(u.status not in ("checked", "cached") for u in report.units))
+    outcome = conclude(index, settings, report, record_in_catalog=not args.no_catalog)
     if args.format == "json":
-        print(json.dumps(_json(index, report, results, diagnostics, recorded, diagnostic_record), indent=2,
-                         ensure_ascii=False))
+        print(json.dumps(_json(index, outcome), indent=2, ensure_ascii=False))
     else:
-        for r in results:
-            print(f"{index.relative(r.claim.file)}:{r.claim.location.range.start.line + 1}: {r.id}: {r.status}"
-                  + ("" if r.marked_leanok else " (not marked \\leanok)"))
-            for d in r.decls:
-                print(f"    {d.status:9} {d.message}")
-        inline = [d for d in diagnostics if d.code == "colosseum/lean-inline" or d.code == "colosseum/lean-unchecked"]
-        if inline:
-            print(diagnostics_text(index, inline))
-        if recorded:
-            print(f"formal evidence recorded in the catalog: {', '.join(recorded)}")
+        _print_text(index, outcome)
     if report.problem:
         print(f"colosseum: Lean: {report.problem}", file=sys.stderr)
     files = report.units
-    print(f"{len(results)} claim(s) with \\lean: {sum(r.status == 'formal' for r in results)} formal, "
-          f"{sum(r.status == 'statement' for r in results)} with the statement only, "
-          f"{sum(r.status == 'failed' for r in results)} failed, {sum(r.status == 'unchecked' for r in results)} "
-          f"unchecked; {len(files)} file(s): {report.count('checked')} checked by Lean, {report.count('cached')} "
-          f"from the cache, {len(files) - report.count('checked') - report.count('cached')} not checked; "
-          f"{report.seconds:.1f} s" + (f"; toolchain {report.toolchain}" if report.toolchain else ""), file=sys.stderr)
+    print(f"{len(outcome.results)} claim(s) with \\lean: {outcome.count('formal')} formal, "
+          f"{outcome.count('statement')} with the statement only, {outcome.count('failed')} failed, "
+          f"{outcome.count('unchecked')} unchecked; {len(files)} file(s): {report.count('checked')} checked by Lean, "
+          f"{report.count('cached')} from the cache, {len(files) - report.count('checked') - report.count('cached')} "
+          f"not checked; {report.seconds:.1f} s" + (f"; toolchain {report.toolchain}" if report.toolchain else ""),
+          file=sys.stderr)
     if report.cancelled:
         return EXIT_CANCELLED
-    return EXIT_FAILED if failed else EXIT_UNCHECKED if unchecked else 0
+    return EXIT_FAILED if outcome.failed else EXIT_UNCHECKED if outcome.unchecked else 0
 
 
-def _json(index, report, results, diagnostics, recorded, diagnostic_record) -> dict:
-    graph = index.graph
+def _print_text(index, outcome) -> None:
+    from colosseum.graph.export import diagnostics_text
+
+    for r in outcome.results:
+        print(f"{index.relative(r.claim.file)}:{r.claim.location.range.start.line + 1}: {r.id}: {r.status}"
+              + ("" if r.marked_leanok else " (not marked \\leanok)"))
+        for d in r.decls:
+            print(f"    {d.status:9} {d.message}")
+    inline = [d for d in outcome.diagnostics if d.code in ("colosseum/lean-inline", "colosseum/lean-unchecked")]
+    if inline:
+        print(diagnostics_text(index, inline))
+    if outcome.recorded:
+        print(f"formal evidence recorded in the catalog: {', '.join(outcome.recorded)}")
+
+
+def _json(index, outcome) -> dict:
+    from colosseum.graph.export import diagnostic_record
+
+    report, results, graph = outcome.report, outcome.results, index.graph
     return {
         "lean_project": str(report.lean_project) if report.lean_project else None,
         "toolchain": report.toolchain or None,
@@ -159,6 +123,6 @@ def _json(index, report, results, diagnostics, recorded, diagnostic_record) -> d
                                       "source": str(Path(d.source)) if d.source else None,
                                       "line": d.line + 1 if d.line is not None else None} for d in r.decls]}
                    for r in results],
-        "diagnostics": [dict(diagnostic_record(index, d), source=d.source) for d in diagnostics],
-        "catalog": recorded,
+        "diagnostics": [dict(diagnostic_record(index, d), source=d.source) for d in outcome.diagnostics],
+        "catalog": outcome.recorded,
     }

@@ -46,19 +46,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def formal_from_cache(index) -> None:
-    """Claims whose Lean check passed before (cached by `colosseum lean`) show as formal; Lean is
-    not run here, and a Lean setup that cannot be read changes nothing."""
-    if not (index.root_dir / ".colosseum" / "lean" / "cache").is_dir():
-        return  # nothing was ever checked here: not even the Lean bridge is imported
-    try:
-        from colosseum.lean import apply_cached_results
-
-        apply_cached_results(index)
-    except Exception as exc:  # noqa: BLE001 - the check must report the paper whatever Lean's state
-        print(f"colosseum: Lean results not read ({exc})", file=sys.stderr)
-
-
 STDOUT_CLOSED = 141  # what a shell reports for a command that SIGPIPE ended (128 + 13), as `cat` gets in `cat | head`
 
 
@@ -87,12 +74,12 @@ def _run(argv: list[str] | None) -> int:
         from colosseum.cli.knowledge import run_knowledge
 
         return run_knowledge(args)
-    from colosseum.cli.solve import open_for_run  # one way to open a project for every command
+    from colosseum.cli.terminal import open_project  # one way to open a project for every command
 
     # check, dag, obligations: one index, a report, exit. The cyclic collector would walk the
     # whole index once it is built (a sixth of a cold `check`) to free nothing.
     gc.disable()
-    index = open_for_run(args.path)
+    index = open_project(args.path)
     if index is None:
         return 2
     from colosseum.graph import export
@@ -101,7 +88,7 @@ def _run(argv: list[str] | None) -> int:
         diagnostics = index.diagnostics()
         from colosseum.catalog.store import load_catalog
         from colosseum.catalog.checks import catalog_diagnostics
-        from colosseum.cli.knowledge import catalog_directory
+        from colosseum.app.knowledge import catalog_directory
 
         catalog_dir = catalog_directory(index.root_dir)
         if catalog_dir.is_dir():  # what the catalog beside the paper says about it

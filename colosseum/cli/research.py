@@ -10,10 +10,11 @@ when interrupted."""
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import sys
 from pathlib import Path
+
+from colosseum.cli.terminal import open_project, say
+from colosseum.core.paths import STATE_DIR_NAME
 
 
 def _at_least_one(text: str) -> int:
@@ -49,60 +50,6 @@ def add_arguments(sub) -> None:
     research.set_defaults(run=run_research_command)
 
 
-def default_output(claim_file: Path, label: str) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower() or "theorem"
-    return claim_file.with_name(f"{claim_file.stem}-{slug}-skeleton.tex")
-
-
-def input_line(out: Path, root: Path) -> str:
-    relative = Path(os.path.relpath(out, root.parent)).as_posix()
-    return "\\input{" + (relative[:-4] if relative.endswith(".tex") else relative) + "}"
-
-
-def skeleton_file_text(result, label: str, out: Path, root: Path, replaces_proof: bool) -> str:
-    where = "in place of its empty proof" if replaces_proof else "right after the theorem"
-    header = [f"Written by `colosseum research` for {label} (run {Path(str(result.run_dir)).name}, model "
-              f"{result.model}, status {result.status}).", f"Put {input_line(out, root)} {where}."]
-    header += draft_summary(result)
-    header.append("Model review is evidence, not a formal check: read it before relying on it.")
-    return "\n".join(f"% {line}" for line in header) + "\n\n" + result.draft.strip() + "\n"
-
-
-def draft_summary(result) -> list[str]:
-    """Exactly what the draft holds: which obligations were proved and passed their local review,
-    what happened to the others, and what the global review said (if it ran)."""
-    obligations = list(result.decomposition.obligations) if result.decomposition is not None else []
-    outcomes = result.sections
-    passed = [o for o in obligations if outcomes.get(o) is not None and outcomes[o].status == "passed"]
-    lines = []
-    if obligations and len(passed) == len(obligations):
-        lines.append(f"Each of the {len(obligations)} obligations below was proved by the inner loop and passed "
-                     "its local review.")
-    elif obligations:
-        lines.append(f"{len(passed)} of the {len(obligations)} obligations below were proved by the inner loop and "
-                     "passed their local review" + (f" ({', '.join(passed)})" if passed else "") + "; the others "
-                     "have no reviewed proof:")
-        lines += [f"  {o}: {_unproved(outcomes.get(o))}" for o in obligations if o not in passed]
-    if result.rounds:
-        lines.append(f"Global review: {result.final_verdict} (round {len(result.rounds)}); its report is in the "
-                     "run directory.")
-    else:
-        lines.append("No global review was run on this draft.")
-    return lines
-
-
-def _unproved(outcome) -> str:
-    if outcome is None:
-        return "never attempted (the run stopped before it)"
-    if outcome.status == "blocked":
-        return "never attempted (what it rests on did not pass)"
-    if outcome.status == "failed" and outcome.attempts:
-        return f"did not pass its local review ({outcome.attempts} attempt{'s' if outcome.attempts != 1 else ''})"
-    if outcome.status == "failed":
-        return "not finished (the run stopped during its first attempt)"
-    return outcome.status
-
-
 class _Line:
     """One progress line on stderr, rewritten in place."""
 
@@ -116,69 +63,65 @@ class _Line:
 
 
 def run_research_command(args) -> int:
-    import asyncio
+    import asyncio  # here, not at the top: building the parser must not load the engine
 
+    from colosseum.app.research import default_output, research_setup
+    from colosseum.app.run_settings import RunOverrides
     from colosseum.loops.research.draft import DraftDocument, DraftError
-    from colosseum.loops.research.settings import research_settings
-    from colosseum.cli.solve import open_for_run
 
-    index = open_for_run(args.path)
+    index = open_project(args.path)
     if index is None:
         return 2
     try:
         draft = DraftDocument(index, args.label)
     except DraftError as exc:
-        print(f"colosseum: {exc}", file=sys.stderr)
+        say(str(exc))
         return 2
-    if args.select_with and (args.judges or args.threshold):
-        # the selection as it will run: the command line over colosseum.toml, compared once resolved
-        _, configured, _ = research_settings(index.config)
-        judges, threshold = args.judges or configured.judges, args.threshold or configured.threshold
-        if threshold > judges:
-            print(f"colosseum: the selection threshold ({threshold}{' from --threshold' if args.threshold else ''}) "
-                  f"cannot be more than the number of judges ({judges}{' from --judges' if args.judges else ''})",
-                  file=sys.stderr)
-            return 2
-    config, selection, problems = research_settings(index.config, args.rounds, args.max_calls, args.judges,
-                                                    args.threshold)
-    for problem in problems + [p.message for p in index.config.problems]:
-        print(f"colosseum: colosseum.toml: {problem} (the default is used)", file=sys.stderr)
+    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache)
+    if args.select_with and (args.judges or args.threshold) and not _selection_fits(args, research_setup(index, overrides)):
+        return 2
+    setup = research_setup(index, overrides, args.rounds, args.judges, args.threshold)
+    for problem in setup.problems + [p.message for p in index.config.problems]:
+        say(f"colosseum.toml: {problem} (the default is used)")
     out = Path(args.out).resolve() if args.out else default_output(draft.file, args.label)
     if out.exists():
-        print(f"colosseum: {out} exists; the research pipeline never overwrites a file (pass --out NEW_FILE)",
-              file=sys.stderr)
+        say(f"{out} exists; the research pipeline never overwrites a file (pass --out NEW_FILE)")
         return 2
-    from colosseum.settings.project import valid_table
-    from colosseum.loops.review import review_config
-    from colosseum.cli.solve import inner_loop_config
-
-    from dataclasses import replace
-
-    # the research run's own budget bounds every call, the inner loop's included
-    inner_config = replace(inner_loop_config(index.config)[0], max_calls=None)
-    models = valid_table(index.config, "models")
-    review, _ = review_config(index.config)
     if args.dry_run:
-        return _dry_run(args, config, inner_config, review.reviewers, selection, models)
+        from colosseum.loops.review import review_config
+
+        return _dry_run(args, setup, review_config(index.config)[0].reviewers)
     try:
-        return asyncio.run(_run(args, index, draft, config, inner_config, selection, models, out))
+        return asyncio.run(_run(args, index, draft, setup, out))
     except KeyboardInterrupt:
-        print("\ncolosseum: cancelled; what was done is in .colosseum/runs", file=sys.stderr)
+        print(f"\ncolosseum: cancelled; what was done is in {STATE_DIR_NAME}/runs", file=sys.stderr)
         return 130
 
 
-def _dry_run(args, config, inner_config, reviewers: int, selection, models: dict) -> int:
-    from colosseum.models.anthropic_provider import DEFAULT_MODEL
+def _selection_fits(args, configured) -> bool:
+    """The selection as it will run: the command line over colosseum.toml, compared once resolved."""
+    judges = args.judges or configured.selection.judges
+    threshold = args.threshold or configured.selection.threshold
+    if threshold <= judges:
+        return True
+    say(f"the selection threshold ({threshold}{' from --threshold' if args.threshold else ''}) "
+        f"cannot be more than the number of judges ({judges}{' from --judges' if args.judges else ''})")
+    return False
+
+
+def _dry_run(args, setup, reviewers: int) -> int:
+    from colosseum.loops.research.settings import planned_calls
     from colosseum.models.pricing import cost_usd
     from colosseum.models.provider import Usage
-    from colosseum.loops.research.settings import planned_calls
 
+    config, inner_config, selection = setup.config, setup.inner_config, setup.selection
     obligations = 6
     plan = planned_calls(config, inner_config, reviewers, obligations)
     runs = 2 if args.select_with else 1
     typical = plan["typical"] * runs + (selection.judges if args.select_with else 0)
-    model = args.model or models.get("model") or DEFAULT_MODEL
-    upper_cost = cost_usd(Usage(input_tokens=typical * 6000, output_tokens=typical * 2000), model, models.get("prices"))
+    model = setup.settings.model_name()
+    upper_cost = cost_usd(Usage(input_tokens=typical * 6000, output_tokens=typical * 2000), model,
+                          setup.settings.prices)
     money = (f"; at most about ${upper_cost:.2f} at {model}'s list price for the typical run (less with prompt "
              "caching)" if upper_cost is not None else f"; no price known for {model} (set [models] prices)")
     print(f"{args.label}: exploration {plan['exploration']} calls (widths {config.exploration_widths}, k = {config.k}, "
@@ -194,122 +137,67 @@ def _dry_run(args, config, inner_config, reviewers: int, selection, models: dict
     return 0
 
 
-async def _run(args, index, draft, config, inner_config, selection, models: dict, out: Path) -> int:
+async def _run(args, index, draft, setup, out: Path) -> int:
     import asyncio
-
-    from colosseum.catalog.store import load_catalog
+    from colosseum.app.project import open_for_run
     from colosseum.loops.inner.run_record import run_directory
-    from colosseum.cli.knowledge import catalog_directory
     from colosseum.models import ProviderError
-    from colosseum.models.configured import configured_provider
-    from colosseum.loops.research.calls import CallBudget, MeteredProvider
-    from colosseum.loops.research.pipeline import ResearchRun, run_research
-    from colosseum.loops.research.review_adapter import ReviewLayer
-    from colosseum.core.atomic_files import write_atomically
-    from colosseum.loops.research.run_log import ResearchRecorder
-    from colosseum.loops.research.selection import cross_model_select
 
-    cache = None if args.no_cache else index.root_dir / ".colosseum" / "cache"
     try:
-        inner_a, model_a = configured_provider(models, cache, args.model)
-        inner_b, model_b = configured_provider(models, cache, args.select_with) if args.select_with else (None, None)
+        inner_a, model_a = setup.settings.provider()
+        inner_b, model_b = setup.settings.provider(args.select_with) if args.select_with else (None, None)
     except ProviderError as exc:
-        print(f"colosseum: {exc.message}", file=sys.stderr)
+        say(exc.message)
         return 2
-    budget = CallBudget(config.max_calls)
     top = run_directory(index.root_dir, f"research-{args.label}")
-    catalog_dir = catalog_directory(index.root_dir)
-    catalog = load_catalog(catalog_dir)
     line = _Line()
 
-    def make_run(project_index, inner, model: str, folder: Path) -> ResearchRun:
-        provider = MeteredProvider(inner, budget)
-        recorder = ResearchRecorder(folder, args.label, model, config, models.get("prices"))
-
+    def progress_of(model: str):
         def progress(event) -> None:
             event.model = model if args.select_with else ""
             line(event)
+        return progress
 
-        return ResearchRun(project_index, args.label, provider, config, inner_config, ReviewLayer(provider,
-                           index.config, model=None), catalog, catalog_dir, recorder, progress, None, model,
-                           models.get("prices"))
-
-    run_a = make_run(index, inner_a, model_a, top / "model-a" if args.select_with else top)
-    run_b = make_run(_opened_with_formal(args.path), inner_b, model_b, top / "model-b") if args.select_with else None
+    run_a = setup.new_run(index, args.label, inner_a, model_a, top / "model-a" if args.select_with else top,
+                          progress_of(model_a))
+    run_b = setup.new_run(open_for_run(args.path, say), args.label, inner_b, model_b, top / "model-b",
+                          progress_of(model_b)) if args.select_with else None
     try:
-        if run_b is None:
-            result_a, result_b = await run_research(run_a), None
-        else:
-            async with asyncio.TaskGroup() as group:
-                task_a = group.create_task(run_research(run_a))
-                task_b = group.create_task(run_research(run_b))
-            result_a, result_b = task_a.result(), task_b.result()
+        result_a, result_b = await _both(run_a, run_b)
     except (KeyboardInterrupt, asyncio.CancelledError):
         print(f"\ncolosseum: cancelled; what was done is in {top}", file=sys.stderr)
         return 130
     print(file=sys.stderr)
-    chosen, chosen_label = result_a, "A"
+    chosen = result_a
     if run_b is not None:
-        problem = f"{args.label}: {draft.statement(args.label)}"
-        try:
-            picked = await cross_model_select(result_a, result_b, run_b.provider, problem, selection.judges,
-                                              selection.threshold)
-        except Exception as exc:  # noqa: BLE001 - a failed selection still leaves both runs on disk
-            from colosseum.core.exception_groups import first_leaf
-            from colosseum.models.errors import BudgetReached
-
-            if first_leaf(exc, (BudgetReached, ProviderError)) is None:
-                raise
-            print(f"colosseum: the selection could not finish ({exc}); model A's run is kept", file=sys.stderr)
-            picked = None
-        if picked is not None:
-            import json
-
-            write_atomically(top / "selection.json", json.dumps({**picked.to_json(), "model_a": model_a,
-                                                              "model_b": model_b}, indent=2, ensure_ascii=False))
-            write_atomically(top / "selection.md", _selection_report(picked, model_a, model_b))
-            chosen_label = picked.chosen if picked.chosen != "none" else "A"
-            chosen = result_b if chosen_label == "B" else result_a
-            print(f"cross-model selection: {picked.reason}; submitting model {chosen_label} "
-                  f"({model_b if chosen_label == 'B' else model_a})")
+        chosen = await _select(args, draft, setup, (result_a, result_b), run_b, (model_a, model_b), top)
     return _finish(args, index, draft, chosen, [r for r in (run_a, run_b) if r is not None], out, top)
 
 
-def _selection_report(picked, model_a: str, model_b: str) -> str:
-    lines = [f"# Cross-model selection: model {picked.chosen} submitted", "",
-             f"Model A: {model_a}; model B: {model_b}. {picked.reason}.", "",
-             "| judge | correct | first failing step | reasons |", "|---|---|---|---|"]
-    lines += [f"| {v.judge} | {'yes' if v.correct else 'no'} | {v.fatal_flaw or '-'} | {v.reasons} |"
-              for v in picked.verdicts]
-    return "\n".join(lines)
+async def _both(run_a, run_b) -> tuple:
+    import asyncio
+    from colosseum.loops.research.pipeline import run_research
+
+    if run_b is None:
+        return await run_research(run_a), None
+    async with asyncio.TaskGroup() as group:
+        task_a = group.create_task(run_research(run_a))
+        task_b = group.create_task(run_research(run_b))
+    return task_a.result(), task_b.result()
 
 
-def _curate(index, draft, result, out: Path) -> None:
-    """Each lemma of the written draft that passed its local review becomes an observation with
-    model-reviewed proof as its evidence (not a result: it is not in the paper until the author
-    inputs the draft)."""
-    from colosseum.catalog.curator import record_reviewed_proof
-    from colosseum.cli.knowledge import catalog_directory
+async def _select(args, draft, setup, results: tuple, run_b, models: tuple, top: Path):
+    from colosseum.app.research import select_between
 
-    if result.decomposition is None:
-        return
-    where = str(out.resolve().relative_to(index.root_dir)) if out.resolve().is_relative_to(index.root_dir) else str(out)
-    run_id = Path(str(result.run_dir)).name if result.run_dir else "research"
-    written = []
-    try:
-        for label in result.decomposition.obligations:
-            outcome = result.sections.get(label)
-            if outcome is None or outcome.status != "passed":
-                continue
-            described = (f"Proved in research run {run_id} for {result.label} and passed its local review "
-                         f"after {outcome.attempts} attempt(s); the global review said {result.final_verdict}. "
-                         f"The proof is in the draft {where}. Not yet read by a person.")
-            written.append(record_reviewed_proof(catalog_directory(index.root_dir), label, draft.statement(label),
-                                                 described, where, run_id, result.model))
-    except (OSError, TimeoutError, ValueError, KeyError) as exc:
-        print(f"colosseum: the catalog was not updated: {exc}", file=sys.stderr)
-    if written:
-        print(f"written to the catalog: {', '.join(written)}")
+    problem = f"{args.label}: {draft.statement(args.label)}"
+    picked = await select_between(*results, run_b.provider, problem, setup.selection, *models, top)
+    if picked.failure:
+        say(f"the selection could not finish ({picked.failure}); model A's run is kept")
+        return results[0]
+    if picked.picked is not None:
+        print(f"cross-model selection: {picked.picked.reason}; submitting model {picked.chosen} "
+              f"({models[1] if picked.chosen == 'B' else models[0]})")
+    return results[1] if picked.chosen == "B" else results[0]
 
 
 def _finish(args, index, draft, result, runs, out: Path, top: Path) -> int:
@@ -321,14 +209,7 @@ def _finish(args, index, draft, result, runs, out: Path, top: Path) -> int:
                      and result.sections[o].status == "passed")
         print(f"{passed} of {len(result.decomposition.obligations)} obligations passed their local review")
     if result.draft.strip():
-        try:
-            with open(out, "x", encoding="utf-8") as handle:  # a new file, never an existing one
-                handle.write(skeleton_file_text(result, args.label, out, index.roots[0],
-                                                draft.replace_to != draft.offset))
-            print(f"draft written to {out}; add {input_line(out, index.roots[0])} after {args.label}")
-            _curate(index, draft, result, out)
-        except FileExistsError:
-            print(f"colosseum: {out} appeared meanwhile; the draft is only in the run directory", file=sys.stderr)
+        _write_draft(args, index, draft, result, out)
     calls = sum(r.provider.usage.calls for r in runs)
     hits = sum(r.provider.cached_answers for r in runs)
     costs = [cost_usd(r.provider.usage, r.model, r.prices) for r in runs]
@@ -339,10 +220,20 @@ def _finish(args, index, draft, result, runs, out: Path, top: Path) -> int:
     return 0 if result.status == "accepted" else 1
 
 
-def _opened_with_formal(path):
-    from colosseum.cli.main import formal_from_cache
-    from colosseum.index import ProjectIndex
+def _write_draft(args, index, draft, result, out: Path) -> None:
+    from colosseum.app.research import CatalogNotUpdated, input_line, record_reviewed_lemmas, skeleton_file_text
 
-    index = ProjectIndex.open(path)
-    formal_from_cache(index)
-    return index
+    try:
+        with open(out, "x", encoding="utf-8") as handle:  # a new file, never an existing one
+            handle.write(skeleton_file_text(result, args.label, out, index.roots[0], draft.replace_to != draft.offset))
+    except FileExistsError:
+        say(f"{out} appeared meanwhile; the draft is only in the run directory")
+        return
+    print(f"draft written to {out}; add {input_line(out, index.roots[0])} after {args.label}")
+    try:
+        written = record_reviewed_lemmas(index, draft, result, out)
+    except CatalogNotUpdated as exc:
+        say(f"the catalog was not updated: {exc}")
+        return
+    if written:
+        print(f"written to the catalog: {', '.join(written)}")

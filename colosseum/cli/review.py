@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import sys
 
+from colosseum.cli.terminal import open_project, progress_bar, say
+from colosseum.core.paths import STATE_DIR_NAME
+
 EXIT_REJECTED = 3
 
 
@@ -27,157 +30,92 @@ def add_arguments(sub) -> None:
                              "(without an API key: a character-based estimate, labelled so)")
     review.add_argument("--no-cache", action="store_true",
                         help="ask the model even for answers already on disk: the response cache is not used, and "
-                             "with --label the local-review cache (.colosseum/reviews/local) is not read (the new "
+                             f"with --label the local-review cache ({STATE_DIR_NAME}/reviews/local) is not read (the new "
                              "review is stored there)")
     review.set_defaults(run=run_review)
 
 
-def _say(message: str) -> None:
-    print(f"colosseum: {message}", file=sys.stderr)
-
-
-def _progress(stage: str, done: int, total: int) -> None:
-    width = 24
-    filled = width * done // max(1, total)
-    print(f"\r{stage:28} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
-
-
-def _cost_line(usage, hits: int, counts: int, model: str, prices) -> str:
-    from colosseum.models.pricing import cost_usd
-
-    cost = cost_usd(usage, model, prices)
-    money = f", about ${cost:.2f}" if cost is not None else f", cost unknown (no price for {model})"
-    return (f"{usage.calls} model calls, {usage.input_tokens:,} input tokens ({usage.cache_read_tokens:,} from the "
-            f"prompt cache), {usage.output_tokens:,} output tokens, {hits} answers from the response cache, "
-            f"{counts} token counts{money}")
-
-
 def run_review(args) -> int:
-    import asyncio
+    from colosseum.app.review import refusal, review_setup
+    from colosseum.app.run_settings import RunOverrides
+    from colosseum.app.stops import run_in_terminal
 
-    from colosseum.settings.project import valid_table
-    from colosseum.models import ProviderError
-    from colosseum.loops.review.settings import review_config
-    from colosseum.cli.solve import open_for_run
-
-    index = open_for_run(args.path)  # Lean-checked claims are formal for the reviewers
+    index = open_project(args.path)  # Lean-checked claims are formal for the reviewers
     if index is None:
         return 2
     for problem in index.config.problems:
-        _say(f"colosseum.toml: {problem.message} (the default is used)")
+        say(f"colosseum.toml: {problem.message} (the default is used)")
     if args.reviewers is not None and args.reviewers < 1:
-        _say("--reviewers must be at least 1")
+        say("--reviewers must be at least 1")
         return 2
-    config, problems = review_config(index.config, args.max_calls, args.reviewers, args.model)
-    for problem in problems:
-        _say(f"colosseum.toml: {problem} (the default is used)")
-    if args.label and args.label not in index.claims and args.label not in index.sections:
-        _say(f"no claim or section `{args.label}` in the project")
-        return 2
+    setup = review_setup(index, RunOverrides(args.model, args.max_calls, not args.no_cache), args.reviewers)
+    for problem in setup.problems:
+        say(f"colosseum.toml: {problem} (the default is used)")
     if args.label:
-        from colosseum.loops.review.local_review import material
-
-        if not material(index, args.label).proof.strip():
-            _say(f"nothing to review: `{args.label}` has no proof (no model call was made)")
+        refused = refusal(index, args.label)
+        if refused is not None:
+            say(refused.message + (" (no model call was made)" if refused.no_proof else ""))
             return 2
-    models = valid_table(index.config, "models")
-    from colosseum.models.configured import configured_provider
-
-    try:
-        provider, model = configured_provider(models, None if args.no_cache else index.root_dir / ".colosseum" / "cache",
-                                              args.model)
-    except ProviderError as exc:
-        if not args.dry_run:
-            _say(exc.message)
-            return 2
-        # a dry run needs no key: without the API's counter the size is estimated from characters
-        provider, model = None, args.model or models.get("model") or _default_model()
-        _say(f"{exc.message}; the dry run estimates from characters instead")
-    try:
-        if args.dry_run:
-            return asyncio.run(_dry_run(index, provider, model, config, models.get("prices"), args))
-        if args.label:
-            return asyncio.run(_local(index, provider, model, config, models.get("prices"), args))
-        return asyncio.run(_global(index, provider, model, config, models.get("prices"), args))
-    except KeyboardInterrupt:
-        _say("\ncancelled")
-        return 130
-    except Exception as exc:  # noqa: BLE001 - every failure of a run becomes one clear line
-        return _failure(exc, config)
+    provider_and_model = _provider(setup, args)
+    if provider_and_model is None:
+        return 2
+    run = _dry_run if args.dry_run else _local if args.label else _global
+    return run_in_terminal(lambda: run(index, *provider_and_model, setup, args), lambda stop: _stopped(stop, setup))
 
 
-def _default_model() -> str:
-    from colosseum.models.anthropic_provider import DEFAULT_MODEL
-
-    return DEFAULT_MODEL
-
-
-def _failure(exc: BaseException, config) -> int:
-    """A run that stopped: the budget, or the model unreachable; anything else is a bug and raises."""
-    from colosseum.core.exception_groups import first_leaf
-    from colosseum.models.errors import BudgetExceeded, BudgetReached
+def _provider(setup, args) -> tuple | None:
+    """(provider, model); a dry run needs no key: without the API's counter the size is estimated
+    from characters (the provider is then None). None once it said why there is no provider."""
     from colosseum.models import ProviderError
 
-    exceeded = first_leaf(exc, BudgetExceeded)
-    if exceeded is not None:
-        _say("\n" + str(exceeded))
-        return 1
-    if first_leaf(exc, BudgetReached) is not None:
-        _say(f"\nstopped at the budget ({config.max_calls} calls)")
-        return 1
-    failure = first_leaf(exc, ProviderError)
-    if failure is not None:
-        _say(f"\nthe model could not be reached: {failure}")
-        return 1
-    raise exc
+    try:
+        return setup.settings.provider()
+    except ProviderError as exc:
+        if not args.dry_run:
+            say(exc.message)
+            return None
+        say(f"{exc.message}; the dry run estimates from characters instead")
+        return None, setup.settings.model_name()
 
 
-async def _dry_run(index, provider, model, config, prices, args) -> int:
-    from colosseum.models.pricing import cost_usd
-    from colosseum.models.provider import Usage
-    from colosseum.loops.review.anchoring import document_text
-    from colosseum.loops.review.global_review import NO_RELIED_ON, WHOLE_SCOPE, _reviewer_values, reviewer_step
+def _stopped(stop, setup) -> int:
+    """A run that stopped: cancelled, the budget, or the model unreachable."""
+    if stop.cancelled:
+        say("\ncancelled")
+        return 130
+    if stop.kind == "budget-reached":
+        say(f"\nstopped at the budget ({setup.config.max_calls} calls)")
+    elif stop.kind == "model-unreachable":
+        say(f"\nthe model could not be reached: {stop.detail}")
+    else:
+        say("\n" + stop.detail)
+    return 1
+
+
+async def _dry_run(index, provider, model, setup, args) -> int:
+    from colosseum.app.review import estimate_global_review
 
     if args.label:
         print(f"{args.label}: 1 model call for a local review (none if it is unchanged since the last one). "
               "Nothing was sent.")
         return 0
-    values = _reviewer_values(config, 0, WHOLE_SCOPE, document_text(index).render_all(), NO_RELIED_ON)
-    if provider is None:
-        tokens = _estimated_tokens("global_reviewer", values)
-        how = "a character-based estimate, one token per four characters: no API key, so the API's counter was not asked"
-    else:
-        tokens = await reviewer_step(provider, config).count("global_reviewer", values)
-        how = "counted by the API's token counter" if getattr(provider, "exact_token_counts", False) else \
-            "an estimate: this provider has no counter API"
-    budget = config.part_budget()
-    if tokens <= budget:
-        planned, note = config.reviewers, "read in one request"
-    else:
-        parts = -(-tokens // budget) + 1  # the cut is along sections, so about one part more
-        planned, note = config.reviewers * (parts + 1), f"too long for one request: about {parts} parts and a synthesis"
-    upper = cost_usd(Usage(input_tokens=planned * min(tokens, budget), output_tokens=planned * config.output_tokens),
-                     model, prices)
-    money = (f"; at most about ${upper:.2f} at {model}'s list price (less with prompt caching)"
-             if upper is not None else f"; no price known for {model} (set [models] prices)")
-    print(f"global review: the document is {tokens:,} tokens ({how}), {note}; about {planned} model calls "
-          f"({config.reviewers} reviewers){money}. No model call was made.")
+    estimate = await estimate_global_review(index, provider, model, setup.config, setup.settings.prices)
+    money = (f"; at most about ${estimate.upper_cost_usd:.2f} at {model}'s list price (less with prompt caching)"
+             if estimate.upper_cost_usd is not None else f"; no price known for {model} (set [models] prices)")
+    print(f"global review: the document is {estimate.tokens:,} tokens ({estimate.measured_by}), {estimate.note}; "
+          f"about {estimate.calls} model calls ({setup.config.reviewers} reviewers){money}. No model call was made.")
     return 0
 
 
-def _estimated_tokens(role: str, values: dict) -> int:
-    from colosseum.models.prompts import load_prompt
+async def _global(index, provider, model, setup, args) -> int:
+    from colosseum.app.review import review_globally
 
-    system, user = load_prompt(role).render(values)
-    return (len(system) + len(user)) // 4 + 1
-
-
-async def _global(index, provider, model, config, prices, args) -> int:
-    from colosseum.loops.review import review_document, write_report
-
-    report = await review_document(index, provider, config, _progress)
+    prices = setup.settings.prices
+    outcome = await review_globally(index, provider, setup.config, progress_bar, prices)
+    if outcome.stop is not None:
+        return _stopped(outcome.stop, setup)
+    report, path = outcome.report, outcome.path
     print(file=sys.stderr)
-    path = write_report(report, index, prices=prices)
     if args.format == "json":
         from colosseum.loops.review.report import report_json
 
@@ -196,22 +134,24 @@ async def _global(index, provider, model, config, prices, args) -> int:
     return EXIT_REJECTED if report.verdict == "rejected" else 0
 
 
-async def _local(index, provider, model, config, prices, args) -> int:
-    from colosseum.loops.review import LocalReviewCache, LocalReviewer
+async def _local(index, provider, model, setup, args) -> int:
+    from colosseum.app.review import local_reviewer, review_claim
     from colosseum.loops.review.report import critique_json
-    from colosseum.loops.review.storage import reviews_directory
 
-    cache = LocalReviewCache(reviews_directory(index.root_dir) / "local", refresh=args.no_cache)
-    reviewer = LocalReviewer(provider, cache, config)
-    review = await reviewer.review(index, args.label, progress=_progress)
+    reviewer = local_reviewer(index.root_dir, provider, setup.config, refresh=args.no_cache)
+    outcome = await review_claim(reviewer, index, args.label, progress_bar)
+    if outcome.stop is not None:
+        return _stopped(outcome.stop, setup)
+    review = outcome.review
     print(file=sys.stderr)
     active = [c for c in review.critiques if c.active]
+    hits = getattr(provider, "hits", 0)
     if args.format == "json":
         print(json.dumps({"label": review.label, "verdict": review.verdict, "cached": review.cached,
                           "reasons": review.reasons, "critiques": [critique_json(c, index.root_dir) for c in active],
                           "usage": {"calls": review.usage.calls, "input_tokens": review.usage.input_tokens,
                                     "output_tokens": review.usage.output_tokens,
-                                    "response_cache_hits": getattr(provider, "hits", 0)}}, indent=2, ensure_ascii=False))
+                                    "response_cache_hits": hits}}, indent=2, ensure_ascii=False))
     else:
         print(f"{review.label}: {review.verdict}" + (" (unchanged since the last review: no call)" if review.cached else ""))
         for reason in review.reasons:
@@ -219,5 +159,15 @@ async def _local(index, provider, model, config, prices, args) -> int:
         for c in active:
             where = f"{index.relative(c.file)}:{c.line}" if c.file is not None else "(unanchored)"
             print(f"  {where}: {c.severity} {c.kind}: {c.message}")
-    print(_cost_line(review.usage, getattr(provider, "hits", 0), 0, review.model, prices), file=sys.stderr)
+    print(_cost_line(review.usage, hits, 0, review.model, setup.settings.prices), file=sys.stderr)
     return 0 if review.passed else EXIT_REJECTED
+
+
+def _cost_line(usage, hits: int, counts: int, model: str, prices) -> str:
+    from colosseum.models.pricing import cost_usd
+
+    cost = cost_usd(usage, model, prices)
+    money = f", about ${cost:.2f}" if cost is not None else f", cost unknown (no price for {model})"
+    return (f"{usage.calls} model calls, {usage.input_tokens:,} input tokens ({usage.cache_read_tokens:,} from the "
+            f"prompt cache), {usage.output_tokens:,} output tokens, {hits} answers from the response cache, "
+            f"{counts} token counts{money}")

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.cli.terminal import open_project, progress_bar, say
 
 
 def add_arguments(sub) -> None:
@@ -22,147 +18,75 @@ def add_arguments(sub) -> None:
     solve.set_defaults(run=run_solve)
 
 
-def inner_loop_config(project_config, max_calls: int | None = None) -> tuple[InnerLoopConfig, dict]:
-    """The inner loop's settings from ``[solve]`` and ``[budget]`` (``max_calls`` overrides the
-    budget), and the ``[models]`` table: shared by every command that runs the inner loop."""
-    from colosseum.settings.project import valid_table
-    from colosseum.loops.inner.records import InnerLoopConfig
-
-    solve, models, budget = (valid_table(project_config, t) for t in ("solve", "models", "budget"))
-    leaves = int(solve.get("leaves", 16))
-    widths = tuple(int(w) for w in solve.get("widths", (leaves, 8, 5, 1)))
-    if widths[0] != leaves:
-        widths = (leaves, 8, 5, 1)
-    config = InnerLoopConfig(leaves=leaves, refuters_per_candidate=int(solve.get("refuters", 1)), widths=widths,
-                             k=int(solve.get("k", 5)), cover_strategies=bool(solve.get("cover_strategies", False)),
-                             max_calls=max_calls if max_calls is not None else budget.get("max_calls"))
-    return config, models
-
-
-def open_for_run(path: str):
-    """The project's index for a command that asks a model, with the claims Lean checked before
-    trusted as formal (from the cache; Lean is not run); None once it said why it cannot open."""
-    from colosseum.cli.main import formal_from_cache
-    from colosseum.index import ProjectError, ProjectIndex
-    from colosseum.project.files import named_root
-
-    part, seen = Path(path), set()
-    while part.is_file() and part.resolve() not in seen:  # a part naming its root: that root's project
-        seen.add(part.resolve())
-        part = named_root(part) or part
-    if part.resolve() != Path(path).resolve():
-        print(f"colosseum: {path} is part of {os.path.relpath(part)}: reading that project", file=sys.stderr)
-        path = part
-    try:
-        index = ProjectIndex.open(path)
-    except ProjectError as exc:
-        print(f"colosseum: {exc}", file=sys.stderr)
-        return None
-    formal_from_cache(index)
-    return index
-
-
 def run_solve(args) -> int:
-    import asyncio
-
-    from colosseum.catalog.store import load_catalog
-    from colosseum.core.exception_groups import first_leaf
-    from colosseum.loops.inner.context import obligation_context
-    from colosseum.loops.inner.run_record import RunRecorder, run_directory
-    from colosseum.models.errors import BudgetExceeded, BudgetReached
-    from colosseum.loops.inner.solve import solve
-    from colosseum.cli.knowledge import catalog_directory
-    from colosseum.lean.evidence import cached_evidence_section
+    from colosseum.app.run_settings import RunOverrides
+    from colosseum.app.solve import plan_solve
+    from colosseum.app.stops import RunRefused, run_in_terminal
     from colosseum.models import ProviderError
-    from colosseum.models.prompts import load_prompt
 
-    index = open_for_run(args.path)
+    index = open_project(args.path)
     if index is None:
         return 2
-    config, models = inner_loop_config(index.config, args.max_calls)
     for problem in index.config.problems:
-        print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)
-    catalog = load_catalog(catalog_directory(Path(args.path).resolve()))
+        say(f"colosseum.toml: {problem.message} (the default is used)")
     try:
-        context = obligation_context(index, args.label, catalog)
-    except KeyError as exc:
-        print(f"colosseum: {exc.args[0]}", file=sys.stderr)
+        plan = plan_solve(index, args.label, RunOverrides(args.model, args.max_calls, not args.no_cache))
+    except RunRefused as exc:
+        say(str(exc))
         return 2
-    planned = config.planned_calls()
     if args.dry_run:
-        prefix = sum(len(x) for x in (context.statement, context.assumable, context.notation, context.catalog))
-        template = sum(len(load_prompt(r).system_template) for r in ("generator", "refuter", "aggregator")) // 3
-        tokens = planned * (prefix + template) // 4
-        from colosseum.models.anthropic_provider import DEFAULT_MODEL
-        from colosseum.models.pricing import cost_usd
-        from colosseum.models.provider import Usage
-
-        model = args.model or models.get("model") or DEFAULT_MODEL
-        upper = cost_usd(Usage(input_tokens=tokens, output_tokens=planned * 2000), model, models.get("prices"))
-        money = (f"; at most about ${upper:.2f} at {model}'s list price (less with prompt caching)"
-                 if upper is not None else f"; no price known for {model} (set [models] prices)")
-        print(f"{args.label}: {planned} model calls ({config.leaves} candidates, "
-              f"{config.leaves * config.refuters_per_candidate} refutations, {sum(config.widths[1:])} aggregations; "
-              f"widths {config.widths}, k = {config.k}); about {tokens:,} input tokens before prompt caching "
-              f"and up to ~{planned * 2000:,} output tokens{money}. Nothing was sent.")
+        _print_estimate(args.label, plan)
         return 0
-    from colosseum.models.configured import configured_provider
-
     try:
-        provider, model = configured_provider(models, None if args.no_cache else index.root_dir / ".colosseum" / "cache",
-                                              args.model)
+        run = plan.start(plan.formal_evidence())
     except ProviderError as exc:
-        print(f"colosseum: {exc.message}", file=sys.stderr)
+        say(exc.message)
         return 2
-
-    def progress(stage: str, done: int, total: int) -> None:
-        width = 24
-        filled = width * done // max(1, total)
-        print(f"\r{stage:28} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr,
-              flush=True)
-
-    recorder = RunRecorder(run_directory(index.root_dir, args.label), args.label, config, model,
-                           models.get("prices"), lambda: getattr(provider, "hits", 0), context,
-                           cached_evidence_section(index, args.label))
-    try:
-        result = asyncio.run(solve(context, provider, config, progress, recorder))
-    except BudgetExceeded as exc:
-        print(f"colosseum: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"\ncolosseum: cancelled; what was done is in {recorder.directory}", file=sys.stderr)
-        return 130
-    except ProviderError as exc:
-        print(f"\ncolosseum: the model could not be reached: {exc}", file=sys.stderr)
-        return 1
-    except ExceptionGroup as group:  # from the task groups: report the first provider failure
-        if group.subgroup(lambda e: isinstance(e, BudgetReached)) is not None:
-            print(f"\ncolosseum: stopped at the budget ({config.max_calls} calls); what was done is in "
-                  f"{recorder.directory}", file=sys.stderr)
-            return 1
-        first = first_leaf(group, ProviderError)
-        if first is None:
-            raise
-        print(f"\ncolosseum: the model could not be reached: {first}", file=sys.stderr)
-        return 1
+    outcome = run_in_terminal(lambda: run.run(progress_bar), run.outcome)
+    if outcome.stop is not None:
+        return _stopped(outcome)
     print(file=sys.stderr)
-    hits = getattr(provider, "hits", 0)
-    directory = recorder.directory
-    from colosseum.catalog.curator import record_run_outcome
+    _print_result(index, outcome, run.plan.settings.prices)
+    return 0
 
-    curated = record_run_outcome(catalog_directory(Path(args.path).resolve()), args.label, context.statement,
-                                 result, directory.name, model,
-                                 str((directory / "report.md").relative_to(index.root_dir)))
+
+def _print_estimate(label: str, plan) -> None:
+    estimate, config = plan.estimate(), plan.config
+    money = (f"; at most about ${estimate.upper_cost_usd:.2f} at {estimate.model}'s list price (less with prompt "
+             "caching)" if estimate.upper_cost_usd is not None
+             else f"; no price known for {estimate.model} (set [models] prices)")
+    print(f"{label}: {estimate.calls} model calls ({config.leaves} candidates, "
+          f"{config.leaves * config.refuters_per_candidate} refutations, {sum(config.widths[1:])} aggregations; "
+          f"widths {config.widths}, k = {config.k}); about {estimate.input_tokens:,} input tokens before prompt "
+          f"caching and up to ~{estimate.output_tokens:,} output tokens{money}. Nothing was sent.")
+
+
+def _stopped(outcome) -> int:
+    stop = outcome.stop
+    if stop.kind == "budget-exceeded":  # the run never started: no progress line to end
+        say(stop.detail)
+    elif stop.cancelled:
+        print(f"\ncolosseum: cancelled; what was done is in {outcome.directory}", file=sys.stderr)
+        return 130
+    elif stop.kind == "budget-reached":
+        print(f"\ncolosseum: stopped at the budget ({outcome.config.max_calls} calls); what was done is in "
+              f"{outcome.directory}", file=sys.stderr)
+    else:
+        print(f"\ncolosseum: the model could not be reached: {stop.detail}", file=sys.stderr)
+    return 1
+
+
+def _print_result(index, outcome, prices) -> None:
+    from colosseum.models.pricing import cost_usd
+
+    result = outcome.result
     print(result.root.candidate.proof)
-    if curated:
-        print(f"\nwritten to the catalog: {', '.join(curated)}")
+    if outcome.curated:
+        print(f"\nwritten to the catalog: {', '.join(outcome.curated)}")
     print(f"\n{len(result.surviving_critiques)} critique(s) survived:")
     for c in result.surviving_critiques:
         print(f"  {c.severity} {c.kind}: {c.explanation}")
-    from colosseum.models.pricing import cost_usd
-
-    cost = cost_usd(result.usage, model, models.get("prices"))
+    cost = cost_usd(result.usage, outcome.model, prices)
     spent = f", about ${cost:.2f}" if cost is not None else ""
-    print(f"\n{result.usage.calls} model calls{spent}, {hits} answers from the cache; run written to "
-          f"{directory.relative_to(index.root_dir)}")
-    return 0
+    print(f"\n{result.usage.calls} model calls{spent}, {outcome.cache_hits} answers from the cache; run written to "
+          f"{outcome.directory.relative_to(index.root_dir)}")

@@ -11,11 +11,12 @@ from pathlib import Path
 
 from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
+from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.core.source_text import LineIndex
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
 MAX_PROJECT_FILES = 20_000
-SKIPPED_DIRS = frozenset((".git", ".hg", ".svn", "node_modules", ".colosseum", "__pycache__", ".lake",
+SKIPPED_DIRS = frozenset((".git", ".hg", ".svn", "node_modules", STATE_DIR_NAME, "__pycache__", ".lake",
                           "_minted", "build", "out", ".venv", "venv"))
 _DOCUMENTCLASS = re.compile(r"^[^%\n]*?\\documentclass\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", re.MULTILINE)
 _MAGIC_ROOT = re.compile(r"^\s*%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)

@@ -10,7 +10,8 @@ from lsprotocol import types
 
 from colosseum.catalog.store import load_catalog
 from colosseum.catalog.checks import catalog_diagnostics
-from colosseum.cli.knowledge import catalog_directory
+from colosseum.app.knowledge import CatalogRefused, add_entry, catalog_directory, retract
+from colosseum.app.knowledge import record_failed_route as record_route
 from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.registry import CommandFailed
@@ -97,7 +98,6 @@ class CatalogCommandError(CommandFailed):
 async def add_to_catalog(ctx, args) -> dict:
     import asyncio
 
-    from colosseum.catalog.curator import add_claim_entry, person
     from colosseum_lsp.convert import uri_to_path
 
     if len(args) < 2:
@@ -110,7 +110,7 @@ async def add_to_catalog(ctx, args) -> dict:
     claim = snap.claims.get(args[1]) if snap else None
     if claim is None:
         raise CatalogCommandError(f"no claim `{args[1]}` in the project")
-    written = await asyncio.to_thread(add_claim_entry, catalog_directory(project.root_dir), claim, person())
+    written, _problems = await asyncio.to_thread(add_entry, project.root_dir, claim)
     await _show(ctx, written)
     ctx.publish(project)
     return {"path": str(written)}
@@ -119,7 +119,6 @@ async def add_to_catalog(ctx, args) -> dict:
 async def record_failed_route(ctx, args) -> dict:
     import asyncio
 
-    from colosseum.catalog.curator import add_failed_route, person
     from colosseum_lsp.convert import uri_to_path
 
     if len(args) < 3:
@@ -129,8 +128,7 @@ async def record_failed_route(ctx, args) -> dict:
     if project is None or await ctx.ensure_index(project) is None:
         raise CatalogCommandError("no project for this document")
     critique = str(args[2])
-    written = await asyncio.to_thread(add_failed_route, catalog_directory(project.root_dir), args[1],
-                                      "the route of the last solve", "", critique, person())
+    written = await asyncio.to_thread(record_route, project.root_dir, args[1], critique)
     await _show(ctx, written)
     ctx.publish(project)
     return {"path": str(written)}
@@ -174,7 +172,6 @@ async def retract_entry(ctx, args) -> dict:
     """[document uri, entry id, reason]: retract a project entry; what depends on it turns suspect."""
     import asyncio
 
-    from colosseum.catalog.curator import retract_entry as retract
     from colosseum_lsp.convert import uri_to_path
 
     if len(args) < 2 or not all(isinstance(a, str) for a in args[:2]):
@@ -188,9 +185,10 @@ async def retract_entry(ctx, args) -> dict:
     if project is None or await ctx.ensure_index(project) is None:
         raise CatalogCommandError("no project for this document")
     try:
-        problems, suspect = await asyncio.to_thread(retract, catalog_directory(project.root_dir), args[1], reason)
-    except (KeyError, PermissionError, ValueError) as exc:
-        raise CatalogCommandError(str(exc.args[0])) from exc
+        retraction = await asyncio.to_thread(retract, project.root_dir, args[1], reason)
+    except CatalogRefused as exc:
+        raise CatalogCommandError(str(exc)) from exc
+    problems, suspect = retraction.problems, retraction.suspect
     project._catalog = None  # read again: the entry and what it makes suspect changed
     ctx.publish(project)
     return {"retracted": args[1], "suspect": suspect, "problems": [p.message for p in problems],

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from colosseum.core.paths import dependency_graph_page
 from colosseum.graph.html import dag_html
 from colosseum_lsp.convert import uri_to_path
 from colosseum_lsp.features.registry import CommandFailed
@@ -71,9 +72,8 @@ async def reindex(ctx, args) -> dict:
 async def show_dependency_graph(ctx, args) -> dict:
     project = command_project(ctx, args)
     index = await indexed(ctx, project)
-    out_dir = project.root_dir / ".colosseum"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / "dependency-graph.html"
+    path = dependency_graph_page(project.root_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
     page = dag_html(index, f"{project.root_dir.name}: dependency graph")
     tmp = path.with_suffix(".tmp")
     tmp.write_text(page, encoding="utf-8")

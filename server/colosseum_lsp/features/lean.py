@@ -15,16 +15,14 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from colosseum.app.lean import lean_setup, plan_lean_check, record_evidence, results_and_findings
 from colosseum.lean import (
     SOURCE,
     CancelToken,
-    apply_formal,
     claim_results,
-    formal_ids,
     lean_diagnostics,
     lean_settings,
     leanok_insertions,
-    plan_check,
     run_plan,
 )
 from colosseum.lean.findings import CODE_CHECKED, checked_claim
@@ -101,7 +99,7 @@ async def _check_once(ctx, project, on_save: bool) -> dict:
     if index is None or (on_save and not lean_settings(index.config).check_on_save):
         return {"status": "done", "message": "nothing to check"}
     async with project.lock:
-        plan = await asyncio.to_thread(plan_check, index, lean_settings(index.config))
+        plan = await asyncio.to_thread(plan_lean_check, index, lean_setup(index))
     if on_save and not plan.names and not plan.units:
         return {"status": "done", "message": "no Lean in this paper"}
     state = _state(project)
@@ -131,10 +129,10 @@ async def _check_once(ctx, project, on_save: bool) -> dict:
         return {"status": "cancelled", "message": "Lean check cancelled; what was finished is cached"}
     state.report = lean_report
     async with project.lock:
-        results, diagnostics = await asyncio.to_thread(_apply, index, lean_report)
+        results, diagnostics = await asyncio.to_thread(results_and_findings, index, lean_report)
     _publish(ctx, project, diagnostics)
     _say_once(ctx, lean_report.problem)
-    recorded = await _record(project, index, results, lean_report)
+    recorded = await asyncio.to_thread(record_evidence, index, lean_setup(index), results, lean_report)
     if recorded:
         ctx.publish(project)  # the catalog changed: its findings are read again
     summary = {
@@ -150,13 +148,6 @@ async def _check_once(ctx, project, on_save: bool) -> dict:
                           f"unchecked ({summary['files']['checked']} file(s) checked, {summary['files']['cached']} "
                           "from the cache)")
     return summary
-
-
-def _apply(index, lean_report):
-    """In the worker thread, under the project lock: the DAG's formal claims and the findings."""
-    results = claim_results(index, lean_report)
-    apply_formal(index, formal_ids(results))
-    return results, lean_diagnostics(index, lean_report, results)
 
 
 def refresh_findings(ctx, project) -> bool:
@@ -236,20 +227,6 @@ def _say_once(ctx, problem: str | None) -> None:
                                                                message=f"Colosseum: Lean: {problem}"))
     except Exception:
         log.info("Lean: %s", problem)
-
-
-async def _record(project, index, results, lean_report) -> list[str]:
-    if not lean_settings(index.config).record_in_catalog or not any(r.status == "formal" for r in results):
-        return []
-    from colosseum.cli.knowledge import catalog_directory
-    from colosseum.lean.evidence import record_formal_evidence
-
-    try:
-        return await asyncio.to_thread(record_formal_evidence, catalog_directory(project.root_dir), results,
-                                       lean_report)
-    except Exception:  # the catalog is a record of the check, never a reason to lose its findings
-        log.exception("recording Lean evidence in the catalog failed")
-        return []
 
 
 @registry.code_action_provider

@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
 from pathlib import Path
 
 from lsprotocol import types
 
+from colosseum.app.research import default_output, input_line, research_setup, skeleton_file_text
+from colosseum.app.run_settings import RunOverrides
+from colosseum.loops.inner.run_record import run_directory
+from colosseum.loops.research.draft import DraftDocument, DraftError
+from colosseum.loops.research.pipeline import run_research
+from colosseum.models import ProviderError
 from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.commands import caught_up, document_project
@@ -34,8 +39,6 @@ class ResearchError(CommandFailed):
 def _free_output(claim_file: Path, label: str) -> Path:
     """``<file>-<label>-skeleton.tex`` beside the theorem's file, or ``-2``, ``-3`` ... : never an
     existing file."""
-    from colosseum.cli.research import default_output
-
     first = default_output(claim_file, label)
     candidate, n = first, 1
     while candidate.exists() and n < 1000:
@@ -61,17 +64,6 @@ async def _run_index(ctx, project):
 
 @registry.command("colosseum.exploreStrategies")
 async def explore_strategies(ctx, args) -> dict:
-    from colosseum.catalog.store import load_catalog
-    from colosseum.loops.inner.run_record import run_directory
-    from colosseum.cli.knowledge import catalog_directory
-    from colosseum.loops.research.calls import CallBudget, MeteredProvider
-    from colosseum.loops.research.draft import DraftDocument, DraftError
-    from colosseum.loops.research.pipeline import ResearchRun, run_research
-    from colosseum.loops.research.review_adapter import ReviewLayer
-    from colosseum.loops.research.run_log import ResearchRecorder
-    from colosseum.loops.research.settings import research_settings
-    from colosseum_lsp.features.solve import _config as inner_config_of, _provider
-
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ResearchError("usage: colosseum.exploreStrategies [document uri, theorem label, {\"solve\": bool}?]")
     label = args[1]
@@ -84,20 +76,14 @@ async def explore_strategies(ctx, args) -> dict:
         DraftDocument(run_index, label)  # a theorem that cannot take a draft is refused before any set-up
     except DraftError as exc:
         raise ResearchError(str(exc)) from exc
-    budget = ctx.options.get("budget")
-    if budget is not None and not isinstance(budget, dict):
-        raise ResearchError(f"the `budget` setting must be a table like {{\"max_calls\": 200}}, not {budget!r}")
-    max_calls = (budget or {}).get("max_calls")
-    if max_calls is not None and (isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1):
-        raise ResearchError(f"`budget.max_calls` must be a positive integer, not {max_calls!r}")
-    config, _, problems = research_settings(run_index.config, max_calls=max_calls)
-    for problem in problems:
+    setup = await asyncio.to_thread(research_setup, run_index, RunOverrides(ctx.options.get("model"),
+                                                                          _budget_option(ctx.options)))
+    for problem in setup.problems:
         log.warning("colosseum.toml: %s (the default is used)", problem)
-    inner, model = _provider(ctx, project)
-    provider = MeteredProvider(inner, CallBudget(config.max_calls))
-    catalog_dir = catalog_directory(project.root_dir)
-    catalog = await asyncio.to_thread(load_catalog, catalog_dir)
-    recorder = ResearchRecorder(run_directory(project.root_dir, f"research-{label}"), label, model, config)
+    try:
+        inner, model = setup.settings.provider()
+    except ProviderError as exc:
+        raise ResearchError(exc.message) from exc
     solve_all = bool(options.get("solve"))
     title = f"{'Researching' if solve_all else 'Exploring strategies for'} {label}"
     async with ctx.progress(title) as report:
@@ -107,23 +93,38 @@ async def explore_strategies(ctx, args) -> dict:
             shown[0] = event.line()
             report(shown[0])
 
+        run = setup.new_run(run_index, label, inner, model, run_directory(project.root_dir, f"research-{label}"),
+                            progress, None if solve_all else "decompose")
         # before every model call: raises ProgressCancelled once the author cancelled, so only
         # the calls already in flight finish (it re-sends the last progress line, a no-op for the eye)
-        provider.check = lambda: report(shown[0])
-        inner_config = replace(inner_config_of(ctx, project), max_calls=None)  # the run's budget bounds all
-        run = ResearchRun(run_index, label, provider, config, inner_config, ReviewLayer(provider,
-                          run_index.config), catalog, catalog_dir, recorder, progress,
-                          None if solve_all else "decompose", model)
+        run.provider.check = lambda: report(shown[0])
         try:
             result = await run_research(run)
         except DraftError as exc:
             raise ResearchError(str(exc)) from exc
-    report_path = recorder.directory / "report.md"
-    answer = {"status": result.status, "label": label, "calls": provider.usage.calls, "report": str(report_path),
+    return await _answer(ctx, project, label, run, result)
+
+
+def _budget_option(options: dict) -> int | None:
+    """``budget.max_calls`` of the editor's options, refused when it is not a positive whole number."""
+    budget = options.get("budget")
+    if budget is not None and not isinstance(budget, dict):
+        raise ResearchError(f"the `budget` setting must be a table like {{\"max_calls\": 200}}, not {budget!r}")
+    max_calls = (budget or {}).get("max_calls")
+    if max_calls is not None and (isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 1):
+        raise ResearchError(f"`budget.max_calls` must be a positive integer, not {max_calls!r}")
+    return max_calls
+
+
+async def _answer(ctx, project, label: str, run, result) -> dict:
+    """The command's answer: the report shown, and the draft offered as a new file when there is one."""
+    directory = run.recorder.directory
+    report_path = directory / "report.md"
+    answer = {"status": result.status, "label": label, "calls": run.provider.usage.calls, "report": str(report_path),
               "message": f"{label}: {result.status}" + (f" ({result.message})" if result.message else ""),
               "applied": False, "skeleton": None}
     if result.status == "failed" and result.message.startswith("the model could not be reached"):
-        raise ResearchError(result.message + f"; what was done is in {recorder.directory.name}")
+        raise ResearchError(result.message + f"; what was done is in {directory.name}")
     try:
         await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=report_path.as_uri(),
                                                                              take_focus=False))
@@ -132,7 +133,7 @@ async def explore_strategies(ctx, args) -> dict:
     claim = project.snapshot().claims.get(label)
     if result.draft.strip() and result.status != "cancelled" and claim is None:
         answer["message"] += (f"; `{label}` is no longer in the document (renamed or removed during the run), so "
-                              f"the draft was not offered: it is in {recorder.directory.name}")
+                              f"the draft was not offered: it is in {directory.name}")
     elif result.draft.strip() and result.status != "cancelled":
         target = _free_output(claim.file, label)
         answer["skeleton"] = path_to_uri(target)
@@ -143,8 +144,6 @@ async def explore_strategies(ctx, args) -> dict:
 async def _offer_skeleton(ctx, project, label: str, result, target: Path) -> bool:
     """One edit: create the new file with the skeleton, and put ``\\input`` of it after the
     theorem (in place of an empty proof of it), at the document version the index read."""
-    from colosseum.cli.research import input_line, skeleton_file_text
-
     await caught_up(project)
     snap = project.snapshot()
     claim = snap.claims.get(label)

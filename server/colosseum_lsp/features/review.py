@@ -14,27 +14,17 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.core.exception_groups import first_leaf
+from colosseum.app.review import local_reviewer, refusal, review_claim, review_globally, review_setup
+from colosseum.app.run_settings import RunOverrides
+from colosseum.app.solve import start_retry
+from colosseum.loops.review import DismissalStore, LocalReviewer
 from colosseum.models import ProviderError
-from colosseum.loops.review import (
-    DismissalStore,
-    LocalReviewCache,
-    LocalReviewer,
-    NothingToReview,
-    review_config,
-    review_document,
-    retry_claim,
-    write_report,
-)
-from colosseum.loops.review.local_review import material
-from colosseum.loops.review.storage import reviews_directory
 from colosseum_lsp.convert import engine_position, path_to_uri, range_
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.features.review_findings import SOURCE, republish, state_of
-from colosseum_lsp.progress import ProgressCancelled
 
 log = logging.getLogger(__name__)
 
@@ -45,50 +35,37 @@ class ReviewError(CommandFailed):
 
 # ---- shared pieces -----------------------------------------------------------------------------
 def _provider_and_config(ctx, project):
-    from colosseum.settings.project import valid_table
-    from colosseum.models.configured import configured_provider
-
+    setup = review_setup(project.index, RunOverrides.from_editor_options(ctx.options))
     try:
-        provider, model = configured_provider(valid_table(project.index.config, "models"),
-                                              project.root_dir / ".colosseum" / "cache", ctx.options.get("model"))
+        provider, model = setup.settings.provider()
     except ProviderError as exc:
         raise ReviewError(exc.message) from exc
-    budget = ctx.options.get("budget") if isinstance(ctx.options.get("budget"), dict) else {}
-    config, problems = review_config(project.index.config, budget.get("max_calls"), None, ctx.options.get("model"))
-    for problem in problems:
+    for problem in setup.problems:
         log.warning("colosseum.toml: %s (the default is used)", problem)
-    return provider, model, config
+    return provider, model, setup
 
 
 def _local_reviewer(ctx, project) -> LocalReviewer:
     """The project's incremental reviewer (its cache lives on), with the settings as they are
     now: a budget or provider changed in the editor applies to the next review."""
     state = state_of(project)
-    provider, model, config = _provider_and_config(ctx, project)
+    provider, model, setup = _provider_and_config(ctx, project)
     if state.reviewer is None or state.reviewer_model != model:
-        cache = LocalReviewCache(reviews_directory(project.root_dir) / "local")
-        state.reviewer, state.reviewer_model = LocalReviewer(provider, cache, config), model
+        state.reviewer, state.reviewer_model = local_reviewer(project.root_dir, provider, setup.config), model
     else:
-        state.reviewer.provider, state.reviewer.config = provider, config
+        state.reviewer.provider, state.reviewer.config = provider, setup.config
     return state.reviewer
 
 
-def _stopped(exc: BaseException, what: str) -> dict:
+def _stopped(stop, what: str) -> dict:
     """A run that stopped: cancelled (a result), or a failure the author should read (raised)."""
-    from colosseum.models.errors import BudgetExceeded, BudgetReached
-
-    if first_leaf(exc, ProgressCancelled) is not None:
+    if stop.cancelled:
         return {"status": "cancelled", "message": f"{what} was cancelled"}
-    empty = first_leaf(exc, NothingToReview)
-    if empty is not None:
-        raise ReviewError(str(empty)) from None
-    budget = first_leaf(exc, (BudgetExceeded, BudgetReached))
-    if budget is not None:
-        raise ReviewError(f"{what}: {budget}") from None
-    failure = first_leaf(exc, ProviderError)
-    if failure is not None:
-        raise ReviewError(f"the model could not be reached: {failure}") from None
-    raise exc
+    if stop.kind == "refused":
+        raise ReviewError(stop.detail)
+    if stop.kind in ("budget-exceeded", "budget-reached"):
+        raise ReviewError(f"{what}: {stop.detail}")
+    raise ReviewError(f"the model could not be reached: {stop.detail}")
 
 
 # ---- commands --------------------------------------------------------------------------------------
@@ -97,19 +74,15 @@ async def global_review(ctx, args) -> dict:
     if not args or not isinstance(args[0], str):
         raise ReviewError("usage: colosseum.globalReview [document uri]")
     project, index = await document_project(ctx, args[0])
-    from colosseum.settings.project import valid_table
+    provider, _model, setup = _provider_and_config(ctx, project)
+    async with ctx.progress(f"Global review of {project.root_dir.name}") as report:
+        def progress(stage: str, done: int, total: int) -> None:
+            report(f"{stage} {done}/{total}", int(100 * done / total) if total else None)
 
-    provider, _model, config = _provider_and_config(ctx, project)
-    prices = valid_table(project.index.config, "models").get("prices")
-    try:
-        async with ctx.progress(f"Global review of {project.root_dir.name}") as report:
-            def progress(stage: str, done: int, total: int) -> None:
-                report(f"{stage} {done}/{total}", int(100 * done / total) if total else None)
-
-            result = await review_document(index, provider, config, progress)
-    except Exception as exc:  # noqa: BLE001 - _stopped re-raises what is not a stop
-        return _stopped(exc, "the global review")
-    path = await asyncio.to_thread(write_report, result, index, "global", prices)
+        outcome = await review_globally(index, provider, setup.config, progress, setup.settings.prices)
+    if outcome.stop is not None:
+        return _stopped(outcome.stop, "the global review")
+    result, path = outcome.report, outcome.path
     state = state_of(project)
     state.global_critiques, state.report = result.critiques, str(path)
     republish(ctx, project)
@@ -132,14 +105,15 @@ async def review_claim_command(ctx, args) -> dict:
     if label not in index.claims and label not in index.sections:
         raise ReviewError(f"no claim or section `{label}` in the project")
     reviewer = _local_reviewer(ctx, project)
-    if not material(index, label).proof.strip():  # before any progress or call
-        raise ReviewError(f"nothing to review: `{label}` has no proof")
-    try:
-        async with ctx.progress(f"Reviewing {label}") as report:
-            report("local review")
-            review = await reviewer.review(index, label, progress=lambda stage, done, total: report(stage))
-    except Exception as exc:  # noqa: BLE001
-        return _stopped(exc, f"the review of {label}")
+    refused = refusal(index, label)  # before any progress or call
+    if refused is not None:
+        raise ReviewError(refused.message)
+    async with ctx.progress(f"Reviewing {label}") as report:
+        report("local review")
+        outcome = await review_claim(reviewer, index, label, lambda stage, done, total: report(stage))
+    if outcome.stop is not None:
+        return _stopped(outcome.stop, f"the review of {label}")
+    review = outcome.review
     state_of(project).local[label] = review
     republish(ctx, project)
     return {"status": "done", "label": label, "verdict": review.verdict, "cached": review.cached,
@@ -166,11 +140,6 @@ async def dismiss_critique(ctx, args) -> dict:
 
 @registry.command("colosseum.retryClaim")
 async def retry_claim_command(ctx, args) -> dict:
-    from colosseum.catalog.store import load_catalog
-    from colosseum.loops.inner.run_record import RunRecorder, run_directory
-    from colosseum.cli.knowledge import catalog_directory
-    from colosseum.cli.solve import inner_loop_config
-
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise ReviewError("usage: colosseum.retryClaim [document uri, claim label]")
     project, index = await document_project(ctx, args[0])
@@ -180,24 +149,21 @@ async def retry_claim_command(ctx, args) -> dict:
         raise ReviewError(f"`{label}` has no failed local review to retry from: review it first")
     if label not in index.claims:
         raise ReviewError(f"a retry works on a claim; `{label}` is not one")
-    provider, model, _config = _provider_and_config(ctx, project)
-
-    budget = ctx.options.get("budget")
-    config = inner_loop_config(index.config, budget.get("max_calls") if isinstance(budget, dict) else None)[0]
-    catalog = await asyncio.to_thread(load_catalog, catalog_directory(project.root_dir))
-    recorder = RunRecorder(run_directory(project.root_dir, f"retry-{label}"), label, config, model, None,
-                           lambda: getattr(provider, "hits", 0))
     try:
-        async with ctx.progress(f"Retrying {label}") as report:
-            def progress(stage: str, done: int, total: int) -> None:
-                report(f"{stage} {done}/{total}" if total else stage)
+        run = start_retry(index, label, RunOverrides.from_editor_options(ctx.options))
+    except ProviderError as exc:
+        raise ReviewError(exc.message) from exc
+    async with ctx.progress(f"Retrying {label}") as report:
+        def progress(stage: str, done: int, total: int) -> None:
+            report(f"{stage} {done}/{total}" if total else stage)
 
-            result = await retry_claim(index, label, failed, provider, config, catalog, progress, recorder)
-    except Exception as exc:  # noqa: BLE001
-        return _stopped(exc, f"the retry of {label}")
+        outcome = await run.run(failed, progress)
+    if outcome.stop is not None:
+        return _stopped(outcome.stop, f"the retry of {label}")
+    result = outcome.result
     applied = await _replace_proof(ctx, project, label, result.root.candidate.proof)
     return {"status": "done", "label": label, "calls": result.usage.calls, "applied": applied,
-            "report": str(recorder.directory / "report.md"),
+            "report": str(outcome.report),
             "message": f"{label}: a new proof offered in place of the failed one; "
                        f"{len(result.surviving_critiques)} critique(s) survived; review it again once applied"}
 

@@ -10,13 +10,14 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.core.exception_groups import first_leaf
-from colosseum.models import ProviderError
+from colosseum.app.run_settings import RunOverrides
+from colosseum.app.solve import plan_solve, record_applied_result
+from colosseum.app.stops import RunRefused
 from colosseum.core.structure import Diagnostic, RelatedInfo
+from colosseum.models import ProviderError
 from colosseum_lsp.convert import path_to_uri, range_
 from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
-from colosseum_lsp.progress import ProgressCancelled
 
 log = logging.getLogger(__name__)
 SOURCE = "colosseum-solve"
@@ -26,32 +27,7 @@ class SolveError(CommandFailed):
     pass
 
 
-def _provider(ctx, project):
-    from colosseum.settings.project import valid_table
-    from colosseum.models.configured import configured_provider
-
-    try:
-        return configured_provider(valid_table(project.index.config, "models"),
-                                   project.root_dir / ".colosseum" / "cache", ctx.options.get("model"))
-    except ProviderError as exc:
-        raise SolveError(exc.message) from exc
-
-
-def _config(ctx, project):
-    from colosseum.cli.solve import inner_loop_config
-
-    budget = ctx.options.get("budget")
-    return inner_loop_config(project.index.config, budget.get("max_calls") if isinstance(budget, dict) else None)[0]
-
-
 async def solve_obligation(ctx, args) -> dict:
-    from colosseum.catalog.store import load_catalog
-    from colosseum.loops.inner.context import obligation_context
-    from colosseum.loops.inner.run_record import RunRecorder, run_directory
-    from colosseum.models.errors import BudgetExceeded, BudgetReached
-    from colosseum.loops.inner.solve import solve
-    from colosseum.cli.knowledge import catalog_directory
-
     if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], str):
         raise SolveError("usage: colosseum.solveObligation [document uri, claim label]")
     label = args[1]
@@ -62,39 +38,28 @@ async def solve_obligation(ctx, args) -> dict:
         raise SolveError(f"no claim `{label}` in the project")
     doc = ctx.server.workspace.text_documents.get(path_to_uri(claim.file))
     version_at_start = doc.version if doc else None
-    catalog = await asyncio.to_thread(load_catalog, catalog_directory(project.root_dir))
-    context = await asyncio.to_thread(obligation_context, index, label, catalog)
-    provider, model = _provider(ctx, project)
-    config = _config(ctx, project)
-    from colosseum.lean.evidence import cached_evidence_section
-
-    formal = await asyncio.to_thread(cached_evidence_section, index, label)
-    recorder = RunRecorder(run_directory(project.root_dir, label), label, config, model, None,
-                           lambda: getattr(provider, "hits", 0), context, formal)
+    try:
+        plan = await asyncio.to_thread(plan_solve, index, label, RunOverrides.from_editor_options(ctx.options))
+    except RunRefused as exc:
+        raise SolveError(str(exc)) from exc
+    formal = await asyncio.to_thread(plan.formal_evidence)
+    try:
+        run = plan.start(formal)
+    except ProviderError as exc:
+        raise SolveError(exc.message) from exc
     async with ctx.progress(f"Solving {label}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)
-        try:
-            result = await solve(context, provider, config, progress, recorder)
-        except BudgetExceeded as exc:
-            raise SolveError(str(exc)) from exc
-        except ExceptionGroup as group:
-            cancelled = group.subgroup(lambda e: isinstance(e, ProgressCancelled))
-            if cancelled is not None:
-                return {"status": "cancelled", "report": str(recorder.directory),
-                        "message": f"solving {label} was cancelled; what was done is in {recorder.directory.name}"}
-            if group.subgroup(lambda e: isinstance(e, BudgetReached)) is not None:
-                raise SolveError(f"stopped at the budget; what was done is in {recorder.directory.name}") from None
-            failure = first_leaf(group, ProviderError)
-            if failure is None:
-                raise
-            raise SolveError(f"the model could not be reached: {failure}") from None
-    directory = recorder.directory
+
+        outcome = await run.run(progress)
+    if outcome.stop is not None:
+        return _stopped(outcome)
+    result, directory = outcome.result, outcome.directory
     _critique_diagnostics(ctx, project, label, result, directory)
-    curated = await _curate(project, label, context.statement, result, directory, model)
+    curated = list(outcome.curated)
     applied = await _offer_proof(ctx, project, label, result.root.candidate.proof, version_at_start)
     if applied and not any(c.severity == "fatal" for c in result.surviving_critiques):
-        curated += await _curate_result(project, label, context.statement, directory.name, model)
+        curated += await asyncio.to_thread(record_applied_result, project.root_dir, outcome)
     return {"status": "done", "label": label, "calls": result.usage.calls,
             "critiques": len(result.surviving_critiques), "report": str(directory / "report.md"),
             "applied": applied, "catalog": curated,
@@ -102,31 +67,17 @@ async def solve_obligation(ctx, args) -> dict:
                        f"{directory.name}" + (f"; catalog: {', '.join(curated)}" if curated else "")}
 
 
-async def _curate(project, label: str, statement: str, result, directory: Path, model: str) -> list[str]:
-    """The run's lessons into the catalog; a catalog that cannot be written costs the lessons, not the run."""
-    from colosseum.catalog.curator import record_run_outcome
-    from colosseum.cli.knowledge import catalog_directory
-
-    report = str((directory / "report.md").relative_to(project.root_dir))
-    try:
-        return await asyncio.to_thread(record_run_outcome, catalog_directory(project.root_dir), label, statement,
-                                       result, directory.name, model, report)
-    except (OSError, TimeoutError, ValueError) as exc:
-        log.warning("the catalog was not updated after solving %s: %s", label, exc)
-        return []
-
-
-async def _curate_result(project, label: str, statement: str, run_id: str, model: str) -> list[str]:
-    """The author applied the proof: the result now lives in the paper under its label."""
-    from colosseum.catalog.curator import record_result
-    from colosseum.cli.knowledge import catalog_directory
-
-    try:
-        return [await asyncio.to_thread(record_result, catalog_directory(project.root_dir), label, statement,
-                                        run_id, model)]
-    except (OSError, TimeoutError, ValueError) as exc:
-        log.warning("the catalog was not updated with the result %s: %s", label, exc)
-        return []
+def _stopped(outcome) -> dict:
+    """A cancelled solve is an answer; the other stops are failures the author reads."""
+    stop, directory = outcome.stop, outcome.directory
+    if stop.cancelled:
+        return {"status": "cancelled", "report": str(directory),
+                "message": f"solving {outcome.label} was cancelled; what was done is in {directory.name}"}
+    if stop.kind == "budget-exceeded":
+        raise SolveError(stop.detail)
+    if stop.kind == "budget-reached":
+        raise SolveError(f"stopped at the budget; what was done is in {directory.name}")
+    raise SolveError(f"the model could not be reached: {stop.detail}")
 
 
 def _critique_diagnostics(ctx, project, label: str, result, directory: Path) -> None:

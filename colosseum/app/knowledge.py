@@ -1,0 +1,51 @@
+"""The knowledge catalog beside the paper, and the operations on it that the CLI and the editor
+share: where it is, add a claim as an entry, record a failed route, retract an entry (what rests
+on it turns suspect)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from colosseum.catalog.curator import add_claim_entry, add_failed_route, person, retract_entry
+from colosseum.catalog.store import read_entry
+from colosseum.settings.project import load_config
+
+
+@dataclass(frozen=True)
+class Retraction:
+    entry_id: str
+    problems: list  # the catalog's problems after the retraction (file, field, message)
+    suspect: list[str]  # entries that rest on the retracted one
+
+
+def catalog_directory(path: Path) -> Path:
+    """``knowledge/`` beside the root file, or ``[catalog] path`` in colosseum.toml."""
+    project = path if path.is_dir() else path.parent
+    configured = load_config(project).raw.get("catalog", {})
+    if isinstance(configured, dict) and isinstance(configured.get("path"), str):
+        return (project / configured["path"]).resolve()
+    return project / "knowledge"
+
+
+class CatalogRefused(Exception):
+    """No such entry, or one that may not be retracted; the message says which."""
+
+
+def add_entry(root_dir: Path, claim) -> tuple[Path, list]:
+    """The claim as a new project entry, by the person at the keyboard; (file, problems of the entry)."""
+    written = add_claim_entry(catalog_directory(root_dir), claim, person())
+    return written, read_entry(written)[1]
+
+
+def record_failed_route(root_dir: Path, label: str, critique: str) -> Path:
+    """The route of the last solve of ``label``, recorded as failed with the critique that broke it."""
+    return add_failed_route(catalog_directory(root_dir), label, "the route of the last solve", "", critique, person())
+
+
+def retract(root_dir: Path, entry_id: str, reason: str) -> Retraction:
+    try:
+        problems, suspect = retract_entry(catalog_directory(root_dir), entry_id, reason)
+    except (KeyError, PermissionError, ValueError) as exc:
+        raise CatalogRefused(str(exc.args[0])) from exc
+    return Retraction(entry_id, problems, suspect)

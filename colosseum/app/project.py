@@ -1,0 +1,62 @@
+"""Opening a project for a command: the index, with the claims Lean checked before (from the
+cache, Lean is not run)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from colosseum.core.paths import lean_cache_dir
+from colosseum.index import ProjectError, ProjectIndex
+from colosseum.project.files import named_root
+
+Notice = Callable[[str], None]
+
+
+class ProjectNotOpened(Exception):
+    """The path names no project that can be read; the message says why."""
+
+
+def formal_from_cache(index, notice: Notice) -> None:
+    """Claims whose Lean check passed before (cached by `colosseum lean`) show as formal; Lean is
+    not run here, and a Lean setup that cannot be read changes nothing (``notice`` says so)."""
+    if not lean_cache_dir(index.root_dir).is_dir():
+        return  # nothing was ever checked here: not even the Lean bridge is imported
+    try:
+        from colosseum.lean import apply_cached_results  # the Lean bridge is heavy: only when a cache exists
+
+        apply_cached_results(index)
+    except Exception as exc:  # noqa: BLE001 - the check must report the paper whatever Lean's state
+        notice(f"Lean results not read ({exc})")
+
+
+def project_path(path: str | Path, notice: Notice) -> Path:
+    """The project a path belongs to: a part naming its root (``% !TEX root``) leads to that root."""
+    part, seen = Path(path), set()
+    while part.is_file() and part.resolve() not in seen:
+        seen.add(part.resolve())
+        part = named_root(part) or part
+    if part.resolve() != Path(path).resolve():
+        notice(f"{path} is part of {os.path.relpath(part)}: reading that project")
+        return part
+    return Path(path)
+
+
+def open_for_run(path: str | Path, notice: Notice) -> ProjectIndex:
+    """The project's index for a command, with the claims Lean checked before trusted as formal;
+    raises ProjectNotOpened with the reason when it cannot be read."""
+    try:
+        index = ProjectIndex.open(project_path(path, notice))
+    except ProjectError as exc:
+        raise ProjectNotOpened(str(exc)) from exc
+    formal_from_cache(index, notice)
+    return index
+
+
+def open_plain(path: str | Path) -> ProjectIndex:
+    """The project's index as the files say, nothing from Lean's cache (``lean``, ``knowledge add``)."""
+    try:
+        return ProjectIndex.open(path)
+    except ProjectError as exc:
+        raise ProjectNotOpened(str(exc)) from exc

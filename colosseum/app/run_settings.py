@@ -1,0 +1,77 @@
+"""Typed settings of a model-backed run: colosseum.toml's tables with the overrides of one
+command (the CLI's flags or the editor's options), and the one place a provider is made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from colosseum.core.paths import answer_cache_dir
+from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.settings.project import valid_table
+
+
+@dataclass(frozen=True)
+class RunOverrides:
+    """What one command changes of colosseum.toml for its run; None keeps the file's value."""
+
+    model: str | None = None
+    max_calls: int | None = None
+    use_cache: bool = True
+
+    @classmethod
+    def from_editor_options(cls, options: dict) -> "RunOverrides":
+        """The editor's ``model`` and ``budget.max_calls`` options (a budget that is not a table is ignored)."""
+        budget = options.get("budget")
+        return cls(model=options.get("model"), max_calls=budget.get("max_calls") if isinstance(budget, dict) else None)
+
+
+def inner_loop_config(project_config, max_calls: int | None = None) -> tuple[InnerLoopConfig, dict]:
+    """The inner loop's settings from ``[solve]`` and ``[budget]`` (``max_calls`` overrides the
+    budget), and the ``[models]`` table: shared by every command that runs the inner loop."""
+    solve, models, budget = (valid_table(project_config, t) for t in ("solve", "models", "budget"))
+    leaves = int(solve.get("leaves", 16))
+    widths = tuple(int(w) for w in solve.get("widths", (leaves, 8, 5, 1)))
+    if widths[0] != leaves:
+        widths = (leaves, 8, 5, 1)
+    config = InnerLoopConfig(leaves=leaves, refuters_per_candidate=int(solve.get("refuters", 1)), widths=widths,
+                             k=int(solve.get("k", 5)), cover_strategies=bool(solve.get("cover_strategies", False)),
+                             max_calls=max_calls if max_calls is not None else budget.get("max_calls"))
+    return config, models
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """One run's model settings: the ``[models]`` table, the project, and the command's overrides."""
+
+    root_dir: Path
+    models: dict
+    overrides: RunOverrides
+
+    @classmethod
+    def of(cls, index, overrides: RunOverrides) -> "RunSettings":
+        return cls(index.root_dir, valid_table(index.config, "models"), overrides)
+
+    @property
+    def prices(self) -> dict | None:
+        return self.models.get("prices")
+
+    @property
+    def cache_dir(self) -> Path | None:
+        return answer_cache_dir(self.root_dir) if self.overrides.use_cache else None
+
+    def model_name(self, model: str | None = None) -> str:
+        """The model a run would use, without making a provider (dry runs need no key)."""
+        from colosseum.models.anthropic_provider import DEFAULT_MODEL
+
+        return model or self.overrides.model or self.models.get("model") or DEFAULT_MODEL
+
+    def provider(self, model: str | None = None):
+        """(provider, model name) for the run, wrapped in the response cache unless it is off;
+        ``model`` names another model than the run's (cross-model selection). Raises ProviderError."""
+        from colosseum.models.configured import configured_provider  # the SDK loads only for a real run
+
+        return configured_provider(self.models, self.cache_dir, model or self.overrides.model)
+
+    def inner_loop(self, index) -> InnerLoopConfig:
+        return inner_loop_config(index.config, self.overrides.max_calls)[0]

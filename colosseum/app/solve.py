@@ -1,0 +1,189 @@
+"""Solving one obligation through the inner loop, and retrying a claim whose local review failed:
+set up once for the CLI and the editor, each returning a plain outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from colosseum.app.knowledge import catalog_directory
+from colosseum.app.run_settings import RunOverrides, RunSettings
+from colosseum.app.stops import RunRefused, StopReason, until_stopped
+from colosseum.catalog.store import load_catalog
+from colosseum.loops.inner.context import obligation_context
+from colosseum.loops.inner.records import InnerLoopConfig, SolveResult
+from colosseum.loops.inner.run_record import RunRecorder, run_directory
+from colosseum.loops.inner.solve import solve
+
+log = logging.getLogger(__name__)
+StageProgress = Callable[[str, int, int], None]  # (stage, done, total)
+OUTPUT_TOKENS_PER_CALL = 2000  # what a dry run assumes each call writes at most
+
+
+@dataclass
+class SolveOutcome:
+    """How a solve (or a retry) ended: ``result`` when it finished, ``stop`` when it stopped early."""
+
+    label: str
+    statement: str
+    model: str
+    config: InnerLoopConfig
+    directory: Path
+    result: SolveResult | None = None
+    stop: StopReason | None = None
+    curated: list[str] = field(default_factory=list)
+    cache_hits: int = 0
+
+    @property
+    def report(self) -> Path:
+        return self.directory / "report.md"
+
+
+@dataclass(frozen=True)
+class SolveEstimate:
+    """What a solve would cost, from its plan alone: nothing is sent."""
+
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    model: str
+    upper_cost_usd: float | None
+
+
+@dataclass
+class SolvePlan:
+    """A solve set up to the point of asking a model: the obligation's context and the settings."""
+
+    index: object
+    label: str
+    settings: RunSettings
+    config: InnerLoopConfig
+    context: object
+
+    def estimate(self) -> SolveEstimate:
+        from colosseum.models.pricing import cost_usd
+        from colosseum.models.prompts import load_prompt
+        from colosseum.models.provider import Usage
+
+        planned = self.config.planned_calls()
+        c = self.context
+        prefix = sum(len(x) for x in (c.statement, c.assumable, c.notation, c.catalog))
+        template = sum(len(load_prompt(r).system_template) for r in ("generator", "refuter", "aggregator")) // 3
+        tokens = planned * (prefix + template) // 4
+        model = self.settings.model_name()
+        output = planned * OUTPUT_TOKENS_PER_CALL
+        upper = cost_usd(Usage(input_tokens=tokens, output_tokens=output), model, self.settings.prices)
+        return SolveEstimate(planned, tokens, output, model, upper)
+
+    def formal_evidence(self) -> str:
+        """What Lean's cache says of the claim, for the run's report (reads files: a thread in the editor)."""
+        from colosseum.lean.evidence import cached_evidence_section
+
+        return cached_evidence_section(self.index, self.label)
+
+    def start(self, formal_evidence: str) -> "SolveRun":
+        """The provider and the run's record; raises ProviderError when no provider can be made."""
+        provider, model = self.settings.provider()
+        recorder = RunRecorder(run_directory(self.index.root_dir, self.label), self.label, self.config, model,
+                               self.settings.prices, lambda: getattr(provider, "hits", 0), self.context,
+                               formal_evidence)
+        return SolveRun(self, provider, model, recorder)
+
+
+def plan_solve(index, label: str, overrides: RunOverrides) -> SolvePlan:
+    """Raises RunRefused when ``label`` is no obligation the inner loop can take."""
+    settings = RunSettings.of(index, overrides)
+    catalog = load_catalog(catalog_directory(index.root_dir))
+    try:
+        context = obligation_context(index, label, catalog)
+    except KeyError as exc:
+        raise RunRefused(exc.args[0]) from exc
+    return SolvePlan(index, label, settings, settings.inner_loop(index), context)
+
+
+@dataclass
+class SolveRun:
+    plan: SolvePlan
+    provider: object
+    model: str
+    recorder: RunRecorder
+
+    def outcome(self, result: SolveResult | None = None, stop: StopReason | None = None) -> SolveOutcome:
+        return SolveOutcome(self.plan.label, self.plan.context.statement, self.model, self.plan.config,
+                            self.recorder.directory, result, stop, cache_hits=getattr(self.provider, "hits", 0))
+
+    async def run(self, progress: StageProgress) -> SolveOutcome:
+        """The inner loop to its end (the lessons then go to the catalog), or the reason it stopped."""
+        async def work() -> SolveOutcome:
+            result = await solve(self.plan.context, self.provider, self.plan.config, progress, self.recorder)
+            done = self.outcome(result)
+            done.curated = await asyncio.to_thread(record_lessons, self.plan.index.root_dir, done)
+            return done
+
+        return await until_stopped(work(), lambda reason: self.outcome(stop=reason))
+
+
+def record_lessons(root_dir: Path, outcome: SolveOutcome) -> list[str]:
+    """The run's lessons into the catalog; a catalog that cannot be written costs the lessons, not the run."""
+    from colosseum.catalog.curator import record_run_outcome
+
+    report = str(outcome.report.relative_to(root_dir))
+    try:
+        return record_run_outcome(catalog_directory(root_dir), outcome.label, outcome.statement, outcome.result,
+                                  outcome.directory.name, outcome.model, report)
+    except (OSError, TimeoutError, ValueError) as exc:
+        log.warning("the catalog was not updated after solving %s: %s", outcome.label, exc)
+        return []
+
+
+def record_applied_result(root_dir: Path, outcome: SolveOutcome) -> list[str]:
+    """The author applied the proof: the result now lives in the paper under its label."""
+    from colosseum.catalog.curator import record_result
+
+    try:
+        return [record_result(catalog_directory(root_dir), outcome.label, outcome.statement, outcome.directory.name,
+                              outcome.model)]
+    except (OSError, TimeoutError, ValueError) as exc:
+        log.warning("the catalog was not updated with the result %s: %s", outcome.label, exc)
+        return []
+
+
+@dataclass
+class RetryRun:
+    """A claim whose local review failed, set up to go through the inner loop again with its failed
+    draft and the critique: the provider and the run's record are made."""
+
+    index: object
+    label: str
+    provider: object
+    model: str
+    config: InnerLoopConfig
+    catalog: object
+    recorder: RunRecorder
+
+    def outcome(self, result: SolveResult | None = None, stop: StopReason | None = None) -> SolveOutcome:
+        return SolveOutcome(self.label, "", self.model, self.config, self.recorder.directory, result, stop,
+                            cache_hits=getattr(self.provider, "hits", 0))
+
+    async def run(self, failed_review, progress: StageProgress) -> SolveOutcome:
+        from colosseum.loops.review import retry_claim
+
+        async def work() -> SolveOutcome:
+            return self.outcome(await retry_claim(self.index, self.label, failed_review, self.provider, self.config,
+                                                  self.catalog, progress, self.recorder))
+
+        return await until_stopped(work(), lambda reason: self.outcome(stop=reason))
+
+
+def start_retry(index, label: str, overrides: RunOverrides) -> RetryRun:
+    """Raises ProviderError when no provider can be made."""
+    settings = RunSettings.of(index, overrides)
+    provider, model = settings.provider()
+    config = settings.inner_loop(index)
+    catalog = load_catalog(catalog_directory(index.root_dir))
+    recorder = RunRecorder(run_directory(index.root_dir, f"retry-{label}"), label, config, model, settings.prices,
+                           lambda: getattr(provider, "hits", 0))
+    return RetryRun(index, label, provider, model, config, catalog, recorder)

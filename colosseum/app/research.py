@@ -15,7 +15,8 @@ from colosseum.app.stops import stop_reason
 from colosseum.catalog.store import load_catalog
 from colosseum.core.atomic_files import write_atomically
 from colosseum.loops.inner.records import InnerLoopConfig
-from colosseum.loops.research.calls import CallBudget, MeteredProvider
+from colosseum.models.budget import Budget
+from colosseum.models.metered import MeteredProvider
 from colosseum.loops.research.pipeline import ResearchRun
 from colosseum.loops.research.review_adapter import ReviewLayer
 from colosseum.loops.research.run_log import ResearchRecorder
@@ -32,7 +33,7 @@ class ResearchSetup:
     selection: object  # SelectionSettings
     inner_config: InnerLoopConfig
     problems: list[str]
-    budget: CallBudget
+    budget: Budget
     catalog_dir: Path
     catalog: object
 
@@ -51,7 +52,7 @@ def research_setup(index, overrides: RunOverrides, rounds: int | None = None, ju
     inner_config = replace(inner_loop_config(index.config)[0], max_calls=None)
     catalog_dir = catalog_directory(index.root_dir)
     return ResearchSetup(RunSettings.of(index, overrides), config, selection, inner_config, problems,
-                         CallBudget(config.max_calls), catalog_dir, load_catalog(catalog_dir))
+                         Budget.of_started_calls(config.max_calls), catalog_dir, load_catalog(catalog_dir))
 
 
 @dataclass(frozen=True)

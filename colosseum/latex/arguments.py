@@ -134,14 +134,10 @@ def label_items(text: str, s: int, e: int, split: bool) -> list[tuple[str, int, 
     to the end of its line and swallows the line break and the next line's indentation, any run
     of spaces, tabs and line breaks is one space, and a list is cut at its commas."""
     raw = text[s:e]
-    if "%" not in raw and not split:
-        value = raw.strip()
-        if not value:
-            return []
-        lead = len(raw) - len(raw.lstrip())
-        if _needs_space_fix(value):
-            return [(" ".join(value.split()), s + lead, s + lead + len(value))]
-        return [(value, s + lead, s + lead + len(value))]
+    if "%" not in raw:  # no comment: every character stays where it is
+        if not split:
+            return _items_in_place(raw, s, [raw])
+        return _items_in_place(raw, s, raw.split(","))
     # general case: keep, for every kept character, where it came from
     chars: list[str] = []
     where: list[int] = []
@@ -172,6 +168,21 @@ def label_items(text: str, s: int, e: int, split: bool) -> list[tuple[str, int, 
             last = first + len(stripped) - 1
             value = " ".join(stripped.split()) if _needs_space_fix(stripped) else stripped
             out.append((value, where[first], where[last] + 1))
+        offset += len(piece) + 1
+    return out
+
+
+def _items_in_place(raw: str, s: int, pieces: list[str]) -> list[tuple[str, int, int]]:
+    """``label_items`` for text with no comment: ``pieces`` are ``raw`` (at offset ``s``) cut
+    at its commas, or ``raw`` whole."""
+    out = []
+    offset = s
+    for piece in pieces:
+        stripped = piece.strip()
+        if stripped:
+            start = offset + len(piece) - len(piece.lstrip())
+            value = " ".join(stripped.split()) if _needs_space_fix(stripped) else stripped
+            out.append((value, start, start + len(stripped)))
         offset += len(piece) + 1
     return out
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from colosseum.latex.arguments import MAX_LONG_ARGUMENT, MAX_SHORT_ARGUMENT  # noqa: F401 (re-exported)
+from colosseum.latex.arguments import MAX_LONG_ARGUMENT  # noqa: F401 (re-exported)
 from colosseum.latex.blueprint import read_discussion, read_lean, read_lean_node, read_marker
 from colosseum.latex.braces import BRACE_OR_BALANCED_TEXT, UNBOUNDED, braces_between, close_open_braces  # noqa: F401 (UNBOUNDED: re-exported)
 from colosseum.latex.definitions import (MAX_EXPANSION_DEPTH, MAX_EXPANSIONS, keep_expansion_events, read_definition,

@@ -4,18 +4,20 @@ The result is cached per (scan, set of theorem-like environments), so an edit re
 the edited file. What depends on the files before it (the section a file's first paragraph
 belongs to, the claim a leading ``proof`` proves, environments opened in one file and closed in
 another) is left as ``INCOMING`` / dangling entries for the project linker to resolve.
+
+The records it fills are in colosseum.project.records, what a claim is by its environment in
+colosseum.project.claim_roles (both importable from here too).
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from dataclasses import dataclass, field
 
 from colosseum.latex.events import Event
 from colosseum.core.source_text import LineIndex
-
-INCOMING = -1  # "the claim / section in effect where this file is included"
+from colosseum.project.claim_roles import cites_literature, claim_role, needs_proof  # noqa: F401 (re-exported)
+from colosseum.project.records import (INCOMING, ClaimRec, FileAnalysis, LabelRec, ProofRec, RefRec,  # noqa: F401 (re-exported)
+                                       SectionRec, ThmDecl)
 
 DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
     "theorem", "lemma", "proposition", "corollary", "definition", "remark", "example", "conjecture",
@@ -24,56 +26,6 @@ DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
 ))
 PROOF_ENVIRONMENTS = frozenset(("proof", "proof*"))
 RUN_IN_HEADINGS = frozenset(("paragraph", "subparagraph"))  # a heading in a run of text: no break
-_ASSERTION = re.compile(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
-_NON_ASSERTION = re.compile(
-    r"^(def|dfn|rem|ex|note|notation|conv|conj|question|problem|assum|hyp|axiom|algo|setup|param|"
-    r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice)",
-    re.I,
-)
-
-
-_DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
-# unproved by nature: a proof that rests on one is conditional (colosseum.graph.status)
-_CONJECTURE = re.compile(r"^(conj|question|quest|problem|hyp|assum|open)", re.I)
-
-
-_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
-_CITATION_NAME = re.compile(r"^cite|cites?$|citetext$")
-
-
-def cites_literature(title: str | None) -> bool:
-    """Whether a claim's optional title cites the literature (``[\\cite{X}]``, biblatex's
-    ``[\\parencite[p.~3]{X}]`` or ``[{\\Textcite{X}}]``, natbib's ``[\\citep{X}]``): such a claim is
-    quoted, not open. A citation command is one whose name, in either case, starts with ``cite``
-    (``\\citet``, ``\\citeauthor``, ``\\Cite``) or ends with ``cite``, ``cites`` or ``citetext``
-    (``\\autocite``, ``\\footcite``, ``\\textcites``); ``\\nocite`` prints nothing and does not count."""
-    if not title or "cite" not in title.lower():
-        return False
-    return any(_CITATION_NAME.search(name.lower()) and name.lower() not in ("nocite", "nocites")
-               for name in _CONTROL_WORD.findall(title))
-
-
-@lru_cache(maxsize=4096)
-def claim_role(env: str, title: str = "", style: str = "plain") -> str:
-    """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions
-    are errors), ``conjecture`` (asserted without proof: conjectures, questions, problems,
-    hypotheses, assumptions) or ``other`` (remarks, examples, exercises)."""
-    base = env.rstrip("*")
-    if _ASSERTION.search(base):
-        return "assertion"
-    if _CONJECTURE.match(base):
-        return "conjecture"
-    if title and _ASSERTION.search(title):
-        return "assertion"
-    for word in (base, title):
-        if word and _DEFINITION.match(word):
-            return "definition"
-    if _NON_ASSERTION.match(base) or (title and _NON_ASSERTION.match(title)):
-        return "other"
-    if style == "definition":
-        return "definition"
-    return "other" if style == "remark" else "assertion"
-
 
 _SPACE = re.compile(r"\s*")
 _MARKER_COMMAND = re.compile(
@@ -103,112 +55,6 @@ def has_content(text: str, start: int, end: int) -> bool:
             pos = m.end()
         else:
             return True
-
-
-def needs_proof(env: str, title: str = "", style: str = "plain") -> bool:
-    """Whether an environment states something to be proved (a lemma) or not (a definition)."""
-    return claim_role(env, title, style) == "assertion"
-
-
-@dataclass(slots=True)
-class RefRec:
-    label: str
-    command: str
-    start: int
-    end: int  # range of the label name itself
-    part: str  # statement | proof | prose | proof-title
-
-
-@dataclass(slots=True)
-class LabelRec:
-    name: str
-    command: str
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class ClaimRec:
-    env: str
-    title: str | None
-    begin: tuple[int, int]
-    end: tuple[int, int] = (-1, -1)
-    label: LabelRec | None = None
-    inner_labels: list[LabelRec] = field(default_factory=list)
-    refs: list[RefRec] = field(default_factory=list)
-    obligation: bool = False
-    lean_decls: list[str] = field(default_factory=list)
-    leanok: bool = False
-    mathlibok: bool = False
-    notready: bool = False
-    section: int = INCOMING  # index into sections, or INCOMING
-    statement_text: str = ""
-    leannode: bool = False
-    parent_claim: int | None = None  # claim this one is nested in (a claim inside a proof)
-
-
-@dataclass(slots=True)
-class ProofRec:
-    begin: tuple[int, int]
-    end: tuple[int, int] = (-1, -1)
-    attach: int | None = INCOMING  # claim index in this file, INCOMING, or None when named
-    follows: int = INCOMING  # the claim closed before it (what it proves if its name is unknown)
-    named: str | None = None
-    refs: list[RefRec] = field(default_factory=list)
-    labels: list[LabelRec] = field(default_factory=list)
-    leanok: bool = False
-    obligation: bool = False
-    has_content: bool = False
-    section: int = INCOMING
-    title: tuple[int, int] | None = None  # range of the optional argument [Proof of ...]
-
-
-@dataclass(slots=True)
-class SectionRec:
-    level: str
-    title: str
-    begin: tuple[int, int]
-    star: bool
-    label: LabelRec | None = None
-    refs: list[RefRec] = field(default_factory=list)
-    labels: list[LabelRec] = field(default_factory=list)
-    obligation: bool = False
-    has_content: bool = False
-
-
-@dataclass(slots=True)
-class ThmDecl:
-    env: str
-    title: str
-    style: str
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class FileAnalysis:
-    lines: LineIndex
-    claims: list[ClaimRec] = field(default_factory=list)
-    proofs: list[ProofRec] = field(default_factory=list)
-    sections: list[SectionRec] = field(default_factory=list)
-    incoming_refs: list[RefRec] = field(default_factory=list)  # before the file's first section
-    incoming_labels: list[LabelRec] = field(default_factory=list)
-    incoming_obligation: bool = False
-    incoming_content: bool = False
-    dangling_ends: list[Event] = field(default_factory=list)  # \end with no \begin in this file
-    dangling_begins: list[Event] = field(default_factory=list)  # \begin never closed here
-    errors: list[Event] = field(default_factory=list)
-    includes: list[Event] = field(default_factory=list)
-    magic_root: Event | None = None
-    document_end: int = -1  # offset of \end{document}: LaTeX reads nothing after it
-    timeline: list | None = None  # claims, proofs, sections, includes in offset order (linker)
-    segments: list | None = None  # the timeline cut after each include (linker)
-    # the last claim closed before each include, and at the end (claim index, INCOMING, or None
-    # when a proof or a section came after it): what a proof read next, with no claim of its own
-    # before it, belongs to
-    include_last_closed: list[int | None] = field(default_factory=list)
-    last_closed: int | None = INCOMING
-    closed_after_include: bool = False  # last_closed was set after the last include
 
 
 def theorem_declarations(events: list[Event]) -> list[ThmDecl]:

@@ -5,6 +5,9 @@ environment begun outside it; the command arguments the scanner's handlers read 
 already, and comments, verbatim, ``\\verb`` and ``\\iffalse`` never reach this check. A group
 that spans lines is kept as a skipped region: an incremental rescan (colosseum.latex.incremental)
 never starts or stops inside one, so it always starts with no group open, as a full scan would.
+
+The groups open are kept in the scan's state (``ScanState.braces``: [offset of the '{',
+environments begun inside it]; None checks nothing, as in a wrapper's expansion).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from bisect import insort
 from operator import attrgetter
 
 from colosseum.latex.events import Event
+from colosseum.latex.state import ScanState, report_error
 
 UNBOUNDED = 1 << 60  # end of a skipped region that runs to the end of the file, whatever is appended
 _START = attrgetter("start")
@@ -52,57 +56,52 @@ def _balanced_run(possessive: bool | None = None) -> re.Pattern[str]:
 BRACE_OR_BALANCED_TEXT = _balanced_run()
 
 
-class BraceChecker:
-    """Mixed into the scanner: needs ``text``, ``events``, ``skips``, ``error`` and ``braces``
-    (the groups open: [offset of the '{', environments begun inside it]; None checks nothing)."""
+def braces_between(state: ScanState, brace: re.Match[str] | None, end: int) -> None:
+    """Follow the braces of the plain text from the match ``brace`` of BRACE_OR_BALANCED_TEXT up
+    to ``end``: a '{' opens a group of ``state.braces``, a '}' closes one or is reported."""
+    text = state.text
+    stack = state.braces
+    search = BRACE_OR_BALANCED_TEXT.search
+    while brace is not None:
+        at, after = brace.span()
+        if after - at == 1 and text[at] in "{}":  # a brace the stretch before did not close
+            if text[at] == "{":
+                stack.append([at, 0])
+            elif stack:
+                opened = stack.pop()[0]
+                if not stack and text.find("\n", opened, at) != -1:
+                    state.skips.append((opened, at + 1))
+            else:
+                report_error(state, at, at + 1, "unbalanced-brace", "a '}' that closes no '{'")
+        brace = search(text, after, end)
 
-    text: str
-    events: list[Event]
-    skips: list[tuple[int, int]]
-    braces: list[list[int]] | None
-    _brace_errors: set[int]  # '{' the argument reader reported already
 
-    def _braces_between(self, brace, end: int) -> None:
-        text = self.text
-        stack = self.braces
-        search = BRACE_OR_BALANCED_TEXT.search
-        while brace is not None:
-            at, after = brace.span()
-            if after - at == 1 and text[at] in "{}":  # a brace the stretch before did not close
-                if text[at] == "{":
-                    stack.append([at, 0])
-                elif stack:
-                    opened = stack.pop()[0]
-                    if not stack and text.find("\n", opened, at) != -1:
-                        self.skips.append((opened, at + 1))
-                else:
-                    self.error(at, at + 1, "unbalanced-brace", "a '}' that closes no '{'")
-            brace = search(text, after, end)
+def environment_in_group(state: ScanState, env: str, begins: bool, end: int) -> None:
+    """\\begin or \\end met while a group is open: an \\end of an environment begun before
+    the group closes it (and reports it) the way LaTeX would complain."""
+    stack = state.braces
+    if begins:
+        stack[-1][1] += 1
+        return
+    lowest = None
+    while stack and stack[-1][1] == 0:
+        lowest = stack.pop()[0]
+        _open_brace_error(state, lowest, f"a '{{' that is not closed before \\end{{{env}}}")
+    if stack:
+        stack[-1][1] -= 1
+    elif lowest is not None and state.text.find("\n", lowest, end) != -1:
+        state.skips.append((lowest, end))
 
-    def _environment_in_group(self, env: str, begins: bool, end: int) -> None:
-        """\\begin or \\end met while a group is open: an \\end of an environment begun before
-        the group closes it (and reports it) the way LaTeX would complain."""
-        stack = self.braces
-        if begins:
-            stack[-1][1] += 1
-            return
-        lowest = None
-        while stack and stack[-1][1] == 0:
-            lowest = stack.pop()[0]
-            self._open_brace_error(lowest, f"a '{{' that is not closed before \\end{{{env}}}")
-        if stack:
-            stack[-1][1] -= 1
-        elif lowest is not None and self.text.find("\n", lowest, end) != -1:
-            self.skips.append((lowest, end))
 
-    def _open_brace_error(self, at: int, message: str) -> None:
-        if at not in self._brace_errors:  # else the argument reader said it already
-            insort(self.events, Event("error", at, at + 1, "unbalanced-brace", message), key=_START)
+def _open_brace_error(state: ScanState, at: int, message: str) -> None:
+    if at not in state.brace_errors:  # else the argument reader said it already
+        insort(state.events, Event("error", at, at + 1, "unbalanced-brace", message), key=_START)
 
-    def close_open_braces(self) -> None:
-        """At the end of the file: every group still open is a '{' without its '}'."""
-        if self.braces:
-            self.skips.append((self.braces[0][0], UNBOUNDED))
-            for at, _envs in self.braces:
-                self._open_brace_error(at, "a '{' that is never closed")
-            self.braces.clear()
+
+def close_open_braces(state: ScanState) -> None:
+    """At the end of the file: every group still open is a '{' without its '}'."""
+    if state.braces:
+        state.skips.append((state.braces[0][0], UNBOUNDED))
+        for at, _envs in state.braces:
+            _open_brace_error(state, at, "a '{' that is never closed")
+        state.braces.clear()

@@ -17,8 +17,9 @@ from itertools import accumulate, chain
 from operator import attrgetter
 
 from colosseum.latex.events import Event, ScanResult, _is_structural
-from colosseum.latex.scanner import UNBOUNDED, new_scanner
+from colosseum.latex.scanner import UNBOUNDED, new_scanner, run
 from colosseum.latex.macros import MacroTable
+from colosseum.latex.state import ScanState
 
 _START = attrgetter("start")
 
@@ -104,22 +105,60 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
     if new_end - prefix > MAX_REGION or old_end - prefix > MAX_REGION:
         return None
     delta = len(new_text) - len(old_text)
-    events, skips = old.events, old.skips
     if not old.ordered:
         return None  # positions out of order (an error reported behind its command)
     if old.endinput:
         return None  # an edit before an \\endinput may open or close the conditional around it
+    restart = _restart_point(old, old_text, prefix)
+    if restart is None:
+        return None
+    sync_old = _sync_point(old, old_text, restart, old_end)
+    if sync_old is None:
+        return None
+    sync_new = sync_old + delta
+    if sync_new < restart or sync_new < new_end:
+        return None
+    events = old.events
+    first, last = bisect_left(events, restart, key=_START), bisect_left(events, sync_old, key=_START)
+    changes = old.table_changes
+    if any(ev.kind in ("def", "magic-root") for ev in events[first:last]) \
+            or any(restart < at <= sync_old for at, _table in changes):
+        return None  # the macro table may change from here on: scan it all
+    region = _scan_region(new_text, _table_at(table, changes, restart), restart, sync_new)
+    if region is None:
+        return None
+    tail = events[last:]
+    old_region = events[first:last]
+    if delta:
+        _shift(tail, delta)
+    merged = events[:first] + region.events + tail
+    merged_skips = [s for s in old.skips if s[1] <= restart] + region.skips + [
+        (s + delta, e if e == UNBOUNDED else e + delta) for s, e in old.skips if s >= sync_old]
+    result = ScanResult(merged, old.table_out, skips=merged_skips,
+                        table_changes=[(at, t) if at <= restart else (at + delta, t) for at, t in changes])
+    result.edit = (first, last, len(region.events), sync_old, delta, restart)
+    if old._reach is not None:
+        result._reach = old._reach[:first]  # still true before the edit
+    _carry_over(old, result, first, last, region.events, old_region)
+    return result
 
-    # where to start: a line start before the edit that nothing straddles
+
+def _restart_point(old: ScanResult, old_text: str, prefix: int) -> int | None:
+    """Where to start: a line start before the edit (which starts at ``prefix``) that nothing
+    straddles; None when none is found in a few steps back."""
     restart = old_text.rfind("\n", 0, prefix) + 1
     for _ in range(64):
-        earlier = _straddles(old, skips, restart)
+        earlier = _straddles(old, old.skips, restart)
         if earlier is None:
-            break
+            return restart
         restart = old_text.rfind("\n", 0, earlier) + 1
-    else:
-        return None
-    # where to stop: a line start after the edit (old coordinates) that nothing straddles
+    return None
+
+
+def _sync_point(old: ScanResult, old_text: str, restart: int, old_end: int) -> int | None:
+    """Where to stop: a line start after the edit (which ends at ``old_end``, old coordinates)
+    that nothing read from ``restart`` on straddles; None when none is found in a few steps."""
+    events, skips = old.events, old.skips
     newline = old_text.find("\n", old_end)
     sync_old = len(old_text) if newline == -1 else newline + 1
     for _ in range(64):
@@ -127,57 +166,47 @@ def rescan(old_text: str, new_text: str, old: ScanResult, table: MacroTable) -> 
                  if _extent(ev) > sync_old]
         later += [end for start, end in skips if start < sync_old < end]
         if not later:
-            break
+            return sync_old
         newline = old_text.find("\n", max(later))
         sync_old = len(old_text) if newline == -1 else newline + 1
-    else:
-        return None
-    sync_new = sync_old + delta
-    if sync_new < restart or sync_new < new_end:
-        return None
+    return None
 
-    first, last = bisect_left(events, restart, key=_START), bisect_left(events, sync_old, key=_START)
-    changes = old.table_changes
-    if any(ev.kind in ("def", "magic-root") for ev in events[first:last]) \
-            or any(restart < at <= sync_old for at, _table in changes):
-        return None  # the macro table may change from here on: scan it all
-    # the table in effect where the rescan starts: the file's own definitions before it count
+
+def _table_at(table: MacroTable, changes: list[tuple[int, MacroTable]], offset: int) -> MacroTable:
+    """The table in effect at ``offset``: the file's own definitions before it count."""
     in_effect = table
     for at, changed in changes:
-        if at > restart:
+        if at > offset:
             break
         in_effect = changed
-    scanner = new_scanner(new_text, in_effect)
-    reached = scanner.run(restart, sync_new)
-    if scanner.endinput:
+    return in_effect
+
+
+def _scan_region(new_text: str, table: MacroTable, restart: int, sync_new: int) -> ScanState | None:
+    """The scan of new_text[restart:sync_new]; None when what it read depends on text outside
+    the region (or changes what the text after it means)."""
+    state = new_scanner(new_text, table)
+    reached = run(state, restart, sync_new)
+    if state.endinput:
         return None  # the new text has an \\endinput: the whole text decides what it stops
-    if reached > sync_new or scanner.braces or scanner.table_changes or any(ev.kind == "def" for ev in scanner.events):
+    if reached > sync_new or state.braces or state.table_changes or any(ev.kind == "def" for ev in state.events):
         return None  # (a group left open runs past the region: where it closes decides what it means)
-    if any(end > sync_new for _start, end in scanner.skips) or any(ev.end > sync_new for ev in scanner.events):
+    if any(end > sync_new for _start, end in state.skips) or any(ev.end > sync_new for ev in state.events):
         return None
-    tail = events[last:]
-    old_region = events[first:last]
-    if delta:
-        for ev in tail:  # _shift, inlined: the tail of a long file is thousands of events
-            ev.start += delta
-            ev.end += delta
-            if ev.vstart >= 0:
-                ev.vstart += delta
-            if ev.vend >= 0:
-                ev.vend += delta
-            if ev.kind == "lean" and ev.extra:
-                ev.extra = [(name, s + delta, e + delta) for name, s, e in ev.extra]
-    region = scanner.events
-    merged = events[:first] + region + tail
-    merged_skips = [s for s in skips if s[1] <= restart] + scanner.skips + [
-        (s + delta, e if e == UNBOUNDED else e + delta) for s, e in skips if s >= sync_old]
-    result = ScanResult(merged, old.table_out, skips=merged_skips,
-                        table_changes=[(at, t) if at <= restart else (at + delta, t) for at, t in changes])
-    result.edit = (first, last, len(region), sync_old, delta, restart)
-    if old._reach is not None:
-        result._reach = old._reach[:first]  # still true before the edit
-    _carry_over(old, result, first, last, region, old_region)
-    return result
+    return state
+
+
+def _shift(events: list[Event], delta: int) -> None:
+    """Move ``events`` by ``delta`` in place (the tail of a long file is thousands of events)."""
+    for ev in events:
+        ev.start += delta
+        ev.end += delta
+        if ev.vstart >= 0:
+            ev.vstart += delta
+        if ev.vend >= 0:
+            ev.vend += delta
+        if ev.kind == "lean" and ev.extra:
+            ev.extra = [(name, s + delta, e + delta) for name, s, e in ev.extra]
 
 
 _DECLARATIONS = ("thmdecl", "theoremstyle")

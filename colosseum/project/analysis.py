@@ -4,18 +4,20 @@ The result is cached per (scan, set of theorem-like environments), so an edit re
 the edited file. What depends on the files before it (the section a file's first paragraph
 belongs to, the claim a leading ``proof`` proves, environments opened in one file and closed in
 another) is left as ``INCOMING`` / dangling entries for the project linker to resolve.
+
+The records it fills are in colosseum.project.records, what a claim is by its environment in
+colosseum.project.claim_roles (both importable from here too).
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from dataclasses import dataclass, field
 
 from colosseum.latex.events import Event
 from colosseum.core.source_text import LineIndex
-
-INCOMING = -1  # "the claim / section in effect where this file is included"
+from colosseum.project.claim_roles import cites_literature, claim_role, needs_proof  # noqa: F401 (re-exported)
+from colosseum.project.records import (INCOMING, ClaimRec, FileAnalysis, LabelRec, ProofRec, RefRec,  # noqa: F401 (re-exported)
+                                       SectionRec, ThmDecl)
 
 DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
     "theorem", "lemma", "proposition", "corollary", "definition", "remark", "example", "conjecture",
@@ -24,56 +26,6 @@ DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
 ))
 PROOF_ENVIRONMENTS = frozenset(("proof", "proof*"))
 RUN_IN_HEADINGS = frozenset(("paragraph", "subparagraph"))  # a heading in a run of text: no break
-_ASSERTION = re.compile(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
-_NON_ASSERTION = re.compile(
-    r"^(def|dfn|rem|ex|note|notation|conv|conj|question|problem|assum|hyp|axiom|algo|setup|param|"
-    r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice)",
-    re.I,
-)
-
-
-_DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
-# unproved by nature: a proof that rests on one is conditional (colosseum.graph.status)
-_CONJECTURE = re.compile(r"^(conj|question|quest|problem|hyp|assum|open)", re.I)
-
-
-_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
-_CITATION_NAME = re.compile(r"^cite|cites?$|citetext$")
-
-
-def cites_literature(title: str | None) -> bool:
-    """Whether a claim's optional title cites the literature (``[\\cite{X}]``, biblatex's
-    ``[\\parencite[p.~3]{X}]`` or ``[{\\Textcite{X}}]``, natbib's ``[\\citep{X}]``): such a claim is
-    quoted, not open. A citation command is one whose name, in either case, starts with ``cite``
-    (``\\citet``, ``\\citeauthor``, ``\\Cite``) or ends with ``cite``, ``cites`` or ``citetext``
-    (``\\autocite``, ``\\footcite``, ``\\textcites``); ``\\nocite`` prints nothing and does not count."""
-    if not title or "cite" not in title.lower():
-        return False
-    return any(_CITATION_NAME.search(name.lower()) and name.lower() not in ("nocite", "nocites")
-               for name in _CONTROL_WORD.findall(title))
-
-
-@lru_cache(maxsize=4096)
-def claim_role(env: str, title: str = "", style: str = "plain") -> str:
-    """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions
-    are errors), ``conjecture`` (asserted without proof: conjectures, questions, problems,
-    hypotheses, assumptions) or ``other`` (remarks, examples, exercises)."""
-    base = env.rstrip("*")
-    if _ASSERTION.search(base):
-        return "assertion"
-    if _CONJECTURE.match(base):
-        return "conjecture"
-    if title and _ASSERTION.search(title):
-        return "assertion"
-    for word in (base, title):
-        if word and _DEFINITION.match(word):
-            return "definition"
-    if _NON_ASSERTION.match(base) or (title and _NON_ASSERTION.match(title)):
-        return "other"
-    if style == "definition":
-        return "definition"
-    return "other" if style == "remark" else "assertion"
-
 
 _SPACE = re.compile(r"\s*")
 _MARKER_COMMAND = re.compile(
@@ -103,112 +55,6 @@ def has_content(text: str, start: int, end: int) -> bool:
             pos = m.end()
         else:
             return True
-
-
-def needs_proof(env: str, title: str = "", style: str = "plain") -> bool:
-    """Whether an environment states something to be proved (a lemma) or not (a definition)."""
-    return claim_role(env, title, style) == "assertion"
-
-
-@dataclass(slots=True)
-class RefRec:
-    label: str
-    command: str
-    start: int
-    end: int  # range of the label name itself
-    part: str  # statement | proof | prose | proof-title
-
-
-@dataclass(slots=True)
-class LabelRec:
-    name: str
-    command: str
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class ClaimRec:
-    env: str
-    title: str | None
-    begin: tuple[int, int]
-    end: tuple[int, int] = (-1, -1)
-    label: LabelRec | None = None
-    inner_labels: list[LabelRec] = field(default_factory=list)
-    refs: list[RefRec] = field(default_factory=list)
-    obligation: bool = False
-    lean_decls: list[str] = field(default_factory=list)
-    leanok: bool = False
-    mathlibok: bool = False
-    notready: bool = False
-    section: int = INCOMING  # index into sections, or INCOMING
-    statement_text: str = ""
-    leannode: bool = False
-    parent_claim: int | None = None  # claim this one is nested in (a claim inside a proof)
-
-
-@dataclass(slots=True)
-class ProofRec:
-    begin: tuple[int, int]
-    end: tuple[int, int] = (-1, -1)
-    attach: int | None = INCOMING  # claim index in this file, INCOMING, or None when named
-    follows: int = INCOMING  # the claim closed before it (what it proves if its name is unknown)
-    named: str | None = None
-    refs: list[RefRec] = field(default_factory=list)
-    labels: list[LabelRec] = field(default_factory=list)
-    leanok: bool = False
-    obligation: bool = False
-    has_content: bool = False
-    section: int = INCOMING
-    title: tuple[int, int] | None = None  # range of the optional argument [Proof of ...]
-
-
-@dataclass(slots=True)
-class SectionRec:
-    level: str
-    title: str
-    begin: tuple[int, int]
-    star: bool
-    label: LabelRec | None = None
-    refs: list[RefRec] = field(default_factory=list)
-    labels: list[LabelRec] = field(default_factory=list)
-    obligation: bool = False
-    has_content: bool = False
-
-
-@dataclass(slots=True)
-class ThmDecl:
-    env: str
-    title: str
-    style: str
-    start: int
-    end: int
-
-
-@dataclass(slots=True)
-class FileAnalysis:
-    lines: LineIndex
-    claims: list[ClaimRec] = field(default_factory=list)
-    proofs: list[ProofRec] = field(default_factory=list)
-    sections: list[SectionRec] = field(default_factory=list)
-    incoming_refs: list[RefRec] = field(default_factory=list)  # before the file's first section
-    incoming_labels: list[LabelRec] = field(default_factory=list)
-    incoming_obligation: bool = False
-    incoming_content: bool = False
-    dangling_ends: list[Event] = field(default_factory=list)  # \end with no \begin in this file
-    dangling_begins: list[Event] = field(default_factory=list)  # \begin never closed here
-    errors: list[Event] = field(default_factory=list)
-    includes: list[Event] = field(default_factory=list)
-    magic_root: Event | None = None
-    document_end: int = -1  # offset of \end{document}: LaTeX reads nothing after it
-    timeline: list | None = None  # claims, proofs, sections, includes in offset order (linker)
-    segments: list | None = None  # the timeline cut after each include (linker)
-    # the last claim closed before each include, and at the end (claim index, INCOMING, or None
-    # when a proof or a section came after it): what a proof read next, with no claim of its own
-    # before it, belongs to
-    include_last_closed: list[int | None] = field(default_factory=list)
-    last_closed: int | None = INCOMING
-    closed_after_include: bool = False  # last_closed was set after the last include
 
 
 def theorem_declarations(events: list[Event]) -> list[ThmDecl]:
@@ -243,46 +89,88 @@ def _moved(ev: Event, base: int) -> Event:
                  ev.vstart - base if ev.vstart >= 0 else -1, ev.vend - base if ev.vend >= 0 else -1, ev.extra)
 
 
+# the kinds of event after which a section still waits for its \label: a label or a marker (they
+# may stand between a heading and its label), an \inputleannode (a claim of its own, labelled by
+# its node), a section (it starts waiting)
+_KEEP_SECTION_LABEL = frozenset(("label", "marker", "leannode", "section"))
+
+
 def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: frozenset[str], base: int = 0,
             first: int = 0, last: int | None = None) -> FileAnalysis:
     """Group the events ``events[first:last]`` into claims, proofs and sections (see module
     docstring). ``text`` starts at offset ``base`` of the scanned file (a chunk of it, see
     colosseum.project.chunks) and every offset in the result is relative to it."""
-    fa = FileAnalysis(lines)
+    reading = _Reading(FileAnalysis(lines), text, lines, theorem_envs, base)
     if first or last is not None:
         events = events[first:last]
-    # (env, role: claim|proof|other, index, innermost claim/proof at this depth): O(1) lookups
-    # even for thousands of nested environments
-    stack: list[tuple[str, str, int, tuple[str, int] | None]] = []
-    open_count: dict[str, int] = {}
-    current_section = INCOMING
-    section_title_end = -1
-    pending_section_label: int | None = None
-    pending_marker: tuple[int, int] | None = None  # (line of the comment, unused)
-    pending_marker_owner: tuple[str, int] = ("section", INCOMING)
-    last_claim_closed: int | None = INCOMING
-    closed_after_include = False
+    readers = _EVENT_READERS
+    for ev in events:
+        kind = ev.kind
+        start = ev.start - base
+        carry_to_new = False
+        if reading.pending_marker is not None and kind != "marker":
+            carry_to_new = _settle_pending_marker(reading, ev, start)
+        # labels and markers right after \section{...}, and what sits inside its title, keep the
+        # section waiting for its own \label
+        keeps_section_label = kind in _KEEP_SECTION_LABEL or start < reading.section_title_end
+        reader = readers.get(kind)
+        if reader is not None and reader(reading, ev, start, ev.end - base, carry_to_new):
+            break  # \end{document}: LaTeX reads nothing after it
+        if not keeps_section_label:
+            reading.pending_section_label = None
+    return _finish(reading)
 
-    def innermost():
+
+class _Reading:
+    """The state of one analysis as it reads the events in order: the result so far, the
+    environments open, the section in effect, and what waits for the next event."""
+
+    __slots__ = ("fa", "text", "lines", "theorem_envs", "base", "stack", "open_count", "current_section",
+                 "section_title_end", "pending_section_label", "pending_marker", "pending_marker_owner",
+                 "last_claim_closed", "closed_after_include")
+
+    def __init__(self, fa: FileAnalysis, text: str, lines: LineIndex, theorem_envs: frozenset[str], base: int):
+        self.fa = fa
+        self.text = text
+        self.lines = lines
+        self.theorem_envs = theorem_envs
+        self.base = base
+        # (env, role: claim|proof|other, index, innermost claim/proof at this depth): O(1) lookups
+        # even for thousands of nested environments
+        self.stack: list[tuple[str, str, int, tuple[str, int] | None]] = []
+        self.open_count: dict[str, int] = {}
+        self.current_section = INCOMING
+        self.section_title_end = -1
+        self.pending_section_label: int | None = None  # a section that may still get its \label
+        self.pending_marker: int | None = None  # line of a "% colosseum: obligation" comment
+        self.pending_marker_owner: tuple[str, int] = ("section", INCOMING)
+        self.last_claim_closed: int | None = INCOMING
+        self.closed_after_include = False
+
+    def innermost(self) -> tuple[str, int] | None:
+        """The innermost open claim or proof: (role, index), or None."""
+        stack = self.stack
         return stack[-1][3] if stack else None
 
-    def push(env: str, role: str, idx: int) -> None:
-        inner = (role, idx) if role in ("claim", "proof") else innermost()
-        stack.append((env, role, idx, inner))
-        open_count[env] = open_count.get(env, 0) + 1
+    def push(self, env: str, role: str, idx: int) -> None:
+        inner = (role, idx) if role in ("claim", "proof") else self.innermost()
+        self.stack.append((env, role, idx, inner))
+        self.open_count[env] = self.open_count.get(env, 0) + 1
 
-    def pop() -> tuple[str, str, int]:
-        env, role, idx, _inner = stack.pop()
-        open_count[env] -= 1
+    def pop(self) -> tuple[str, str, int]:
+        env, role, idx, _inner = self.stack.pop()
+        self.open_count[env] -= 1
         return env, role, idx
 
-    def owner_now() -> tuple[str, int]:
-        inner = innermost()
+    def owner_now(self) -> tuple[str, int]:
+        """What a marker here belongs to: the innermost claim or proof, else the section."""
+        inner = self.innermost()
         if inner is not None:
             return inner
-        return ("section", current_section)
+        return ("section", self.current_section)
 
-    def mark_obligation(owner: tuple[str, int]) -> None:
+    def mark_obligation(self, owner: tuple[str, int]) -> None:
+        fa = self.fa
         role, idx = owner
         if role == "claim":
             fa.claims[idx].obligation = True
@@ -293,181 +181,248 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
         else:
             fa.sections[idx].obligation = True
 
-    for ev in events:
-        kind = ev.kind
-        start, end = ev.start - base, ev.end - base
-        carry_to_new = False
-        if pending_marker is not None and kind != "marker":
-            starts_item = kind == "section" or (
-                kind == "begin" and (_claim_env(ev) in theorem_envs or ev.name in PROOF_ENVIRONMENTS))
-            if starts_item and lines.line_of(start) == pending_marker[0] + 1:
-                carry_to_new = True  # "% colosseum: obligation" on the line right before it
-            else:
-                mark_obligation(pending_marker_owner)
-            pending_marker = None
-        # labels and markers right after \section{...}, and what sits inside its title, keep the
-        # section waiting for its own \label
-        pending_section_label_keep = kind in ("label", "marker") or start < section_title_end
 
-        if kind == "begin":
-            env = ev.name
-            if ev.extra == "verbatim":
-                push(env, "other", -1)
-            elif _claim_env(ev) in theorem_envs:
-                title = ev.value if ev.vstart >= 0 else None
-                parent = innermost()
-                claim = ClaimRec(_claim_env(ev), title, (start, end), section=current_section)
-                if parent is not None:
-                    # a claim stated inside another claim's proof belongs to that claim
-                    claim.parent_claim = parent[1] if parent[0] == "claim" else None
-                fa.claims.append(claim)
-                push(env, "claim", len(fa.claims) - 1)
-                if carry_to_new:
-                    claim.obligation = True
-            elif env in PROOF_ENVIRONMENTS:
-                proof = ProofRec((start, end), section=current_section)
-                proof.attach = proof.follows = last_claim_closed
-                # a claim's proof is the next proof: a later unnamed one proves nothing it can tell
-                last_claim_closed = None
-                closed_after_include = True
-                fa.proofs.append(proof)
-                push(env, "proof", len(fa.proofs) - 1)
-                if ev.vstart >= 0:
-                    proof.title = (ev.vstart - base, ev.vend - base)
-                if carry_to_new:
-                    proof.obligation = True
-            else:
-                push(env, "other", -1)
-        elif kind == "end":
-            env = ev.name
-            if env == "document":
-                fa.document_end = start
-                if stack and stack[-1][0] == "document":
-                    pop()
-                else:
-                    fa.dangling_ends.append(_moved(ev, base))
-                break
-            if stack and stack[-1][0] == env:
-                opened = pop()
-                _close(fa, opened, start, end, text)
-                if opened[1] == "claim":
-                    last_claim_closed = opened[2]
-                    closed_after_include = True
-            elif open_count.get(env, 0) > 0:
-                while stack and stack[-1][0] != env:
-                    opened = pop()
-                    fa.errors.append(Event("error", start, end, "unterminated-environment",
-                                           f"\\begin{{{opened[0]}}} is not closed before \\end{{{env}}}"))
-                    _close(fa, opened, start, end, text)
-                opened = pop()
-                _close(fa, opened, start, end, text)
-                if opened[1] == "claim":
-                    last_claim_closed = opened[2]
-                    closed_after_include = True
-            else:
-                fa.dangling_ends.append(_moved(ev, base))
-        elif kind == "section":
-            sec = SectionRec(ev.name, ev.value.strip(), (start, end), bool(ev.extra))
-            fa.sections.append(sec)
-            current_section = len(fa.sections) - 1
-            section_title_end = end
-            pending_section_label = current_section
-            pending_section_label_keep = True
-            if carry_to_new:
-                sec.obligation = True
-            # a section closes nothing in LaTeX, but claims never span sections in practice; nor
-            # does a claim's unnamed proof (deferred proofs name their claim: [Proof of ...])
-            if ev.name not in RUN_IN_HEADINGS:
-                last_claim_closed = None
-                closed_after_include = True
-        elif kind == "label" or kind == "leannode":
-            rec = LabelRec(ev.value, ev.name, ev.vstart - base, ev.vend - base)
-            if kind == "leannode":
-                claim = ClaimRec("leannode", None, (start, end), (start, end), label=rec,
-                                 section=current_section, leannode=True)
-                fa.claims.append(claim)
-                continue
-            if pending_section_label is not None and innermost() is None:
-                sec = fa.sections[pending_section_label]
-                if sec.label is None:
-                    sec.label = rec
-                    pending_section_label = None
-                    continue
-            top = stack[-1] if stack else None
-            inner = innermost()
-            if top is not None and top[1] == "claim" and fa.claims[top[2]].label is None:
-                fa.claims[top[2]].label = rec
-            elif inner is not None and inner[0] == "claim":
-                fa.claims[inner[1]].inner_labels.append(rec)
-            elif inner is not None and inner[0] == "proof":
-                fa.proofs[inner[1]].labels.append(rec)
-            elif current_section == INCOMING:
-                fa.incoming_labels.append(rec)
-            else:
-                fa.sections[current_section].labels.append(rec)
-        elif kind == "ref":
-            inner = innermost()
-            vstart, vend = ev.vstart - base, ev.vend - base
-            if inner is None:
-                rec = RefRec(ev.value, ev.name, vstart, vend, "prose")
-                if current_section == INCOMING:
-                    fa.incoming_refs.append(rec)
-                else:
-                    fa.sections[current_section].refs.append(rec)
-            elif inner[0] == "claim":
-                fa.claims[inner[1]].refs.append(RefRec(ev.value, ev.name, vstart, vend, "statement"))
-            else:
-                proof = fa.proofs[inner[1]]
-                title = proof.title
-                if ev.name == "proves" or (title and title[0] <= vstart < title[1]):
-                    if proof.named is None:
-                        proof.named = ev.value
-                        proof.attach = None
-                    proof.refs.append(RefRec(ev.value, ev.name, vstart, vend, "proof-title"))
-                else:
-                    proof.refs.append(RefRec(ev.value, ev.name, vstart, vend, "proof"))
-        elif kind == "marker":
-            owner = owner_now()
-            if ev.name == "obligation-comment":
-                if pending_marker is not None:
-                    mark_obligation(pending_marker_owner)
-                pending_marker = (lines.line_of(start), 0)
-                pending_marker_owner = owner
-                continue
-            role, idx = owner
-            if ev.name == "obligation":
-                mark_obligation(owner)
-            elif role == "claim":
-                claim = fa.claims[idx]
-                if ev.name == "leanok":
-                    claim.leanok = True
-                elif ev.name == "mathlibok":
-                    claim.mathlibok = True
-                elif ev.name == "notready":
-                    claim.notready = True
-            elif role == "proof" and ev.name == "leanok":
-                fa.proofs[idx].leanok = True
-        elif kind == "lean":
-            inner = innermost()
-            if inner is not None and inner[0] == "claim":
-                fa.claims[inner[1]].lean_decls.extend(d for d, _, _ in ev.extra)
-        elif kind == "include":
-            fa.includes.append(_moved(ev, base))
-            fa.include_last_closed.append(last_claim_closed)
-            closed_after_include = False
-        elif kind == "error":
-            fa.errors.append(_moved(ev, base))
-        elif kind == "magic-root":
-            if fa.magic_root is None:
-                fa.magic_root = _moved(ev, base)
-        if not pending_section_label_keep:
-            pending_section_label = None
-    if pending_marker is not None:
-        mark_obligation(pending_marker_owner)
-    fa.last_closed = last_claim_closed
-    fa.closed_after_include = closed_after_include
+def _settle_pending_marker(reading: _Reading, ev: Event, start: int) -> bool:
+    """The event after a "% colosseum: obligation" comment: whether the obligation goes to the
+    item it starts (the comment is on the line right before it), else it goes to the owner where
+    the comment was."""
+    kind = ev.kind
+    starts_item = kind == "section" or (
+        kind == "begin" and (_claim_env(ev) in reading.theorem_envs or ev.name in PROOF_ENVIRONMENTS))
+    carry = starts_item and reading.lines.line_of(start) == reading.pending_marker + 1
+    if not carry:
+        reading.mark_obligation(reading.pending_marker_owner)
+    reading.pending_marker = None
+    return carry
+
+
+def _read_begin(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    env = ev.name
+    if ev.extra == "verbatim":
+        reading.push(env, "other", -1)
+    elif _claim_env(ev) in reading.theorem_envs:
+        _open_claim(reading, ev, start, end, carry_to_new)
+    elif env in PROOF_ENVIRONMENTS:
+        _open_proof(reading, ev, start, end, carry_to_new)
+    else:
+        reading.push(env, "other", -1)
+
+
+def _open_claim(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    fa = reading.fa
+    title = ev.value if ev.vstart >= 0 else None
+    parent = reading.innermost()
+    claim = ClaimRec(_claim_env(ev), title, (start, end), section=reading.current_section)
+    if parent is not None:
+        # a claim stated inside another claim's proof belongs to that claim
+        claim.parent_claim = parent[1] if parent[0] == "claim" else None
+    fa.claims.append(claim)
+    reading.push(ev.name, "claim", len(fa.claims) - 1)
+    if carry_to_new:
+        claim.obligation = True
+
+
+def _open_proof(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    fa = reading.fa
+    proof = ProofRec((start, end), section=reading.current_section)
+    proof.attach = proof.follows = reading.last_claim_closed
+    # a claim's proof is the next proof: a later unnamed one proves nothing it can tell
+    reading.last_claim_closed = None
+    reading.closed_after_include = True
+    fa.proofs.append(proof)
+    reading.push(ev.name, "proof", len(fa.proofs) - 1)
+    if ev.vstart >= 0:
+        proof.title = (ev.vstart - reading.base, ev.vend - reading.base)
+    if carry_to_new:
+        proof.obligation = True
+
+
+def _read_end(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> bool:
+    """An \\end: closes its environment (and reports those left open inside it); True at
+    \\end{document}, after which nothing counts."""
+    fa = reading.fa
+    stack = reading.stack
+    env = ev.name
+    if env == "document":
+        fa.document_end = start
+        if stack and stack[-1][0] == "document":
+            reading.pop()
+        else:
+            fa.dangling_ends.append(_moved(ev, reading.base))
+        return True
+    if stack and stack[-1][0] == env:
+        _closed(reading, reading.pop(), start, end)
+    elif reading.open_count.get(env, 0) > 0:
+        while stack and stack[-1][0] != env:
+            opened = reading.pop()
+            fa.errors.append(Event("error", start, end, "unterminated-environment",
+                                   f"\\begin{{{opened[0]}}} is not closed before \\end{{{env}}}"))
+            _close(fa, opened, start, end, reading.text)
+        _closed(reading, reading.pop(), start, end)
+    else:
+        fa.dangling_ends.append(_moved(ev, reading.base))
+    return False
+
+
+def _closed(reading: _Reading, opened: tuple[str, str, int], start: int, end: int) -> None:
+    """The environment ``opened`` closed by its own \\end at ``start``."""
+    _close(reading.fa, opened, start, end, reading.text)
+    if opened[1] == "claim":
+        reading.last_claim_closed = opened[2]
+        reading.closed_after_include = True
+
+
+def _read_section(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    fa = reading.fa
+    sec = SectionRec(ev.name, ev.value.strip(), (start, end), bool(ev.extra))
+    fa.sections.append(sec)
+    reading.current_section = len(fa.sections) - 1
+    reading.section_title_end = end
+    reading.pending_section_label = reading.current_section
+    if carry_to_new:
+        sec.obligation = True
+    # a section closes nothing in LaTeX, but claims never span sections in practice; nor
+    # does a claim's unnamed proof (deferred proofs name their claim: [Proof of ...])
+    if ev.name not in RUN_IN_HEADINGS:
+        reading.last_claim_closed = None
+        reading.closed_after_include = True
+
+
+def _read_label(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    """A \\label: the waiting section's, else the open claim's (its first), else one inside
+    the innermost claim or proof, else the section's."""
+    fa = reading.fa
+    base = reading.base
+    rec = LabelRec(ev.value, ev.name, ev.vstart - base, ev.vend - base)
+    inner = reading.innermost()
+    if reading.pending_section_label is not None and inner is None:
+        sec = fa.sections[reading.pending_section_label]
+        if sec.label is None:
+            sec.label = rec
+            reading.pending_section_label = None
+            return
+    stack = reading.stack
+    top = stack[-1] if stack else None
+    if top is not None and top[1] == "claim" and fa.claims[top[2]].label is None:
+        fa.claims[top[2]].label = rec
+    elif inner is not None and inner[0] == "claim":
+        fa.claims[inner[1]].inner_labels.append(rec)
+    elif inner is not None and inner[0] == "proof":
+        fa.proofs[inner[1]].labels.append(rec)
+    elif reading.current_section == INCOMING:
+        fa.incoming_labels.append(rec)
+    else:
+        fa.sections[reading.current_section].labels.append(rec)
+
+
+def _read_lean_node(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    """``\\inputleannode{name}``: a claim of its own, labelled by the node's name."""
+    base = reading.base
+    rec = LabelRec(ev.value, ev.name, ev.vstart - base, ev.vend - base)
+    reading.fa.claims.append(ClaimRec("leannode", None, (start, end), (start, end), label=rec,
+                                      section=reading.current_section, leannode=True))
+
+
+def _read_ref(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    """A reference: in the prose of a section, a claim's statement, a proof, or a proof's title
+    (\\proves or [Proof of \\ref{x}] names the claim the proof proves)."""
+    fa = reading.fa
+    inner = reading.innermost()
+    base = reading.base
+    vstart, vend = ev.vstart - base, ev.vend - base
+    if inner is None:
+        rec = RefRec(ev.value, ev.name, vstart, vend, "prose")
+        if reading.current_section == INCOMING:
+            fa.incoming_refs.append(rec)
+        else:
+            fa.sections[reading.current_section].refs.append(rec)
+    elif inner[0] == "claim":
+        fa.claims[inner[1]].refs.append(RefRec(ev.value, ev.name, vstart, vend, "statement"))
+    else:
+        proof = fa.proofs[inner[1]]
+        title = proof.title
+        if ev.name == "proves" or (title and title[0] <= vstart < title[1]):
+            if proof.named is None:
+                proof.named = ev.value
+                proof.attach = None
+            proof.refs.append(RefRec(ev.value, ev.name, vstart, vend, "proof-title"))
+        else:
+            proof.refs.append(RefRec(ev.value, ev.name, vstart, vend, "proof"))
+
+
+def _read_marker(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    """\\leanok, \\mathlibok, \\notready, \\obligation for the claim or proof they are in; a
+    "% colosseum: obligation" comment waits for the next event (it may start the item it is for)."""
+    owner = reading.owner_now()
+    if ev.name == "obligation-comment":
+        if reading.pending_marker is not None:
+            reading.mark_obligation(reading.pending_marker_owner)
+        reading.pending_marker = reading.lines.line_of(start)
+        reading.pending_marker_owner = owner
+        return
+    role, idx = owner
+    if ev.name == "obligation":
+        reading.mark_obligation(owner)
+    elif role == "claim":
+        claim = reading.fa.claims[idx]
+        if ev.name == "leanok":
+            claim.leanok = True
+        elif ev.name == "mathlibok":
+            claim.mathlibok = True
+        elif ev.name == "notready":
+            claim.notready = True
+    elif role == "proof" and ev.name == "leanok":
+        reading.fa.proofs[idx].leanok = True
+
+
+def _read_lean(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    inner = reading.innermost()
+    if inner is not None and inner[0] == "claim":
+        reading.fa.claims[inner[1]].lean_decls.extend(d for d, _, _ in ev.extra)
+
+
+def _read_include(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    reading.fa.includes.append(_moved(ev, reading.base))
+    reading.fa.include_last_closed.append(reading.last_claim_closed)
+    reading.closed_after_include = False
+
+
+def _read_error(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    reading.fa.errors.append(_moved(ev, reading.base))
+
+
+def _read_magic_root(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
+    if reading.fa.magic_root is None:
+        reading.fa.magic_root = _moved(ev, reading.base)
+
+
+# what each kind of event does to the analysis; a reader returns True to stop reading
+_EVENT_READERS = {
+    "begin": _read_begin,
+    "end": _read_end,
+    "section": _read_section,
+    "label": _read_label,
+    "leannode": _read_lean_node,
+    "ref": _read_ref,
+    "marker": _read_marker,
+    "lean": _read_lean,
+    "include": _read_include,
+    "error": _read_error,
+    "magic-root": _read_magic_root,
+}
+
+
+def _finish(reading: _Reading) -> FileAnalysis:
+    """After the last event: a comment still waiting marks its owner, and the environments
+    still open are left dangling for the linker (their text runs to the end)."""
+    fa = reading.fa
+    text = reading.text
+    if reading.pending_marker is not None:
+        reading.mark_obligation(reading.pending_marker_owner)
+    fa.last_closed = reading.last_claim_closed
+    fa.closed_after_include = reading.closed_after_include
     size = len(text)
-    for env, role, idx, _inner in stack:
+    for env, role, idx, _inner in reading.stack:
         fa.dangling_begins.append(Event("begin", -1, -1, env, extra=(role, idx)))
         if role == "claim":
             claim = fa.claims[idx]

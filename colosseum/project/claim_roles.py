@@ -1,0 +1,63 @@
+"""What a claim is by its environment and title: to be proved, a definition, a conjecture, or
+other (colosseum.graph.status and the linker read it), and whether its title cites the literature.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_ASSERTION = re.compile(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
+_NON_ASSERTION = re.compile(
+    r"^(def|dfn|rem|ex|note|notation|conv|conj|question|problem|assum|hyp|axiom|algo|setup|param|"
+    r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice)",
+    re.I,
+)
+
+
+_DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
+# unproved by nature: a proof that rests on one is conditional (colosseum.graph.status)
+_CONJECTURE = re.compile(r"^(conj|question|quest|problem|hyp|assum|open)", re.I)
+
+
+_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
+_CITATION_NAME = re.compile(r"^cite|cites?$|citetext$")
+
+
+def cites_literature(title: str | None) -> bool:
+    """Whether a claim's optional title cites the literature (``[\\cite{X}]``, biblatex's
+    ``[\\parencite[p.~3]{X}]`` or ``[{\\Textcite{X}}]``, natbib's ``[\\citep{X}]``): such a claim is
+    quoted, not open. A citation command is one whose name, in either case, starts with ``cite``
+    (``\\citet``, ``\\citeauthor``, ``\\Cite``) or ends with ``cite``, ``cites`` or ``citetext``
+    (``\\autocite``, ``\\footcite``, ``\\textcites``); ``\\nocite`` prints nothing and does not count."""
+    if not title or "cite" not in title.lower():
+        return False
+    return any(_CITATION_NAME.search(name.lower()) and name.lower() not in ("nocite", "nocites")
+               for name in _CONTROL_WORD.findall(title))
+
+
+@lru_cache(maxsize=4096)
+def claim_role(env: str, title: str = "", style: str = "plain") -> str:
+    """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions
+    are errors), ``conjecture`` (asserted without proof: conjectures, questions, problems,
+    hypotheses, assumptions) or ``other`` (remarks, examples, exercises)."""
+    base = env.rstrip("*")
+    if _ASSERTION.search(base):
+        return "assertion"
+    if _CONJECTURE.match(base):
+        return "conjecture"
+    if title and _ASSERTION.search(title):
+        return "assertion"
+    for word in (base, title):
+        if word and _DEFINITION.match(word):
+            return "definition"
+    if _NON_ASSERTION.match(base) or (title and _NON_ASSERTION.match(title)):
+        return "other"
+    if style == "definition":
+        return "definition"
+    return "other" if style == "remark" else "assertion"
+
+
+def needs_proof(env: str, title: str = "", style: str = "plain") -> bool:
+    """Whether an environment states something to be proved (a lemma) or not (a definition)."""
+    return claim_role(env, title, style) == "assertion"

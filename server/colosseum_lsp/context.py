@@ -10,10 +10,17 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lsprotocol import types
+
 from colosseum.settings.project import load_config
 from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
 from colosseum.core.structure import Label, Position, Reference
 from colosseum_lsp.convert import path_to_uri
+from colosseum_lsp.features.catalog_view import publish_catalog_findings
+from colosseum_lsp.features.diagnostics import publish_project
+from colosseum_lsp.features.registry import Features
+from colosseum_lsp.options import DEFAULTS, EditorOptions, read_options
+from colosseum_lsp.progress import work_done
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +37,6 @@ class Project:
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
-    _completion_cache: tuple | None = None
 
     def snapshot(self) -> IndexSnapshot | None:
         return self.index.snapshot if self.index is not None else None
@@ -91,11 +97,17 @@ def _settle_memory() -> None:
 
 
 class ServerContext:
-    def __init__(self, server):
+    def __init__(self, server, features: Features):
         self.server = server
+        self.features = features
         self.workspace_roots: list[Path] = []
         self.projects: dict[Path, Project] = {}
-        self.options: dict = {}
+        self.options: EditorOptions = DEFAULTS
+        self.settings: dict = {}  # the editor's settings object as last merged (untyped, as sent)
+        self.option_messages: list[str] = []  # what is wrong with it, still to be told
+        self._option_messages_told: set[str] = set()
+        self.cancelled_progress: set[str] = set()  # work-done tokens the client asked to cancel
+        self._feature_states: dict[type, object] = {}
         self.published: dict[str, tuple] = {}  # uri -> (diagnostics, version) last published
         # findings from other sources than the index, keyed by (source, uri): (diagnostics, extra)
         self.extra_diagnostics: dict[tuple[str, str], tuple[list, object]] = {}
@@ -104,6 +116,41 @@ class ServerContext:
         self.observer = None
         self._converted: dict[str, dict] = {}  # uri -> the LSP form of its last published findings
         self._obligations: dict[Path, tuple] = {}  # project -> (graph, how many open obligations it has)
+
+    # ---- settings and feature state ------------------------------------------------------------
+    def settings_received(self, settings, replace: bool = False) -> None:
+        """The editor's settings, from initializationOptions (``replace``) or a configuration change
+        (merged: a key left out keeps its value, ``null`` unsets it); typed again as a whole."""
+        if replace or not isinstance(settings, dict):
+            self.settings = dict(settings) if isinstance(settings, dict) else {}
+            raw = settings if settings is not None else {}
+        else:
+            self.settings.update(settings)
+            raw = self.settings
+        self.options, self.option_messages = read_options(raw)
+
+    def report_option_problems(self) -> None:
+        """Tell the author once about each problem in the settings (an invalid value: its default
+        is used; an unknown key: ignored), in the log and as a warning in the editor."""
+        for message in self.option_messages:
+            log.warning("editor settings: %s", message)
+            if message in self._option_messages_told:
+                continue
+            self._option_messages_told.add(message)
+            try:
+                self.server.window_show_message(types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"Colosseum: {message}"))
+            except Exception:  # a closed transport must not break the settings
+                log.debug("showMessage failed", exc_info=True)
+        self.option_messages = []
+
+    def feature_state(self, kind: type):
+        """The state a feature keeps for this server: one instance of ``kind``, made on first use
+        (a feature's own object, not attributes set on projects or module globals)."""
+        state = self._feature_states.get(kind)
+        if state is None:
+            state = self._feature_states[kind] = kind()
+        return state
 
     # ---- projects ------------------------------------------------------------------------------
     def project_dir_for(self, path: Path) -> Path:
@@ -156,12 +203,9 @@ class ServerContext:
     def project_config(self, root_dir: Path):
         """colosseum.toml, with what the editor's settings add (texlab's option names)."""
         config = load_config(root_dir)
-        for option, attribute in (("labelDefinitionCommands", "label_definition_commands"),
-                                  ("labelReferenceCommands", "label_reference_commands")):
-            extra = self.options.get(option)
-            if isinstance(extra, list):
-                current = getattr(config.index, attribute)
-                current.extend(str(c).lstrip("\\") for c in extra if str(c).lstrip("\\") not in current)
+        for attribute in ("label_definition_commands", "label_reference_commands"):
+            current = getattr(config.index, attribute)
+            current.extend(c for c in getattr(self.options, attribute) if c not in current)
         return config
 
     def notify_status(self, state: str) -> None:
@@ -250,18 +294,9 @@ class ServerContext:
     def after_index(self, project: Project) -> None:
         """The features' steps after each (re)index, before its findings go out (e.g. Lean's
         findings placed again, formal claims from the cache); a failing one is logged, never fatal."""
-        from colosseum_lsp.features import registry
-
-        for hook in registry.INDEX_HOOKS:
-            try:
-                hook(self, project)
-            except Exception:
-                log.exception("index hook %s failed", getattr(hook, "__name__", hook))
+        self.features.indexed(self, project)
 
     def publish(self, project: Project, first=()) -> None:
-        from colosseum_lsp.features.catalog_view import publish_catalog_findings
-        from colosseum_lsp.features.diagnostics import publish_project
-
         try:
             publish_catalog_findings(self, project)
         except Exception:  # a broken catalog must never keep the paper's findings from the editor
@@ -290,6 +325,4 @@ class ServerContext:
 
     # ---- progress ------------------------------------------------------------------------------
     def progress(self, title: str, cancellable: bool = True):
-        from colosseum_lsp.progress import work_done
-
-        return work_done(self.server, title, cancellable)
+        return work_done(self.server, title, cancellable, self.cancelled_progress)

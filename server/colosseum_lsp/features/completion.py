@@ -43,9 +43,18 @@ def completion_context(text_before: str, extra_commands: set[str]) -> str | None
 MAX_ITEMS = 200
 
 
-def _candidates(project, snap) -> list[tuple[str, str, types.CompletionItem]]:
+class LabelCandidates:
+    """The completion feature's state: per project, its labels as ready completion items, with
+    the snapshot they were built from (one list per snapshot)."""
+
+    def __init__(self):
+        self.by_project: dict[Path, tuple[object, list]] = {}
+
+
+def _candidates(ctx, project, snap) -> list[tuple[str, str, types.CompletionItem]]:
     """Every label as a ready completion item, built once per index snapshot."""
-    cached = getattr(project, "_completion_cache", None)
+    cache = ctx.feature_state(LabelCandidates).by_project
+    cached = cache.get(project.root_dir)
     if cached is not None and cached[0] is snap:
         return cached[1]
     index = project.index
@@ -69,7 +78,7 @@ def _candidates(project, snap) -> list[tuple[str, str, types.CompletionItem]]:
             sort_text=("0" if claim else "1") + name)
         out.append((name.lower(), item.sort_text, item))
     out.sort(key=lambda entry: entry[1])
-    project._completion_cache = (snap, out)
+    cache[project.root_dir] = (snap, out)
     return out
 
 
@@ -109,7 +118,7 @@ def completions(ctx, path: Path, text_before: str, line_after: str = "", positio
         return None
     wanted = partial.lower()
     items = []
-    for lowered, _sort, item in _candidates(project, snap):
+    for lowered, _sort, item in _candidates(ctx, project, snap):
         if wanted in lowered:
             items.append(item)
             if len(items) > MAX_ITEMS:

@@ -84,6 +84,8 @@ async def explore_strategies(ctx, args) -> dict:
         DraftDocument(run_index, label)  # a theorem that cannot take a draft is refused before any set-up
     except DraftError as exc:
         raise ResearchError(str(exc)) from exc
+    if ctx.options.problem("budget"):  # an invalid budget: never run without the limit the author meant
+        raise ResearchError(ctx.options.problem("budget"))
     budget = ctx.options.get("budget")
     if budget is not None and not isinstance(budget, dict):
         raise ResearchError(f"the `budget` setting must be a table like {{\"max_calls\": 200}}, not {budget!r}")

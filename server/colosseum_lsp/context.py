@@ -9,6 +9,7 @@ import logging
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Coroutine
 
 from lsprotocol import types
 
@@ -71,6 +72,45 @@ class Project:
         return found
 
 
+    def item_at(self, path: Path, pos: Position) -> tuple[str, Label | Reference] | None:
+        """("label" or "ref", the item) at a position of one of the project's files."""
+        for anchor, items in self.lookup(path):
+            if anchor.line > pos.line:
+                break
+            if pos.line > anchor.line + len(anchor.lines.line_starts) - 1:
+                continue  # a chunk that ends before the position
+            rel = Position(pos.line - anchor.line, pos.character)
+            i = bisect_right(items, (rel, Position(10**9, 0))) - 1
+            while i >= 0:
+                start, end, kind, item = items[i]
+                if start <= rel <= end:
+                    return kind, item
+                if end.line < rel.line - 1:
+                    break
+                i -= 1
+        return None
+
+
+@dataclass(frozen=True)
+class FeatureContext:
+    """What a feature is given to answer a request about one document: the document's project
+    and the index snapshot the answer reads, the editor's options, and what the server lends a
+    feature: ``spawn`` (a task the server owns), ``progress`` (work-done progress that always
+    ends), ``publish`` (the project's findings, after a feature changed its own), ``state`` (the
+    feature's own state object for this server: ``state(Kind)``) and ``document_version`` (of the
+    editor's copy of a uri, None when it is not open)."""
+
+    path: Path
+    project: Project
+    snapshot: IndexSnapshot
+    options: EditorOptions
+    spawn: Callable[[Coroutine], asyncio.Task]
+    progress: Callable
+    publish: Callable[[], None]
+    state: Callable[[type], object]
+    document_version: Callable[[str], int | None]
+
+
 def _relative_items(unit) -> list[tuple[object, list]]:
     """A unit's labels and references, by anchor, at their positions relative to it."""
     by_anchor: dict[int, tuple[object, list]] = {}
@@ -97,9 +137,9 @@ def _settle_memory() -> None:
 
 
 class ServerContext:
-    def __init__(self, server, features: Features):
+    def __init__(self, server, features: Features | None = None):
         self.server = server
-        self.features = features
+        self.features = features if features is not None else Features()
         self.workspace_roots: list[Path] = []
         self.projects: dict[Path, Project] = {}
         self.options: EditorOptions = DEFAULTS
@@ -108,13 +148,11 @@ class ServerContext:
         self._option_messages_told: set[str] = set()
         self.cancelled_progress: set[str] = set()  # work-done tokens the client asked to cancel
         self._feature_states: dict[type, object] = {}
-        self.published: dict[str, tuple] = {}  # uri -> (diagnostics, version) last published
         # findings from other sources than the index, keyed by (source, uri): (diagnostics, extra)
         self.extra_diagnostics: dict[tuple[str, str], tuple[list, object]] = {}
         self.tasks: set[asyncio.Task] = set()
         self.watched_files_supported = False
         self.observer = None
-        self._converted: dict[str, dict] = {}  # uri -> the LSP form of its last published findings
         self._obligations: dict[Path, tuple] = {}  # project -> (graph, how many open obligations it has)
 
     # ---- settings and feature state ------------------------------------------------------------
@@ -304,24 +342,20 @@ class ServerContext:
         publish_project(self, project, first)
         self.notify_status("ready")
 
+    def document_version(self, uri: str) -> int | None:
+        """The version of the editor's copy of a document; None when it is not open."""
+        doc = self.server.workspace.text_documents.get(uri)
+        return doc.version if doc is not None else None
+
     # ---- lookups -------------------------------------------------------------------------------
     def item_at(self, path: Path, pos: Position) -> tuple[Project, str, Label | Reference] | None:
         project = self.project_for(path)
-        for anchor, items in project.lookup(path):
-            if anchor.line > pos.line:
-                break
-            if pos.line > anchor.line + len(anchor.lines.line_starts) - 1:
-                continue  # a chunk that ends before the position
-            rel = Position(pos.line - anchor.line, pos.character)
-            i = bisect_right(items, (rel, Position(10**9, 0))) - 1
-            while i >= 0:
-                start, end, kind, item = items[i]
-                if start <= rel <= end:
-                    return project, kind, item
-                if end.line < rel.line - 1:
-                    break
-                i -= 1
-        return None
+        found = project.item_at(path, pos)
+        return (project, *found) if found is not None else None
+
+    def feature_context(self, project: Project, path: Path) -> FeatureContext:
+        return FeatureContext(path, project, project.snapshot(), self.options, self.spawn, self.progress,
+                              lambda: self.publish(project), self.feature_state, self.document_version)
 
     # ---- progress ------------------------------------------------------------------------------
     def progress(self, title: str, cancellable: bool = True):

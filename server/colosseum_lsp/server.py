@@ -18,7 +18,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from colosseum import __version__
-from colosseum_lsp.context import ServerContext
+from colosseum_lsp.context import FeatureContext, ServerContext
 from colosseum_lsp.convert import engine_position, path_to_uri, uri_to_path, utf16_to_index
 from colosseum_lsp.features import (
     catalog_view,
@@ -144,14 +144,20 @@ class Handlers:
             return None
         return path if self.ctx.may_index(path, uri if in_editor else None) else None
 
-    async def ready(self, uri: str) -> Path | None:
-        """The document's path once its project is indexed; None when it is not ours or cannot be."""
+    async def ready(self, uri: str) -> FeatureContext | None:
+        """What a feature needs to answer about the document, once its project is indexed; None
+        when the document is not ours or its project cannot be indexed."""
         path = self.served_path(uri)
         if path is None:
             return None
-        if await self.ctx.ensure_index(self.ctx.project_for(path)) is None:
+        project = self.ctx.project_for(path)
+        if await self.ctx.ensure_index(project) is None:
             return None
-        return path
+        return self.ctx.feature_context(project, path)
+
+    async def ready_path(self, uri: str) -> Path | None:
+        fc = await self.ready(uri)
+        return fc.path if fc is not None else None
 
     # ---- lifecycle and settings ----------------------------------------------------------------
     def initialize(self, params: types.InitializeParams) -> None:
@@ -200,7 +206,7 @@ class Handlers:
     # ---- documents -----------------------------------------------------------------------------
     async def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        path = await self.ready(uri)
+        path = await self.ready_path(uri)
         if path is not None:
             # the editor's copy now, not the one opened: an edit may have come in meanwhile
             doc = self.server.workspace.get_text_document(uri)
@@ -232,31 +238,30 @@ class Handlers:
 
     # ---- requests ------------------------------------------------------------------------------
     async def document_symbol(self, params: types.DocumentSymbolParams):
-        path = await self.ready(params.text_document.uri)
-        return symbols.document_symbols(self.ctx, path) if path else []
+        fc = await self.ready(params.text_document.uri)
+        return symbols.document_symbols(fc) if fc else []
 
     async def definition(self, params: types.DefinitionParams):
-        path = await self.ready(params.text_document.uri)
-        return navigation.definition(self.ctx, path, engine_position(params.position)) if path else None
+        fc = await self.ready(params.text_document.uri)
+        return navigation.definition(fc, engine_position(params.position)) if fc else None
 
     async def hover(self, params: types.HoverParams):
-        path = await self.ready(params.text_document.uri)
-        return navigation.hover(self.ctx, path, engine_position(params.position)) if path else None
+        fc = await self.ready(params.text_document.uri)
+        return navigation.hover(fc, engine_position(params.position)) if fc else None
 
     async def prepare_rename(self, params: types.PrepareRenameParams):
-        path = await self.ready(params.text_document.uri)
-        return rename.prepare_rename(self.ctx, path, engine_position(params.position)) if path else None
+        fc = await self.ready(params.text_document.uri)
+        return rename.prepare_rename(fc, engine_position(params.position)) if fc else None
 
     async def references(self, params: types.ReferenceParams):
-        path = await self.ready(params.text_document.uri)
-        if path is None:
+        fc = await self.ready(params.text_document.uri)
+        if fc is None:
             return None
-        return navigation.references(self.ctx, path, engine_position(params.position),
-                                     params.context.include_declaration)
+        return navigation.references(fc, engine_position(params.position), params.context.include_declaration)
 
     async def completion(self, params: types.CompletionParams):
-        path = await self.ready(params.text_document.uri)
-        if path is None:
+        fc = await self.ready(params.text_document.uri)
+        if fc is None:
             return None
         doc = self.server.workspace.get_text_document(params.text_document.uri)
         lines, at = doc.lines, params.position.line
@@ -264,20 +269,20 @@ class Handlers:
         line_after = lines[at][character:] if at < len(lines) else ""
         caps = self.server.client_capabilities.text_document if self.server.client_capabilities else None
         item_caps = caps.completion.completion_item if caps and caps.completion else None
-        return completion.completions(self.ctx, path, completion.text_before_cursor(lines, at, character),
-                                      line_after, params.position,
+        return completion.completions(fc, completion.text_before_cursor(lines, at, character), line_after,
+                                      (at, params.position.character),
                                       bool(item_caps and item_caps.insert_replace_support))
 
     async def rename(self, params: types.RenameParams):
-        path = await self.ready(params.text_document.uri)
-        return rename.rename(self.ctx, path, engine_position(params.position), params.new_name) if path else None
+        fc = await self.ready(params.text_document.uri)
+        return rename.rename(fc, engine_position(params.position), params.new_name) if fc else None
 
     async def code_lens(self, params: types.CodeLensParams):
-        path = await self.ready(params.text_document.uri)
-        return symbols.code_lenses(self.ctx, path, params.text_document.uri) if path else []
+        fc = await self.ready(params.text_document.uri)
+        return symbols.code_lenses(fc, params.text_document.uri) if fc else []
 
     async def code_action(self, params: types.CodeActionParams):
-        path = await self.ready(params.text_document.uri)
+        path = await self.ready_path(params.text_document.uri)
         return code_actions.code_actions(self.ctx, path, params.text_document.uri, params) if path else []
 
 

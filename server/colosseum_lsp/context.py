@@ -38,6 +38,16 @@ class Project:
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
+    # the features' own state for this project, one object per feature (by its class): a feature
+    # never sets attributes on the project
+    feature_states: dict = field(default_factory=dict)
+
+    def state(self, kind: type):
+        """The project's instance of a feature's state class ``kind``, made on first use."""
+        found = self.feature_states.get(kind)
+        if found is None:
+            found = self.feature_states[kind] = kind()
+        return found
 
     def snapshot(self) -> IndexSnapshot | None:
         return self.index.snapshot if self.index is not None else None

@@ -87,8 +87,7 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
                 title=f"Mark `{claim.id}` as an obligation", kind=types.CodeActionKind.RefactorRewrite,
                 edit=_edit(uri, version, [types.TextEdit(range=types.Range(start=at, end=at),
                                                          new_text=f"{indent}% colosseum: obligation\n")])))
-    for provider in ctx.features.code_action_providers:
-        actions.extend(provider(ctx, path, uri, params, snap, version))
+    actions.extend(ctx.features.code_actions(ctx, path, uri, params, snap, version))
     return actions
 
 

@@ -76,19 +76,25 @@ class Features:
 
     def saved(self, ctx, path, uri: str) -> None:
         for hook in self.save_hooks:
-            _isolated(hook, ctx, path, uri)
+            _isolated(hook, None, ctx, path, uri)
 
     def indexed(self, ctx, project) -> None:
         for hook in self.index_hooks:
-            _isolated(hook, ctx, project)
+            _isolated(hook, None, ctx, project)
+
+    def code_actions(self, ctx, path, uri: str, params, snapshot, version) -> list:
+        """Every provider's actions; a failing provider offers none, the others still do."""
+        return [action for provider in self.code_action_providers
+                for action in _isolated(provider, [], ctx, path, uri, params, snapshot, version)]
 
 
-def _isolated(hook, *args) -> None:
-    """One feature's hook: a failure is logged, and the other features still run."""
+def _isolated(hook, default, *args):
+    """One feature's hook: a failure is logged and gives ``default``; the other features still run."""
     try:
-        hook(*args)
+        return hook(*args)
     except Exception:
         log.exception("%s hook %s failed", getattr(hook, "__module__", "?"), getattr(hook, "__name__", hook))
+        return default
 
 
 def declared(module) -> list[tuple[Callable, str, object]]:

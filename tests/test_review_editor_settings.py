@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from colosseum.index import ProjectIndex
+from colosseum_lsp.context import Project
 from colosseum_lsp.features import registry
 from colosseum_lsp.features import review as feature
-from colosseum_lsp.features import review_findings as findings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,8 +37,7 @@ class Context:
 def project(tmp_path):
     shutil.copytree(ROOT / "example-project", tmp_path / "paper")
     index = ProjectIndex.open(tmp_path / "paper")
-    yield SimpleNamespace(root_dir=index.root_dir, index=index)
-    findings.STATE.pop(index.root_dir, None)
+    return Project(index.root_dir, index=index)  # the review feature keeps its state with the project
 
 
 def test_review_on_save_is_off_by_default_and_only_true_turns_it_on(project):

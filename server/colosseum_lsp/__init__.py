@@ -1,4 +1,7 @@
 """The Colosseum language server: a thin pygls adapter over the ``colosseum`` engine.
 
-Engine data classes are converted to LSP types in ``convert`` and nowhere else; each feature is
-a small module in ``features/`` that takes the shared ``ServerContext``."""
+``server.Handlers`` registers each LSP method once and hands it to the features that implement
+it. A request feature gets a ``context.FeatureContext`` (the document's project and snapshot, the
+typed editor ``options``, spawn, progress, publish and its own state); features that act on their
+own (commands, save and index hooks, code actions) declare themselves with the marks of
+``features.registry``. Protocol objects are built from engine values in ``convert`` only."""

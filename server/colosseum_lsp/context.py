@@ -9,11 +9,19 @@ import logging
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Coroutine
+
+from lsprotocol import types
 
 from colosseum.settings.project import load_config
 from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
 from colosseum.core.structure import Label, Position, Reference
 from colosseum_lsp.convert import path_to_uri
+from colosseum_lsp.features.catalog_view import publish_catalog_findings
+from colosseum_lsp.features.diagnostics import publish_project
+from colosseum_lsp.features.registry import Features
+from colosseum_lsp.options import DEFAULTS, EditorOptions, read_options
+from colosseum_lsp.progress import work_done
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +38,16 @@ class Project:
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
-    _completion_cache: tuple | None = None
+    # the features' own state for this project, one object per feature (by its class): a feature
+    # never sets attributes on the project
+    feature_states: dict = field(default_factory=dict)
+
+    def state(self, kind: type):
+        """The project's instance of a feature's state class ``kind``, made on first use."""
+        found = self.feature_states.get(kind)
+        if found is None:
+            found = self.feature_states[kind] = kind()
+        return found
 
     def snapshot(self) -> IndexSnapshot | None:
         return self.index.snapshot if self.index is not None else None
@@ -65,6 +82,45 @@ class Project:
         return found
 
 
+    def item_at(self, path: Path, pos: Position) -> tuple[str, Label | Reference] | None:
+        """("label" or "ref", the item) at a position of one of the project's files."""
+        for anchor, items in self.lookup(path):
+            if anchor.line > pos.line:
+                break
+            if pos.line > anchor.line + len(anchor.lines.line_starts) - 1:
+                continue  # a chunk that ends before the position
+            rel = Position(pos.line - anchor.line, pos.character)
+            i = bisect_right(items, (rel, Position(10**9, 0))) - 1
+            while i >= 0:
+                start, end, kind, item = items[i]
+                if start <= rel <= end:
+                    return kind, item
+                if end.line < rel.line - 1:
+                    break
+                i -= 1
+        return None
+
+
+@dataclass(frozen=True)
+class FeatureContext:
+    """What a feature is given to answer a request about one document: the document's project
+    and the index snapshot the answer reads, the editor's options, and what the server lends a
+    feature: ``spawn`` (a task the server owns), ``progress`` (work-done progress that always
+    ends), ``publish`` (the project's findings, after a feature changed its own), ``state`` (the
+    feature's own state object for this server: ``state(Kind)``) and ``document_version`` (of the
+    editor's copy of a uri, None when it is not open)."""
+
+    path: Path
+    project: Project
+    snapshot: IndexSnapshot
+    options: EditorOptions
+    spawn: Callable[[Coroutine], asyncio.Task]
+    progress: Callable
+    publish: Callable[[], None]
+    state: Callable[[type], object]
+    document_version: Callable[[str], int | None]
+
+
 def _relative_items(unit) -> list[tuple[object, list]]:
     """A unit's labels and references, by anchor, at their positions relative to it."""
     by_anchor: dict[int, tuple[object, list]] = {}
@@ -91,19 +147,58 @@ def _settle_memory() -> None:
 
 
 class ServerContext:
-    def __init__(self, server):
+    def __init__(self, server, features: Features | None = None):
         self.server = server
+        self.features = features if features is not None else Features()
         self.workspace_roots: list[Path] = []
         self.projects: dict[Path, Project] = {}
-        self.options: dict = {}
-        self.published: dict[str, tuple] = {}  # uri -> (diagnostics, version) last published
+        self.options: EditorOptions = DEFAULTS
+        self.settings: dict = {}  # the editor's settings object as last merged (untyped, as sent)
+        self.option_messages: list[str] = []  # what is wrong with it, still to be told
+        self._option_messages_told: set[str] = set()
+        self.cancelled_progress: set[str] = set()  # work-done tokens the client asked to cancel
+        self._feature_states: dict[type, object] = {}
         # findings from other sources than the index, keyed by (source, uri): (diagnostics, extra)
         self.extra_diagnostics: dict[tuple[str, str], tuple[list, object]] = {}
         self.tasks: set[asyncio.Task] = set()
         self.watched_files_supported = False
         self.observer = None
-        self._converted: dict[str, dict] = {}  # uri -> the LSP form of its last published findings
         self._obligations: dict[Path, tuple] = {}  # project -> (graph, how many open obligations it has)
+
+    # ---- settings and feature state ------------------------------------------------------------
+    def settings_received(self, settings, replace: bool = False) -> None:
+        """The editor's settings, from initializationOptions (``replace``) or a configuration change
+        (merged: a key left out keeps its value, ``null`` unsets it); typed again as a whole."""
+        if replace or not isinstance(settings, dict):
+            self.settings = dict(settings) if isinstance(settings, dict) else {}
+            raw = settings if settings is not None else {}
+        else:
+            self.settings.update(settings)
+            raw = self.settings
+        self.options, self.option_messages = read_options(raw)
+
+    def report_option_problems(self) -> None:
+        """Tell the author once about each problem in the settings (an invalid value: its default
+        is used; an unknown key: ignored), in the log and as a warning in the editor."""
+        for message in self.option_messages:
+            log.warning("editor settings: %s", message)
+            if message in self._option_messages_told:
+                continue
+            self._option_messages_told.add(message)
+            try:
+                self.server.window_show_message(types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"Colosseum: {message}"))
+            except Exception:  # a closed transport must not break the settings
+                log.debug("showMessage failed", exc_info=True)
+        self.option_messages = []
+
+    def feature_state(self, kind: type):
+        """The state a feature keeps for this server: one instance of ``kind``, made on first use
+        (a feature's own object, not attributes set on projects or module globals)."""
+        state = self._feature_states.get(kind)
+        if state is None:
+            state = self._feature_states[kind] = kind()
+        return state
 
     # ---- projects ------------------------------------------------------------------------------
     def project_dir_for(self, path: Path) -> Path:
@@ -156,12 +251,9 @@ class ServerContext:
     def project_config(self, root_dir: Path):
         """colosseum.toml, with what the editor's settings add (texlab's option names)."""
         config = load_config(root_dir)
-        for option, attribute in (("labelDefinitionCommands", "label_definition_commands"),
-                                  ("labelReferenceCommands", "label_reference_commands")):
-            extra = self.options.get(option)
-            if isinstance(extra, list):
-                current = getattr(config.index, attribute)
-                current.extend(str(c).lstrip("\\") for c in extra if str(c).lstrip("\\") not in current)
+        for attribute in ("label_definition_commands", "label_reference_commands"):
+            current = getattr(config.index, attribute)
+            current.extend(c for c in getattr(self.options, attribute) if c not in current)
         return config
 
     def notify_status(self, state: str) -> None:
@@ -250,18 +342,9 @@ class ServerContext:
     def after_index(self, project: Project) -> None:
         """The features' steps after each (re)index, before its findings go out (e.g. Lean's
         findings placed again, formal claims from the cache); a failing one is logged, never fatal."""
-        from colosseum_lsp.features import registry
-
-        for hook in registry.INDEX_HOOKS:
-            try:
-                hook(self, project)
-            except Exception:
-                log.exception("index hook %s failed", getattr(hook, "__name__", hook))
+        self.features.indexed(self, project)
 
     def publish(self, project: Project, first=()) -> None:
-        from colosseum_lsp.features.catalog_view import publish_catalog_findings
-        from colosseum_lsp.features.diagnostics import publish_project
-
         try:
             publish_catalog_findings(self, project)
         except Exception:  # a broken catalog must never keep the paper's findings from the editor
@@ -269,27 +352,21 @@ class ServerContext:
         publish_project(self, project, first)
         self.notify_status("ready")
 
+    def document_version(self, uri: str) -> int | None:
+        """The version of the editor's copy of a document; None when it is not open."""
+        doc = self.server.workspace.text_documents.get(uri)
+        return doc.version if doc is not None else None
+
     # ---- lookups -------------------------------------------------------------------------------
     def item_at(self, path: Path, pos: Position) -> tuple[Project, str, Label | Reference] | None:
         project = self.project_for(path)
-        for anchor, items in project.lookup(path):
-            if anchor.line > pos.line:
-                break
-            if pos.line > anchor.line + len(anchor.lines.line_starts) - 1:
-                continue  # a chunk that ends before the position
-            rel = Position(pos.line - anchor.line, pos.character)
-            i = bisect_right(items, (rel, Position(10**9, 0))) - 1
-            while i >= 0:
-                start, end, kind, item = items[i]
-                if start <= rel <= end:
-                    return project, kind, item
-                if end.line < rel.line - 1:
-                    break
-                i -= 1
-        return None
+        found = project.item_at(path, pos)
+        return (project, *found) if found is not None else None
+
+    def feature_context(self, project: Project, path: Path) -> FeatureContext:
+        return FeatureContext(path, project, project.snapshot(), self.options, self.spawn, self.progress,
+                              lambda: self.publish(project), self.feature_state, self.document_version)
 
     # ---- progress ------------------------------------------------------------------------------
     def progress(self, title: str, cancellable: bool = True):
-        from colosseum_lsp.progress import work_done
-
-        return work_done(self.server, title, cancellable)
+        return work_done(self.server, title, cancellable, self.cancelled_progress)

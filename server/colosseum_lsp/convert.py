@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+import attrs
 from lsprotocol import types
 
 from colosseum.core import structure
@@ -121,3 +122,69 @@ def utf16_to_index(line: str, units: int) -> int:
             return i
         count += 2 if ord(ch) > 0xFFFF else 1
     return len(line)
+
+
+# ---- answers to requests: the features describe them with engine values, these build them ----
+
+def markdown_hover(value: str, rng: structure.Range) -> types.Hover:
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value), range=range_(rng))
+
+
+SYMBOL_KIND = {"section": types.SymbolKind.Namespace, "definition": types.SymbolKind.Interface,
+               "claim": types.SymbolKind.Function}
+
+
+def document_symbol(name: str, detail: str, kind: str, rng: structure.Range, selection: structure.Range,
+                    children: list | None = None) -> types.DocumentSymbol:
+    """An outline entry; ``kind``: "section", "definition" or "claim"."""
+    return types.DocumentSymbol(name=name, detail=detail, kind=SYMBOL_KIND[kind], range=range_(rng),
+                                selection_range=range_(selection), children=children)
+
+
+def code_lens(rng: structure.Range, title: str, command: str, arguments: list) -> types.CodeLens:
+    return types.CodeLens(range=range_(rng), command=types.Command(title=title, command=command, arguments=arguments))
+
+
+def text_edit(rng: structure.Range, new_text: str) -> types.TextEdit:
+    return types.TextEdit(range=range_(rng), new_text=new_text)
+
+
+def document_edits(changes: list[tuple[str, int | None, list[types.TextEdit]]]) -> types.WorkspaceEdit:
+    """One workspace edit of several documents: (uri, the open document's version or None, edits)."""
+    return types.WorkspaceEdit(document_changes=[
+        types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                               edits=edits) for uri, version, edits in changes])
+
+
+def rename_placeholder(rng: structure.Range, placeholder: str) -> types.PrepareRenamePlaceholder:
+    return types.PrepareRenamePlaceholder(range=range_(rng), placeholder=placeholder)
+
+
+COMPLETION_KIND = {"claim": types.CompletionItemKind.Function, "section": types.CompletionItemKind.Module,
+                   "label": types.CompletionItemKind.Reference}
+
+
+def completion_item(label: str, kind: str, detail: str, documentation: str, sort_text: str) -> types.CompletionItem:
+    """A label to complete; ``kind``: "claim", "section" or "label"."""
+    return types.CompletionItem(label=label, kind=COMPLETION_KIND[kind], detail=detail,
+                                documentation=documentation, sort_text=sort_text)
+
+
+def completion_list(items: list[types.CompletionItem], incomplete: bool, replaced: tuple | None = None,
+                    insert_replace: bool = False) -> types.CompletionList:
+    """The items, each saying which text it replaces when ``replaced`` is given: (line, start,
+    cursor, end) in the client's columns; the typed part is start..cursor, the whole label
+    start..end. A client that supports it gets an InsertReplaceEdit, others texlab's edit of the
+    whole label. (No filterText: the label is the default, and Neovim 0.7 trusts a textEdit's
+    start only without one.)"""
+    if replaced is not None:
+        line, start, cursor, end = replaced
+        typed = types.Range(start=types.Position(line=line, character=start),
+                            end=types.Position(line=line, character=cursor))
+        word = types.Range(start=typed.start, end=types.Position(line=line, character=end))
+        if insert_replace:
+            items = [attrs.evolve(item, text_edit=types.InsertReplaceEdit(new_text=item.label, insert=typed,
+                                                                         replace=word)) for item in items]
+        else:
+            items = [attrs.evolve(item, text_edit=types.TextEdit(range=word, new_text=item.label)) for item in items]
+    return types.CompletionList(is_incomplete=incomplete, items=items)

@@ -11,7 +11,6 @@ from lsprotocol import types
 from colosseum.models.errors import SolveCancelled
 
 log = logging.getLogger(__name__)
-CANCELLED: set[str] = set()  # tokens the client asked to cancel
 
 
 class ProgressCancelled(SolveCancelled):
@@ -24,7 +23,10 @@ def _supported(server) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def work_done(server, title: str, cancellable: bool = True):
+async def work_done(server, title: str, cancellable: bool, cancelled: set[str]):
+    """Progress ``title`` around the block, which gets ``report(message, percentage)``; a report
+    after the client cancelled (its token in ``cancelled``, the server's set) raises
+    ProgressCancelled."""
     token = f"colosseum-{uuid.uuid4().hex[:12]}"
     enabled = _supported(server)
     if enabled:
@@ -36,7 +38,7 @@ async def work_done(server, title: str, cancellable: bool = True):
             enabled = False
 
     def report(message: str, percentage: int | None = None) -> None:
-        if token in CANCELLED:
+        if token in cancelled:
             raise ProgressCancelled(title)
         if enabled:
             server.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percentage))
@@ -44,6 +46,6 @@ async def work_done(server, title: str, cancellable: bool = True):
     try:
         yield report
     finally:
-        CANCELLED.discard(token)
+        cancelled.discard(token)
         if enabled:
             server.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))

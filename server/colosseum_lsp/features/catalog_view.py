@@ -4,6 +4,7 @@ routes of a claim, and the catalog's findings (suspect claims, malformed entries
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
@@ -20,14 +21,22 @@ _CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
 SOURCE = "colosseum-catalog"
 
 
+@dataclass
+class _CatalogRead:
+    """Per project: its catalog as last read, and the files' modification times it was read at."""
+
+    stamp: tuple | None = None
+    catalog: object = None
+
+
 def project_catalog(project):
     """The project's catalog, read again only when one of its files changed."""
     directory = catalog_directory(project.root_dir)
     stamp = tuple(sorted((p.name, p.stat().st_mtime_ns) for p in directory.rglob("*.md"))) if directory.is_dir() else ()
-    cached = getattr(project, "_catalog", None)
-    if cached is None or cached[0] != stamp:
-        project._catalog = (stamp, load_catalog(directory))
-    return project._catalog[1]
+    read = project.state(_CatalogRead)
+    if read.catalog is None or read.stamp != stamp:
+        read.stamp, read.catalog = stamp, load_catalog(directory)
+    return read.catalog
 
 
 def publish_catalog_findings(ctx, project) -> None:
@@ -189,7 +198,7 @@ async def retract_entry(ctx, args) -> dict:
     except CatalogRefused as exc:
         raise CatalogCommandError(str(exc)) from exc
     problems, suspect = retraction.problems, retraction.suspect
-    project._catalog = None  # read again: the entry and what it makes suspect changed
+    project.state(_CatalogRead).catalog = None  # read again: the entry and what it makes suspect changed
     ctx.publish(project)
     return {"retracted": args[1], "suspect": suspect, "problems": [p.message for p in problems],
             "message": f"retracted `{args[1]}`; now suspect: {', '.join(suspect) or 'nothing else'}"}

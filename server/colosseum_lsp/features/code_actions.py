@@ -10,7 +10,6 @@ from lsprotocol import types
 from colosseum.checks.findings import similar_labels
 from colosseum.core.structure import Position
 from colosseum_lsp.convert import engine_position
-from colosseum_lsp.features import registry
 
 _MARKER_COMMENT = re.compile(r"^\s*%+\s*colosseum\s*:\s*obligation\b.*$", re.I)
 
@@ -88,8 +87,7 @@ def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> l
                 title=f"Mark `{claim.id}` as an obligation", kind=types.CodeActionKind.RefactorRewrite,
                 edit=_edit(uri, version, [types.TextEdit(range=types.Range(start=at, end=at),
                                                          new_text=f"{indent}% colosseum: obligation\n")])))
-    for provider in registry.CODE_ACTION_PROVIDERS:
-        actions.extend(provider(ctx, path, uri, params, snap, version))
+    actions.extend(ctx.features.code_actions(ctx, path, uri, params, snap, version))
     return actions
 
 

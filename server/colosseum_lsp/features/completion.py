@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import attrs
 from lsprotocol import types
 
 from colosseum.latex.macros import BLUEPRINT_LIST_COMMANDS, LIST_REF_COMMANDS, RANGE_REF_COMMANDS, SINGLE_REF_COMMANDS
+from colosseum_lsp import convert
+from colosseum_lsp.context import FeatureContext
 from colosseum_lsp.features.statement_text import first_line
 
 _BUILTIN = "|".join(sorted(SINGLE_REF_COMMANDS + LIST_REF_COMMANDS + RANGE_REF_COMMANDS + BLUEPRINT_LIST_COMMANDS,
@@ -43,9 +44,19 @@ def completion_context(text_before: str, extra_commands: set[str]) -> str | None
 MAX_ITEMS = 200
 
 
-def _candidates(project, snap) -> list[tuple[str, str, types.CompletionItem]]:
+class LabelCandidates:
+    """The completion feature's state: per project, its labels as ready completion items, with
+    the snapshot they were built from (one list per snapshot)."""
+
+    def __init__(self):
+        self.by_project: dict[Path, tuple[object, list]] = {}
+
+
+def _candidates(fc: FeatureContext) -> list[tuple[str, str, types.CompletionItem]]:
     """Every label as a ready completion item, built once per index snapshot."""
-    cached = getattr(project, "_completion_cache", None)
+    project, snap = fc.project, fc.snapshot
+    cache = fc.state(LabelCandidates).by_project
+    cached = cache.get(project.root_dir)
     if cached is not None and cached[0] is snap:
         return cached[1]
     index = project.index
@@ -57,19 +68,18 @@ def _candidates(project, snap) -> list[tuple[str, str, types.CompletionItem]]:
         if claim is not None:
             detail = f"{claim.kind} · {snap.graph.status.get(owner)}"
             first = first_line(claim.statement_text)
-            kind = types.CompletionItemKind.Function
+            kind = "claim"
         elif section is not None:
-            detail, first, kind = section.level, section.title, types.CompletionItemKind.Module
+            detail, first, kind = section.level, section.title, "section"
         else:
-            detail, first, kind = "label", "", types.CompletionItemKind.Reference
+            detail, first, kind = "label", "", "label"
         loc = labels[0].location
-        item = types.CompletionItem(
-            label=name, kind=kind, detail=detail,
-            documentation=f"{first}\n\n{index.relative(loc.file)}:{loc.range.start.line + 1}".strip(),
-            sort_text=("0" if claim else "1") + name)
+        item = convert.completion_item(
+            name, kind, detail, f"{first}\n\n{index.relative(loc.file)}:{loc.range.start.line + 1}".strip(),
+            ("0" if claim else "1") + name)
         out.append((name.lower(), item.sort_text, item))
     out.sort(key=lambda entry: entry[1])
-    project._completion_cache = (snap, out)
+    cache[project.root_dir] = (snap, out)
     return out
 
 
@@ -80,28 +90,22 @@ def _utf16_length(text: str) -> int:
     return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
 
 
-def label_edit_ranges(text_before: str, line_after: str, position: types.Position) -> tuple[types.Range, types.Range]:
-    """(typed, word): the label typed so far on the cursor's line (from just after the `{` or the
-    last `,`, spaces skipped, to the cursor), and that together with the rest of the label after
-    the cursor (as texlab replaces). A completion must say what it replaces: an editor's own idea
-    of a word stops at ':' or '-' (Neovim's omnifunc took `ar` of `lem:degree-ar` and dropped
-    every label)."""
+def label_edit_columns(text_before: str, line_after: str, character: int) -> tuple[int, int]:
+    """(start, end) around the cursor at ``character`` (client columns, UTF-16): the label typed
+    so far on the cursor's line starts at ``start`` (just after the `{` or the last `,`, spaces
+    skipped), and with the rest of the label after the cursor it ends at ``end`` (as texlab
+    replaces). A completion must say what it replaces: an editor's own idea of a word stops at
+    ':' or '-' (Neovim's omnifunc took `ar` of `lem:degree-ar` and dropped every label)."""
     typed = re.split(r"[{,\n]", text_before)[-1].lstrip()
-    start = types.Position(line=position.line, character=position.character - _utf16_length(typed))
     rest = _LABEL_RUN.match(line_after).group(0)
-    end = types.Position(line=position.line, character=position.character + _utf16_length(rest))
-    return types.Range(start=start, end=position), types.Range(start=start, end=end)
+    return character - _utf16_length(typed), character + _utf16_length(rest)
 
 
-def completions(ctx, path: Path, text_before: str, line_after: str = "", position: types.Position | None = None,
+def completions(fc: FeatureContext, text_before: str, line_after: str = "", position: tuple[int, int] | None = None,
                 insert_replace: bool = False) -> types.CompletionList | None:
-    """Labels for the reference argument at the cursor; with ``position``, each item says which
-    text it replaces (an InsertReplaceEdit for a client that supports one, else texlab's edit of the
-    whole label: typed part and rest)."""
-    project = ctx.project_for(path)
-    snap = project.snapshot()
-    if snap is None:
-        return None
+    """Labels for the reference argument at the cursor; with ``position`` (line, UTF-16 column),
+    each item says which text it replaces (convert.completion_list)."""
+    project, snap = fc.project, fc.snapshot
     wrappers = set(project.index.config.index.label_reference_commands)
     wrappers |= {ref.command for ref in snap.references[:20000] if ref.command not in _KNOWN}
     partial = completion_context(text_before, wrappers)
@@ -109,20 +113,15 @@ def completions(ctx, path: Path, text_before: str, line_after: str = "", positio
         return None
     wanted = partial.lower()
     items = []
-    for lowered, _sort, item in _candidates(project, snap):
+    for lowered, _sort, item in _candidates(fc):
         if wanted in lowered:
             items.append(item)
             if len(items) > MAX_ITEMS:
                 break
-    incomplete = len(items) > MAX_ITEMS
-    items = items[:MAX_ITEMS]
+    replaced = None
     if position is not None:
-        typed, word = label_edit_ranges(text_before, line_after, position)
-        # no filterText: the label is the default, and Neovim 0.7 trusts a textEdit's start only without one
-        if insert_replace:
-            items = [attrs.evolve(item, text_edit=types.InsertReplaceEdit(new_text=item.label, insert=typed,
-                                                                         replace=word)) for item in items]
-        else:
-            items = [attrs.evolve(item, text_edit=types.TextEdit(range=word, new_text=item.label)) for item in items]
+        line, character = position
+        start, end = label_edit_columns(text_before, line_after, character)
+        replaced = (line, start, character, end)
     # incomplete: the editor asks again as the author types more of the label
-    return types.CompletionList(is_incomplete=incomplete, items=items)
+    return convert.completion_list(items[:MAX_ITEMS], len(items) > MAX_ITEMS, replaced, insert_replace)

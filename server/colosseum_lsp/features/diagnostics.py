@@ -14,12 +14,21 @@ from pygls.protocol import default_converter
 from colosseum_lsp.convert import diagnostic_json, path_to_uri
 
 
+class Publications:
+    """The publisher's state: what the editor was last sent per document, and its JSON form."""
+
+    def __init__(self):
+        self.published: dict[str, tuple] = {}  # uri -> (findings, version) last published
+        self.converted: dict[str, dict] = {}  # uri -> finding -> its JSON form, as last published
+
+
 def publish_project(ctx, project, first=()) -> None:
     """Send what changed since the last publication; ``first``: URIs to send before the others
     (the documents just edited, whose author is waiting)."""
     snap = project.snapshot()
     if snap is None:
         return
+    sent = ctx.feature_state(Publications)
     per_uri: dict[str, list] = {}
     by_file = snap.diagnostics_by_file
     if not by_file and snap.diagnostics:  # a snapshot made otherwise: group them here
@@ -31,23 +40,22 @@ def publish_project(ctx, project, first=()) -> None:
     for (_source, uri), (found, _extra) in ctx.extra_diagnostics.items():
         per_uri[uri] = per_uri.get(uri, []) + list(found)
     prefix = path_to_uri(project.root_dir).rstrip("/") + "/"  # not a sibling paper-v2/
-    owned = {u for u in ctx.published if u.startswith(prefix)}
+    owned = {u for u in sent.published if u.startswith(prefix)}
     uris = sorted(set(per_uri) | owned)
     wanted = [u for u in first if u in per_uri or u in owned]
     for uri in dict.fromkeys(wanted + uris):
         found = per_uri.get(uri, [])
         # the version the index read, which is what these findings describe
         version = project.indexed_versions.get(uri)
-        doc = ctx.server.workspace.text_documents.get(uri)
-        if doc is None:
-            version = None
-        previous = ctx.published.get(uri)
+        if ctx.server.workspace.text_documents.get(uri) is None:
+            version = None  # not open: the findings are about the file on disk
+        previous = sent.published.get(uri)
         if previous is not None and previous[1] == version and (previous[0] is found or previous[0] == found):
             continue  # the same findings for the same version: nothing to tell the editor
         if previous is None and not found:
             continue
-        _send(ctx, uri, _converted(ctx, uri, found), version)
-        ctx.published[uri] = (found, version)
+        _send(ctx, uri, _converted(sent.converted, uri, found), version)
+        sent.published[uri] = (found, version)
 
 
 _CONVERTER = default_converter()
@@ -67,10 +75,9 @@ def _send(ctx, uri: str, converted: list[dict], version) -> None:
         ctx.server.text_document_publish_diagnostics(_CONVERTER.structure(params, types.PublishDiagnosticsParams))
 
 
-def _converted(ctx, uri: str, found: list) -> list[dict]:
+def _converted(cache: dict, uri: str, found: list) -> list[dict]:
     """The JSON form of a file's findings, reusing the last publication's for findings that did
     not change (most of a file's findings survive an edit)."""
-    cache = ctx._converted
     before = cache.get(uri, {})
     now = {}
     out = []

@@ -50,10 +50,14 @@ class _LeanState:
 
 
 def _state(project) -> _LeanState:
-    state = getattr(project, "_lean_state", None)
-    if state is None:
-        state = project._lean_state = _LeanState()
-    return state
+    return project.state(_LeanState)
+
+
+@dataclass
+class _ProblemsTold:
+    """Per server: the Lean problems already shown to the author."""
+
+    problems: set = field(default_factory=set)
 
 
 @registry.command("colosseum.checkLean")
@@ -216,9 +220,7 @@ def _store(ctx, project, diagnostics, snapshot) -> None:
 
 def _say_once(ctx, problem: str | None) -> None:
     """Lean missing, or a project that does not build: one message per session, not one per claim."""
-    said = getattr(ctx, "_lean_said", None)
-    if said is None:
-        said = ctx._lean_said = set()
+    said = ctx.feature_state(_ProblemsTold).problems
     if not problem or problem in said:
         return
     said.add(problem)

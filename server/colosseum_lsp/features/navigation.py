@@ -2,37 +2,35 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from lsprotocol import types
 
 from colosseum.core.structure import Position
-from colosseum_lsp.convert import location, range_, utf16_to_index
+from colosseum_lsp.context import FeatureContext
+from colosseum_lsp.convert import location, markdown_hover, utf16_to_index
 from colosseum_lsp.features.catalog_view import cite_hover, claim_catalog_lines
 from colosseum_lsp.features.statement_text import as_text
 
 
-def _label_name_at(ctx, path: Path, pos: Position):
-    hit = ctx.item_at(path, pos)
+def _label_name_at(fc: FeatureContext, pos: Position) -> str | None:
+    hit = fc.project.item_at(fc.path, pos)
     if hit is None:
-        return None, None
-    project, kind, item = hit
-    return project, (item.label if kind == "ref" else item.name)
+        return None
+    kind, item = hit
+    return item.label if kind == "ref" else item.name
 
 
-def definition(ctx, path: Path, pos: Position) -> list[types.Location] | None:
-    project, name = _label_name_at(ctx, path, pos)
+def definition(fc: FeatureContext, pos: Position) -> list[types.Location] | None:
+    name = _label_name_at(fc, pos)
     if name is None:
         return None
-    labels = project.snapshot().labels.get(name, [])
-    return [location(label.location) for label in labels] or None
+    return [location(label.location) for label in fc.snapshot.labels.get(name, [])] or None
 
 
-def references(ctx, path: Path, pos: Position, include_declaration: bool) -> list[types.Location] | None:
-    project, name = _label_name_at(ctx, path, pos)
+def references(fc: FeatureContext, pos: Position, include_declaration: bool) -> list[types.Location] | None:
+    name = _label_name_at(fc, pos)
     if name is None:
         return None
-    snap = project.snapshot()
+    snap = fc.snapshot
     out = [location(ref.location) for ref in snap.references if ref.label == name]
     if include_declaration:
         out = [location(label.location) for label in snap.labels.get(name, [])] + out
@@ -49,18 +47,16 @@ def _describer(snap):
     return describe
 
 
-def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
-    hit = ctx.item_at(path, pos)
+def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
+    hit = fc.project.item_at(fc.path, pos)
     if hit is None:
-        return _cite_hover(ctx, path, pos)
-    project, kind, item = hit
-    snap = project.snapshot()
+        return _cite_hover(fc, pos)
+    kind, item = hit
+    project, snap = fc.project, fc.snapshot
     name = item.label if kind == "ref" else item.name
     labels = snap.labels.get(name)
     if not labels:
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                        value=f"**`{name}`** is not defined anywhere in the project"),
-                           range=range_(item.location.range))
+        return markdown_hover(f"**`{name}`** is not defined anywhere in the project", item.location.range)
     owner = labels[0].owner
     claim = snap.claims.get(owner) if owner else None
     section = snap.sections.get(owner) if owner else None
@@ -82,15 +78,14 @@ def hover(ctx, path: Path, pos: Position) -> types.Hover | None:
     else:
         loc = labels[0].location
         value = f"label `{name}` at {loc.file.name}:{loc.range.start.line + 1}"
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
-                       range=range_(item.location.range))
+    return markdown_hover(value, item.location.range)
 
 
-def _cite_hover(ctx, path: Path, pos: Position) -> types.Hover | None:
+def _cite_hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
     """On a \\cite key: the catalog's statement of that result, hypotheses and source."""
-    project = ctx.project_for(path)
-    ft = project.index.text_of(path) if project.index is not None else None
+    project = fc.project
+    ft = project.index.text_of(fc.path) if project.index is not None else None
     if ft is None or pos.line >= len(ft.lines.line_starts):
         return None
     line = ft.lines.line_text(pos.line)
-    return cite_hover(ctx, project, line, utf16_to_index(line, pos.character))
+    return cite_hover(fc, project, line, utf16_to_index(line, pos.character))

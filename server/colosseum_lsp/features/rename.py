@@ -14,7 +14,8 @@ from lsprotocol import types
 
 from colosseum.catalog.rename import catalog_label_places
 from colosseum.core.structure import Position, Range
-from colosseum_lsp.convert import path_to_uri, range_
+from colosseum_lsp import convert
+from colosseum_lsp.context import FeatureContext
 from colosseum_lsp.features.catalog_view import project_catalog
 from colosseum_lsp.features.wrapper_arguments import ArgumentReading, readings, settled
 
@@ -91,31 +92,31 @@ def _refuse(places: _Places, problems: list[str], why: str) -> None:
         raise RenameError(f"cannot rename `{places.name}`: {why}: {shown}{more}")
 
 
-def prepare_rename(ctx, path: Path, pos: Position):
-    hit = ctx.item_at(path, pos)
+def prepare_rename(fc: FeatureContext, pos: Position):
+    hit = fc.project.item_at(fc.path, pos)
     if hit is None:
         return None
-    project, kind, item = hit
+    kind, item = hit
     name = item.label if kind == "ref" else item.name
-    places = _Places(project, project.snapshot(), name)
+    places = _Places(fc.project, fc.snapshot, name)
     unreadable = []
     for place in places.items:
         found = places.reading(place)
         if found is None or (found[0] != name and not found[2]):
             unreadable.append(places.where(place))
     _refuse(places, unreadable, "the name is not written out at these places (made by a wrapper)")
-    return types.PrepareRenamePlaceholder(range=range_(item.location.range), placeholder=name)
+    return convert.rename_placeholder(item.location.range, name)
 
 
-def rename(ctx, path: Path, pos: Position, new_name: str) -> types.WorkspaceEdit | None:
-    hit = ctx.item_at(path, pos)
+def rename(fc: FeatureContext, pos: Position, new_name: str) -> types.WorkspaceEdit | None:
+    hit = fc.project.item_at(fc.path, pos)
     if hit is None:
         return None
-    project, kind, item = hit
+    kind, item = hit
     old = item.label if kind == "ref" else item.name
     if not _VALID.fullmatch(new_name):
         raise RenameError(f"`{new_name}` is not a usable label (no spaces, braces, commas, % or #)")
-    snap = project.snapshot()
+    project, snap = fc.project, fc.snapshot
     if new_name in snap.labels and new_name != old:
         raise RenameError(f"label `{new_name}` already exists")
     places = _Places(project, snap, old)
@@ -129,7 +130,7 @@ def rename(ctx, path: Path, pos: Position, new_name: str) -> types.WorkspaceEdit
             continue
         text, offset, options = found
         if text == old:
-            edits[loc.file].append(types.TextEdit(range=range_(loc.range), new_text=new_name))
+            edits[loc.file].append(convert.text_edit(loc.range, new_name))
             continue
         if not options:
             unreadable.append(places.where(place))
@@ -145,18 +146,15 @@ def rename(ctx, path: Path, pos: Position, new_name: str) -> types.WorkspaceEdit
         start, end, argument = choices.pop()
         lines = project.index.text_of(loc.file).lines
         span = Range(lines.position(offset + start), lines.position(offset + end))
-        edits[loc.file].append(types.TextEdit(range=range_(span), new_text=argument))
+        edits[loc.file].append(convert.text_edit(span, argument))
     _refuse(places, unreadable, "the name is not written out at these places (made by a wrapper)")
     _refuse(places, fixed_text, f"`{new_name}` drops the text these wrappers add to their argument")
     _refuse(places, ambiguous, "these wrapper calls could make the name from more than one of their arguments")
     # the catalog's entries about the label follow it (colosseum.catalog.rename)
     for file, spans in catalog_label_places(project_catalog(project), old).items():
-        edits[file].extend(types.TextEdit(range=range_(span), new_text=new_name) for span in spans)
+        edits[file].extend(convert.text_edit(span, new_name) for span in spans)
     changes = []
     for file, file_edits in sorted(edits.items()):
-        uri = path_to_uri(file)
-        doc = ctx.server.workspace.text_documents.get(uri)
-        changes.append(types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version if doc else None),
-            edits=file_edits))
-    return types.WorkspaceEdit(document_changes=changes)
+        uri = convert.path_to_uri(file)
+        changes.append((uri, fc.document_version(uri), file_edits))
+    return convert.document_edits(changes)

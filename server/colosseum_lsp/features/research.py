@@ -28,6 +28,7 @@ from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
+from colosseum_lsp.options import EditorOptions
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +106,10 @@ async def explore_strategies(ctx, args) -> dict:
     return await _answer(ctx, project, label, run, result)
 
 
-def _budget_option(options: dict) -> int | None:
+def _budget_option(options: EditorOptions) -> int | None:
     """``budget.max_calls`` of the editor's options, refused when it is not a positive whole number."""
+    if options.problem("budget"):  # an invalid budget: never run without the limit the author meant
+        raise ResearchError(options.problem("budget"))
     budget = options.get("budget")
     if budget is not None and not isinstance(budget, dict):
         raise ResearchError(f"the `budget` setting must be a table like {{\"max_calls\": 200}}, not {budget!r}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from colosseum.loops.review import LocalReviewer
 from colosseum.loops.review.anchoring import DocumentText
@@ -40,11 +39,9 @@ class ProjectReviews:
     registering: bool = False  # a registration of files that newly hold findings is scheduled
 
 
-STATE: dict[Path, ProjectReviews] = {}
-
-
 def state_of(project) -> ProjectReviews:
-    return STATE.setdefault(project.root_dir, ProjectReviews())
+    """The review feature's state for a project (kept with the project, which the server owns)."""
+    return project.state(ProjectReviews)
 
 
 def diagnostic(critique, prefix: str = "") -> Diagnostic | None:

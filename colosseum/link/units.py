@@ -1,4 +1,4 @@
-"""What the linker (colosseum.link.linker) reads and makes: the visits of a walk, the units of a
+"""What the linker (colosseum.link.linker) makes from the visits of a walk (colosseum.project.walk): the units of a
 build (what one chunk contributed in one state), the proofs waiting for their claim, and the
 results per root."""
 
@@ -10,23 +10,8 @@ from pathlib import Path
 
 from colosseum.project.chunks import Chunk
 from colosseum.project.analysis import FileAnalysis
-from colosseum.project.files import FileText
+from colosseum.project.walk import Visit  # noqa: F401 (the linker's vocabulary: what it reads)
 from colosseum.core.structure import ORDER_SHIFT, Claim, Label, Proof, Reference, Section
-
-
-@dataclass(slots=True, eq=False)
-class Visit:
-    """One file as read by one root, with the files it includes (by include index)."""
-
-    path: Path
-    rel: str
-    text: FileText
-    scan: object  # the ScanResult this visit read
-    chunks: list[Chunk] = field(default_factory=list)
-    children: dict[int, "Visit"] = field(default_factory=dict)
-    table: object = None  # the MacroTable it is read with
-    first_scan: object = None  # its scan before what its includes define (== scan without them)
-    updates: list = field(default_factory=list)  # (offset, table): what its includes define
 
 
 @dataclass(slots=True)

@@ -99,7 +99,7 @@ class Linker(Splicing):
             problems.append(EnvProblem(path, start, end, "unterminated-environment",
                                        f"\\begin{{{env}}} is never closed", anchor))
         result.problems = problems
-        result._units = units  # its label list and references, when asked
+        result.read(units)  # its label list and references, when asked
         self.roots.append(result)
         self.root_units.append(units)
         return result

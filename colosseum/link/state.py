@@ -296,14 +296,14 @@ class LinkState:
             old_units = self.root_units.get(root)
             old_labels = self.root_labels.get(root)
             if old_units is not None and old_labels is not None and old_units == units:
-                result._labels = old_labels  # the same units in the same order: nothing changed here
+                result.keep_labels(old_labels)  # the same units in the same order: nothing changed here
                 change.root_names[root], change.root_added[root], change.root_removed[root] = set(), [], []
                 new_units[root], new_labels[root] = units, old_labels
                 continue
             if len(linker.roots) == 1 and not self.shared and len(units) == len(self.units) and (
                     old_units is None or change.full or old_labels is self.labels_before):
                 # the only root, reading every unit once: its definitions are the project's
-                result._labels = self.labels
+                result.keep_labels(self.labels)
                 if old_units is None or change.full:
                     change.root_names[root], change.root_added[root] = set(self.labels), list(units)
                     change.root_removed[root] = []
@@ -346,7 +346,7 @@ class LinkState:
                 change.root_names[root] = names
                 change.root_added[root] = added
                 change.root_removed[root] = removed
-            result._labels = table
+            result.keep_labels(table)
             new_units[root] = units
             new_labels[root] = table
         self.root_units, self.root_labels = new_units, new_labels

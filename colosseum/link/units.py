@@ -30,9 +30,17 @@ class RootResult:
     files: list[Path] = field(default_factory=list)
     problems: list[EnvProblem] = field(default_factory=list)
     _labels: dict[str, list[Label]] | None = None
-    _units: list = field(default_factory=list, repr=False)  # the units read, in reading order
+    _units: list[Unit] = field(default_factory=list, repr=False)  # the units read, in reading order
     _label_list: list[Label] | None = field(default=None, repr=False)
     _references: list[Reference] | None = field(default=None, repr=False)
+
+    def read(self, units: list[Unit]) -> None:
+        """The units the root read, in reading order (its labels and references come from them)."""
+        self._units = units
+
+    def keep_labels(self, table: dict[str, list[Label]]) -> None:
+        """Its label table, when colosseum.link.state has it already (kept or updated by difference)."""
+        self._labels = table
 
     @property
     def label_list(self) -> list[Label]:

@@ -10,6 +10,7 @@ package's face and left out.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parent.parent / "colosseum"
@@ -50,16 +51,21 @@ def _package(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and (ENGINE / parts[1]).is_dir() else None
 
 
+@cache
+def _modules() -> tuple[tuple[Path, str, ast.Module], ...]:
+    """(path, module name, syntax tree) of every module of the engine, read once per test run."""
+    return tuple((path, _module_name(path), ast.parse(path.read_text(encoding="utf-8"), str(path)))
+                 for path in sorted(ENGINE.rglob("*.py")))
+
+
 def package_imports() -> dict[str, dict[str, set[str]]]:
     """package -> package it imports -> the modules whose imports make that edge."""
     graph: dict[str, dict[str, set[str]]] = {}
-    for path in sorted(ENGINE.rglob("*.py")):
-        module = _module_name(path)
+    for path, module, tree in _modules():
         package = _package(module)
         if package is None:
             continue  # the face: colosseum/__init__.py, __main__.py
         graph.setdefault(package, {})
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for name in _imported(tree, module, path.name == "__init__.py"):
             other = _package(name)
             if other is not None and other != package:
@@ -138,3 +144,20 @@ def test_the_reader_sees_function_local_and_type_checking_imports():
     assert {"colosseum.index", "colosseum.graph.dag", "colosseum.link.state", "colosseum.link.splice"} <= found
     assert package_cycles({"a": {"b": set()}, "b": {"c": set()}, "c": {"a": set()}, "d": {"a": set()}}) \
         == [["a", "b", "c"]]
+
+
+def test_the_pipeline_imports_its_own_modules_at_the_top():
+    """An import of an engine module inside a function is how an import circle hides: the
+    pipeline's packages import each other only at the top of a module (an import that costs,
+    like networkx for the graph's mirror, may still wait until it is needed)."""
+    hidden = []
+    for path, module, tree in _modules():
+        if _package(module) not in PIPELINE:
+            continue
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            inner = ast.Module(body=function.body, type_ignores=[])
+            for name in sorted(_imported(inner, module, path.name == "__init__.py")):
+                hidden.append(f"{module}.{function.name} imports {name}")
+    assert not hidden, "; ".join(hidden)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
+from colosseum.core.source_text import Anchor
 from colosseum.project.chunks import Chunk
 from colosseum.project.analysis import FileAnalysis
 from colosseum.project.walk import Visit  # noqa: F401 (the linker's vocabulary: what it reads)
@@ -21,7 +22,7 @@ class EnvProblem:
     end: int
     code: str
     message: str
-    anchor: object = None
+    anchor: Anchor | None = None  # where the chunk is now (None: offsets are the file's)
 
 
 @dataclass

@@ -109,7 +109,7 @@ def _shape(scan) -> tuple:
 class Walker:
     def __init__(self, source: WalkSource):
         self.source = source
-        self._resolved: dict[tuple[Path, ...], object] = {}
+        self._resolved: dict[tuple[Path, ...], Path | IncludeTargetProblem | None] = {}
         self._include_targets: dict[tuple, tuple] = {}
         self.last: Walk | None = None
 

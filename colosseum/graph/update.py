@@ -12,7 +12,8 @@ on whether the project declares its dependencies with ``\\uses`` (a blueprint): 
 ``\\uses`` comes or its last goes, which is rare, the graph is built from nothing.
 
 Whatever this cannot follow (sections added, removed or nested differently, a first build) is
-built from nothing, with the same code.
+built from nothing, with the same code. It reads the build through a GraphInput
+(colosseum.graph.view), never the index: this is the graph's own update (DependencyGraph.build).
 """
 
 from __future__ import annotations

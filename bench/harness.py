@@ -175,8 +175,8 @@ def fresh_copy(src: Path, dest: Path) -> Path:
 
 
 def check_engine(ctx: Ctx) -> None:
-    if not (REPO / "colosseum" / "index.py").is_file():
-        ctx.engine_ok, ctx.engine_reason = False, "engine not available yet (colosseum/index.py missing)"
+    if not (REPO / "colosseum" / "index" / "project_index.py").is_file():
+        ctx.engine_ok, ctx.engine_reason = False, "engine not available yet (colosseum/index/project_index.py missing)"
         return
     probe = subprocess.run([PY, "-c", "import colosseum.index.project_index, colosseum.cli.main"], cwd=ctx.tmp,
                            env=engine_env(), capture_output=True, text=True)

@@ -9,19 +9,28 @@ way out, instead of mixing the documents up in silence.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from colosseum.checks.family import Entry, EveryBuild, code
+from colosseum.checks.view import BuildView
 from colosseum.core.structure import Diagnostic, Position, Range
+from colosseum.link.units import RootResult
 
-if TYPE_CHECKING:
-    from colosseum.index import ProjectIndex
-
-CODE = "colosseum/separate-documents"
+CODE = code("separate-documents")
 EXAMPLES = 3  # labels named in the message
 
 
-def document_groups(index: "ProjectIndex") -> list[list[Path]]:
+class SeparateDocuments(EveryBuild):
+    name = "separate-documents"
+    codes = ("separate-documents",)
+    depends_on = ("root_results", "relative", "text_of")
+
+    def find(self, view: BuildView) -> Iterator[Entry]:
+        return ((diag, None) for diag in separate_document_findings(view))
+
+
+def document_groups(root_results: Sequence[RootResult]) -> list[list[Path]]:
     """The roots grouped into documents: two roots that read a common file are one document."""
     parent: dict[Path, Path] = {}
 
@@ -31,7 +40,7 @@ def document_groups(index: "ProjectIndex") -> list[list[Path]]:
         return root
 
     first_reader: dict[Path, Path] = {}
-    for result in index.root_results:
+    for result in root_results:
         parent.setdefault(result.root, result.root)
         for f in result.files:
             reader = first_reader.setdefault(f, result.root)
@@ -42,13 +51,13 @@ def document_groups(index: "ProjectIndex") -> list[list[Path]]:
     return sorted(sorted(g) for g in groups.values())
 
 
-def separate_document_findings(index: "ProjectIndex") -> list[Diagnostic]:
-    if len(index.root_results) < 2:
+def separate_document_findings(view: BuildView) -> list[Diagnostic]:
+    if len(view.root_results) < 2:
         return []
-    groups = document_groups(index)
+    groups = document_groups(view.root_results)
     if len(groups) < 2:
         return []
-    labels_of_root = {result.root: result.labels.keys() for result in index.root_results}
+    labels_of_root = {result.root: result.labels.keys() for result in view.root_results}
     defined = [set().union(*(labels_of_root[root] for root in group)) for group in groups]
     out = []
     for i, group in enumerate(groups):
@@ -64,18 +73,18 @@ def separate_document_findings(index: "ProjectIndex") -> list[Diagnostic]:
         names = sorted(clashing)
         shown = ", ".join(f"`{n}`" for n in names[:EXAMPLES])
         more = f" and {len(names) - EXAMPLES} more labels" if len(names) > EXAMPLES else ""
-        other_names = ", ".join(index.relative(p) for p in sorted(others))
+        other_names = ", ".join(view.relative(p) for p in sorted(others))
         for root in group:
-            message = (f"{index.relative(root)} and {other_names} are separate documents (they read no file in "
+            message = (f"{view.relative(root)} and {other_names} are separate documents (they read no file in "
                        f"common) but both define {shown}{more}: labels are matched across the whole folder, so "
                        "references, the dependency graph and rename would mix them up. Name the root in "
                        "colosseum.toml (root = \"...\"), or give each document its own folder with a colosseum.toml")
-            out.append(Diagnostic(root, _documentclass_range(index, root), "warning", CODE, message))
+            out.append(Diagnostic(root, _documentclass_range(view, root), "warning", CODE, message))
     return out
 
 
-def _documentclass_range(index: "ProjectIndex", root: Path) -> Range:
-    ft = index.text_of(root)
+def _documentclass_range(view: BuildView, root: Path) -> Range:
+    ft = view.text_of(root)
     if ft is not None:
         at = ft.text.find("\\documentclass")
         if at >= 0:

@@ -17,13 +17,14 @@ from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
 from colosseum.core.structure import Edge
+from colosseum.graph.update import build_graph
+from colosseum.graph.view import GraphInput
+from colosseum.link.state import LinkChange
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     import networkx
-
-    from colosseum.index import ProjectIndex
 
 DEPENDENCY_KINDS = ("statement-uses", "proof-uses")
 STATUSES = ("proved", "open", "obligation", "conditional", "formal")
@@ -65,14 +66,11 @@ class DependencyGraph:
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
-    def build(cls, index: "ProjectIndex", previous: "DependencyGraph | None" = None,
-              change=None) -> "DependencyGraph":
-        """The graph of the index's current claims and references: made from ``previous`` by
-        what the last build changed (``change``, a colosseum.link.state.LinkChange) when it can,
-        else from nothing."""
-        from colosseum.graph.update import update
-
-        return update(cls, index, previous, change)
+    def build(cls, build: GraphInput, previous: "DependencyGraph | None" = None,
+              change: LinkChange | None = None) -> "DependencyGraph":
+        """The graph of a build's claims and references: made from ``previous`` by what the
+        build changed (``change``) when it can, else from nothing (colosseum.graph.update)."""
+        return build_graph(cls, build, previous, change)
 
     @property
     def edges(self) -> list[Edge]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from colosseum.core.structure import Diagnostic
 
 if TYPE_CHECKING:
-    from colosseum.index import ProjectIndex
+    from colosseum.graph.view import DrawnProject as ProjectIndex  # what a drawing reads of the index
 
 # the drawings colour a claim Lean has checked apart ("formal"); in the JSON its status is "proved"
 # (the status values are public: proved, open, obligation, conditional) and "lean_checked" is true

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from colosseum.graph.export import STATUS_COLOURS, drawn_status, node_records
 
 if TYPE_CHECKING:
-    from colosseum.index import ProjectIndex
+    from colosseum.graph.view import DrawnProject as ProjectIndex  # what a drawing reads of the index
 
 _PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>__TITLE__</title>

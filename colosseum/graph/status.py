@@ -15,30 +15,31 @@ edit ``update_statuses`` and ``keep_cycles``, both over the same rules.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from collections.abc import Iterable
+from colosseum.core.structure import Claim
+from colosseum.graph.view import GraphInput
 
+if TYPE_CHECKING:
     from colosseum.graph.dag import DependencyGraph
-    from colosseum.index import ProjectIndex
 
 ORIGINS = ("obligation", "open")  # what a proof resting on is conditional
 _RANK = {"obligation": 3, "open": 2, "conditional": 1}  # what a section's status summarises, worst first
 
 
-def settle_statuses(graph: "DependencyGraph", index: "ProjectIndex") -> None:
+def settle_statuses(graph: DependencyGraph, build: GraphInput) -> None:
     """Every node's status, from nothing."""
-    graph._formal = frozenset(index.formal_labels)
+    graph._formal = build.formal_labels
     base = graph._base
-    for cid, claim in index.claims.items():
+    for cid, claim in build.claims.items():
         base[cid] = claim_status(claim, cid in graph._formal)
-    base.update(section_bases(graph, index))
+    base.update(section_bases(graph, build))
     find_conditional(graph)
     summarise_sections(graph)
 
 
-def claim_status(claim, formal: bool) -> str:
+def claim_status(claim: Claim, formal: bool) -> str:
     if formal:
         return "formal"  # checked by Lean: never conditional on the paper's gaps
     if claim.role == "conjecture":
@@ -56,11 +57,11 @@ def claim_status(claim, formal: bool) -> str:
     return "proved"  # definitions and remarks: nothing to prove
 
 
-def section_bases(graph: "DependencyGraph", index: "ProjectIndex") -> dict[str, str]:
+def section_bases(graph: DependencyGraph, build: GraphInput) -> dict[str, str]:
     """Each section's own status: an obligation section stays an obligation until it holds a
     claim and every claim in it (its subsections' too) is proved; any other section is proved
     (what it holds is summarised afterwards, by summarise_sections)."""
-    sections = index.sections
+    sections = build.sections
     bases = dict.fromkeys(sections, "proved")
     marked = {sid for sid, section in sections.items() if section.obligation}
     if not marked:
@@ -83,7 +84,7 @@ def section_bases(graph: "DependencyGraph", index: "ProjectIndex") -> dict[str, 
     return bases
 
 
-def summarise_sections(graph: "DependencyGraph") -> None:
+def summarise_sections(graph: DependencyGraph) -> None:
     """A section's status says what it holds: obligation if it (or anything in it) is an open
     obligation, else open if it holds an open claim, else conditional if it holds a conditional
     claim, else proved. Its own prose references never make it conditional."""
@@ -109,7 +110,7 @@ def summarise_sections(graph: "DependencyGraph") -> None:
         status[sid] = names.get(rank, "proved")
 
 
-def find_conditional(graph: "DependencyGraph") -> None:
+def find_conditional(graph: DependencyGraph) -> None:
     """Statuses from the base ones: proved, but a proof-uses path leads back to something not
     settled (an open obligation, or a claim with no proof, e.g. a conjecture), is conditional (the
     path is kept, from the first such origin in name order)."""
@@ -141,14 +142,14 @@ def find_conditional(graph: "DependencyGraph") -> None:
 
 
 # ---- from the last graph ---------------------------------------------------------------------------
-def update_statuses(graph: "DependencyGraph", previous: "DependencyGraph", index: "ProjectIndex",
-                    nodes: "Iterable[str]", base_changed: set[str], proof_sources: set[str],
+def update_statuses(graph: DependencyGraph, previous: DependencyGraph, build: GraphInput,
+                    nodes: Iterable[str], base_changed: set[str], proof_sources: set[str],
                     removed_nodes: set[str]) -> None:
     """The statuses of a graph made from ``previous``: ``nodes`` were read afresh, the sections in
     ``base_changed`` gained or lost a claim or subsection, the nodes in ``proof_sources`` had
     proof-uses edges come or go, and ``removed_nodes`` are gone."""
-    claims, sections = index.claims, index.sections
-    formal = frozenset(index.formal_labels)
+    claims, sections = build.claims, build.sections
+    formal = build.formal_labels
     graph._formal = formal
     todo = set(nodes) | base_changed | (formal ^ previous._formal)
     base = graph._base
@@ -171,7 +172,7 @@ def update_statuses(graph: "DependencyGraph", previous: "DependencyGraph", index
                 base[node] = new
             changed.append((node, old, new))
     if changed or sections_touched:  # an obligation section waits on the claims in it
-        for node, new in section_bases(graph, index).items():
+        for node, new in section_bases(graph, build).items():
             old = base.get(node)
             if new != old:
                 base[node] = new
@@ -201,7 +202,7 @@ def update_statuses(graph: "DependencyGraph", previous: "DependencyGraph", index
     summarise_sections(graph)
 
 
-def keep_cycles(graph: "DependencyGraph", previous: "DependencyGraph",
+def keep_cycles(graph: DependencyGraph, previous: DependencyGraph,
                 truth_added: list[tuple[str, str]], truth_removed: list[tuple[str, str]]) -> None:
     """Hand the last graph's circular groups to this one when the truth edges that came
     (``truth_added``) and went (``truth_removed``) cannot have changed them; else leave them to

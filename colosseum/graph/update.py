@@ -12,21 +12,24 @@ on whether the project declares its dependencies with ``\\uses`` (a blueprint): 
 ``\\uses`` comes or its last goes, which is rare, the graph is built from nothing.
 
 Whatever this cannot follow (sections added, removed or nested differently, a first build) is
-built from nothing, with the same code.
+built from nothing, with the same code. It reads the build through a GraphInput
+(colosseum.graph.view), never the index: this is the graph's own update (DependencyGraph.build).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from colosseum.core.structure import Claim, Edge, Reference, Section
 from colosseum.graph.status import keep_cycles, settle_statuses, update_statuses
-from colosseum.core.structure import Edge
+from colosseum.graph.view import GraphInput, LinkedUnits
+from colosseum.link.state import LinkChange
+from colosseum.link.units import Unit
 
 if TYPE_CHECKING:
     from colosseum.graph.dag import DependencyGraph
-    from colosseum.index import ProjectIndex
-    from colosseum.link.state import LinkChange
 
 _ADJACENCY = ("succ", "_pred", "proof_succ", "truth_succ")
 # count keys that are not edges: proof references that reach a claim through a label inside it,
@@ -40,8 +43,8 @@ _NOT_EDGES = (INNER, USES, DECLARES[2])
 class _Edges:
     """What one reference makes, against the build's labels, claims and sections."""
 
-    def __init__(self, index: "ProjectIndex"):
-        self.claims, self.sections, self.owner = index.claims, index.sections, index.label_owner
+    def __init__(self, build: GraphInput):
+        self.claims, self.sections, self.owner = build.claims, build.sections, build.label_owner
         self.chains: dict[str | None, set[str]] = {}
 
     def chain(self, node: str | None) -> set[str]:
@@ -63,7 +66,7 @@ class _Edges:
         item = self.claims.get(node) or self.sections.get(node)
         return item.order if item is not None else 0
 
-    def key(self, ref) -> tuple[str, str, str] | None:
+    def key(self, ref: Reference) -> tuple[str, str, str] | None:
         user = ref.owner
         part = ref.part
         if user is None or part == "proof-title" or ref.command == "proves":
@@ -80,7 +83,7 @@ class _Edges:
         # a section's prose is what it says, not a proof: its references are statement-uses
         return (used, user, "proof-uses" if part == "proof" else "statement-uses")
 
-    def of_unit(self, unit) -> dict[tuple[str, str, str], int]:
+    def of_unit(self, unit: Unit) -> dict[tuple[str, str, str], int]:
         counts: dict[tuple[str, str, str], int] = {}
         key, claims = self.key, self.claims
         for ref in unit.refs:
@@ -102,18 +105,21 @@ class _Edges:
         return counts
 
 
-def update(cls, index: "ProjectIndex", previous: "DependencyGraph | None", change: "LinkChange | None"):
-    state = index._link_state
-    parents = {sid: s.parent for sid, s in index.sections.items()}
+def build_graph(cls: type[DependencyGraph], build: GraphInput, previous: DependencyGraph | None,
+                change: LinkChange | None) -> DependencyGraph:
+    """The graph of ``build`` (DependencyGraph.build): from ``previous`` by ``change`` when it
+    can follow it, else from nothing."""
+    parents = {sid: s.parent for sid, s in build.sections.items()}
     if previous is None or change is None or change.full:
-        return _full(cls, index, state, parents)
-    return _Update(cls, index, previous, change, state, parents).run()
+        return _full(cls, build, parents)
+    return _Update(cls, build, previous, change, parents).run()
 
 
 # ---- from nothing ----------------------------------------------------------------------------------
-def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph":
+def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str | None]) -> DependencyGraph:
     graph = cls()
-    edges = _Edges(index)
+    state = build.links
+    edges = _Edges(build)
     counts: dict[tuple[str, str, str], int] = {}
     for unit in state.units:
         unit.edge_counts = mine = edges.of_unit(unit)
@@ -122,7 +128,7 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
     graph._counts = counts
     graph._dependencies = {key: Edge(*key) for key in counts if key[2] not in _NOT_EDGES}
     graph._declares_uses = blueprint = DECLARES in counts
-    claims, sections = index.claims, index.sections
+    claims, sections = build.claims, build.sections
     succ, pred, proof_succ, truth_succ = graph.succ, graph._pred, graph.proof_succ, graph.truth_succ
     for key in graph._dependencies:
         used, user, kind = key
@@ -153,12 +159,12 @@ def _full(cls, index: "ProjectIndex", state, parents: dict) -> "DependencyGraph"
             if parent in sections:
                 graph._section_contains[(parent, sid)] = Edge(parent, sid, "contains")
     graph._contained = contained
-    settle_statuses(graph, index)
+    settle_statuses(graph, build)
     graph._edges = None
     return graph
 
 
-def _closes(counts: dict, claims: dict, sections: dict, used: str, user: str, blueprint: bool) -> bool:
+def _closes(counts: dict[tuple[str, str, str], int], claims: Mapping[str, Claim], sections: Mapping[str, Section], used: str, user: str, blueprint: bool) -> bool:
     """Whether the edge ``used -> user`` can close a circular argument. A section is not an
     argument: no circle runs through one. A statement closes one when it uses a definition. In a
     project that declares its dependencies with ``\\uses`` (``blueprint``, as leanblueprint does),
@@ -183,9 +189,10 @@ def _closes(counts: dict, claims: dict, sections: dict, used: str, user: str, bl
 
 # ---- from the last graph ---------------------------------------------------------------------------
 class _Update:
-    def __init__(self, cls, index: "ProjectIndex", previous: "DependencyGraph", change: "LinkChange", state,
-                 parents: dict):
-        self.index, self.previous, self.change, self.state = index, previous, change, state
+    def __init__(self, cls: type[DependencyGraph], build: GraphInput, previous: DependencyGraph,
+                 change: LinkChange, parents: dict[str, str | None]):
+        self.build, self.previous, self.change = build, previous, change
+        self.state: LinkedUnits = build.links
         graph = self.graph = cls()
         # what readers of the last graph see is copied; the bookkeeping only the next graph reads
         # is handed over (the last graph is not made into another one again)
@@ -205,16 +212,16 @@ class _Update:
         graph._order = dict(previous._order)
         graph._declares_uses = previous._declares_uses  # until the counts say otherwise (see run)
         self.owned: dict[str, set[str]] = {name: set() for name in _ADJACENCY}  # sets copied for this graph
-        self.edges = _Edges(index)
+        self.edges = _Edges(build)
         self.proof_sources: set[str] = set()  # nodes whose proof-uses edges changed
         self.truth_added: list[tuple[str, str]] = []
         self.truth_removed: list[tuple[str, str]] = []
         self.base_changed: set[str] = set()
         self.removed_nodes: set[str] = set()
 
-    def run(self) -> "DependencyGraph":
-        graph, index, change = self.graph, self.index, self.change
-        claims, sections = index.claims, index.sections
+    def run(self) -> DependencyGraph:
+        graph, build, change = self.graph, self.build, self.change
+        claims, sections = build.claims, build.sections
         recount = set(change.pending_units)
         for name in change.owners:
             recount.update(self.state.by_ref.get(name, ()))
@@ -275,7 +282,7 @@ class _Update:
         if (DECLARES in graph._counts) != graph._declares_uses:
             # the first \uses came or the last went: which references close a circle changed
             # throughout (rare: built from nothing)
-            return _full(type(graph), index, self.state, graph._section_parent)
+            return _full(type(graph), build, graph._section_parent)
         for node in roles_changed:
             for user in list(graph.succ.get(node, ())):
                 self._pair(node, user)
@@ -287,7 +294,7 @@ class _Update:
                 for used in graph._pred.get(node, ()):
                     if node in truth.get(used, ()):
                         self._direction(used, node, True)
-        update_statuses(graph, self.previous, index, change.nodes, self.base_changed, self.proof_sources,
+        update_statuses(graph, self.previous, build, change.nodes, self.base_changed, self.proof_sources,
                         self.removed_nodes)
         keep_cycles(graph, self.previous, self.truth_added, self.truth_removed)
         graph._edges = None
@@ -349,7 +356,7 @@ class _Update:
         self._member("_pred", user, used, proof or statement)
         if self._member("proof_succ", used, user, proof):
             self.proof_sources.add(used)
-        truth = _closes(counts, self.index.claims, self.index.sections, used, user, self.graph._declares_uses)
+        truth = _closes(counts, self.build.claims, self.build.sections, used, user, self.graph._declares_uses)
         if self._member("truth_succ", used, user, truth):
             (self.truth_added if truth else self.truth_removed).append((used, user))
         self._direction(used, user, truth)
@@ -368,7 +375,7 @@ class _Update:
         """Sections came, went or moved in the tree: the contains edges and counts follow, and
         the references whose use depends on where a node sits (a section citing its own
         content, a claim citing its section) are counted again, for every node under them."""
-        graph, sections, state = self.graph, self.index.sections, self.state
+        graph, sections, state = self.graph, self.build.sections, self.state
         old, new = self.previous._section_parent, graph._section_parent
         missing = object()
         changed = {sid for sid in old.keys() | new.keys() if old.get(sid, missing) != new.get(sid, missing)}
@@ -394,7 +401,7 @@ class _Update:
                 stack.extend(below.get(sid, ()))
         nodes = set(affected)
         nodes.update(cid for cid, info in graph._claim_info.items() if info[0] in affected)
-        nodes.update(cid for cid, claim in self.index.claims.items() if claim.section in affected)
+        nodes.update(cid for cid, claim in self.build.claims.items() if claim.section in affected)
         for node in nodes:
             units = state.by_node.get(node, ())
             recount.update(units)
@@ -404,7 +411,7 @@ class _Update:
                         recount.update(state.by_ref.get(label.name, ()))
 
     def _move_claim(self, cid: str, old: str | None, new: str | None) -> None:
-        graph, sections = self.graph, self.index.sections
+        graph, sections = self.graph, self.build.sections
         if old == new:
             return
         if old is not None:

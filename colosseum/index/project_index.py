@@ -8,20 +8,23 @@ one file; the roots are then re-walked and re-linked from cached pieces.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 
-from colosseum.project.chunks import Chunk, split
-from colosseum.settings.project import ProjectConfig, load_config
 from colosseum.checks.state import DiagnosticState
-from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
-from colosseum.latex.incremental import rescan
+from colosseum.checks.view import BuildView
+from colosseum.core.structure import Claim, Diagnostic, Label, Reference, Section
+from colosseum.graph.dag import DependencyGraph
+from colosseum.graph.view import GraphInput
 from colosseum.latex.events import ScanResult
-from colosseum.latex.scanner import scan
-from colosseum.link.state import LinkChange, LinkState
-from colosseum.link.linker import Linker, RootResult, Visit
+from colosseum.latex.incremental import rescan
 from colosseum.latex.macros import MacroTable
+from colosseum.latex.scanner import scan
+from colosseum.link.linker import Linker, RootResult, Unit
+from colosseum.link.state import LinkChange, LinkState
+from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
+from colosseum.project.chunks import Chunk, split
 from colosseum.project.files import (
     FileText,
     discover_roots,
@@ -30,10 +33,9 @@ from colosseum.project.files import (
     root_signature,
     text_from_editor,
 )
-from colosseum.project.walk import IncludeProblem, Walker
 from colosseum.project.root_order import link_order, reading_rank
-from colosseum.core.structure import Claim, Diagnostic, Label, Reference, Section
-
+from colosseum.project.walk import IncludeProblem, Visit, Walker
+from colosseum.settings.project import ProjectConfig, load_config
 
 
 class ProjectError(Exception):
@@ -54,18 +56,18 @@ class IndexSnapshot:
     theorem_environments: frozenset[str] = DEFAULT_THEOREM_ENVIRONMENTS
     kind_names: dict[str, str] = field(default_factory=dict)  # environment -> the name the paper declared
     file_roots: dict[Path, list[Path]] = field(default_factory=dict)
-    graph: object = None  # DependencyGraph
+    graph: DependencyGraph | None = None
     diagnostics: list[Diagnostic] | None = None
     diagnostics_by_file: dict[Path, list[Diagnostic]] = field(default_factory=dict)  # a file's list is
     # the same object from one snapshot to the next while its findings stay the same
-    units: list = field(default_factory=list)  # what each chunk of each file contributed, reading order
-    _units_by_path: dict | None = None
+    units: list[Unit] = field(default_factory=list)  # what each chunk of each file contributed, reading order
+    _units_by_path: dict[Path, list[Unit]] | None = None
 
     def kind_name(self, kind: str) -> str:
         """A claim's kind as the paper prints it: ``\\newtheorem{lem}{Lemma}`` makes ``lem`` a Lemma."""
         return self.kind_names.get(kind) or kind.capitalize()
 
-    def units_of(self, path: Path) -> list:
+    def units_of(self, path: Path) -> list[Unit]:
         """The units (colosseum.link.units.Unit: a chunk's labels, references, claims...) read
         from one file, in reading order."""
         table = self._units_by_path
@@ -293,7 +295,7 @@ class ProjectIndex:
         gc.disable()
         try:
             self._build(base, snap, changed)
-            snap.diagnostics = self._diagnostic_state.update(self, self.last_change)
+            snap.diagnostics = self._diagnostic_state.update(self.build_view(), self.last_change)
             snap.diagnostics_by_file = self._diagnostic_state.by_file
             self.last_work.files_with_new_findings = self._diagnostic_state.last_dirty
         except BaseException:
@@ -310,7 +312,9 @@ class ProjectIndex:
         self.snapshot = snap
 
     def _build(self, base: MacroTable, snap: IndexSnapshot, changed: list[Path] | None = None) -> None:
-        walk = self._walker.walk(base, changed)
+        roots_named = bool(self.config.index.roots) or self.explicit_root is not None
+        walk = self._walker.walk(self.roots, base, changed, roots_named)
+        self.roots = list(walk.roots)  # a root another root reads is a part of that document
         walks = walk.walks
         work = self.last_work = BuildWork(files_walked=0 if walk.reused is not None else len(walk.visits))
         snap.include_problems = walk.problems
@@ -371,9 +375,7 @@ class ProjectIndex:
                     roots.append(result.root)
         if snap.file_roots == self.snapshot.file_roots:
             snap.file_roots = self.snapshot.file_roots  # the same: keep the last one
-        from colosseum.graph.dag import DependencyGraph
-
-        snap.graph = DependencyGraph.build(self, self.snapshot.graph, self.last_change)
+        snap.graph = DependencyGraph.build(self._graph_input(), self.snapshot.graph, self.last_change)
 
     def _discover(self) -> None:
         self._walker.forget()
@@ -390,7 +392,11 @@ class ProjectIndex:
         self.roots = [r.resolve() for r in found.roots]
         self.root_problems = found.problems
 
-    def _scan(self, path: Path, ft: FileText, table: MacroTable, updates: list[tuple[int, MacroTable]]) -> ScanResult:
+    def scan_file(self, path: Path, ft: FileText, table: MacroTable,
+                  updates: list[tuple[int, MacroTable]]) -> ScanResult:
+        """The scan of ``ft`` read with ``table`` (and ``updates``: the tables what it includes
+        makes, at their offsets), cached by text version and tables; an edit is rescanned from
+        the last scan of the file where it can be (colosseum.latex.incremental)."""
         entry = self._scans.get(path)
         if entry is None or entry.version != ft.version:
             entry = self._scans[path] = _ScanEntry(ft.version)
@@ -443,6 +449,26 @@ class ProjectIndex:
             self._moved_chunks.update(moved)
         visit.chunks = chunks
 
+    # ---- what the later stages read ----------------------------------------------------------------
+    def _graph_input(self) -> GraphInput:
+        """The current build (during a rebuild: the one being built), as the graph reads it."""
+        current = self._current()
+        return GraphInput(current.claims, current.sections, current.label_owner, self._link_state,
+                          frozenset(self.formal_labels))
+
+    def build_view(self) -> BuildView:
+        """The current build (during a rebuild: the one being built), as the checks read it."""
+        current = self._current()
+        return BuildView(
+            root_dir=self.root_dir, roots=self.roots, root_problems=self.root_problems,
+            config_path=self.config.path, config_problems=self.config.problems,
+            file_roots=current.file_roots, root_results=current.root_results,
+            include_problems=current.include_problems, file_chunks=self._file_chunks,
+            claims=current.claims, sections=current.sections, labels=current.labels,
+            label_owner=current.label_owner, graph=current.graph, links=self._link_state,
+            text_of=self.text_of, relative=self.relative,
+        )
+
     # ---- results ---------------------------------------------------------------------------------
     def diagnostics(self) -> list[Diagnostic]:
         return list(self.snapshot.diagnostics or ())
@@ -457,16 +483,12 @@ class ProjectIndex:
             return False
         self.formal_labels.clear()
         self.formal_labels.update(labels)
-        from dataclasses import replace
-
-        from colosseum.graph.dag import DependencyGraph
-
         current = self.snapshot
         snap = self._building = replace(current, _units_by_path=None)
         change = LinkChange(full=False)  # no unit changed: only statuses
         try:
-            snap.graph = DependencyGraph.build(self, current.graph, change)
-            snap.diagnostics = self._diagnostic_state.update(self, change)
+            snap.graph = DependencyGraph.build(self._graph_input(), current.graph, change)
+            snap.diagnostics = self._diagnostic_state.update(self.build_view(), change)
             snap.diagnostics_by_file = self._diagnostic_state.by_file
         except BaseException:
             self._forget_build_state()

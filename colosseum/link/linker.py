@@ -15,8 +15,18 @@ from __future__ import annotations
 from itertools import chain
 from pathlib import Path
 
+from colosseum.core.source_text import Anchor
+from colosseum.latex.events import Event
 from colosseum.project.chunks import Chunk
-from colosseum.project.analysis import INCOMING, FileAnalysis, LabelRec, RefRec, cites_literature, claim_role
+from colosseum.project.analysis import (
+    INCOMING,
+    FileAnalysis,
+    LabelRec,
+    ProofRec,
+    RefRec,
+    cites_literature,
+    claim_role,
+)
 from colosseum.link.splice import Splicing
 from colosseum.link.units import (  # noqa: F401 (re-exported: the linker's vocabulary)
     EnvProblem,
@@ -89,7 +99,7 @@ class Linker(Splicing):
             problems.append(EnvProblem(path, start, end, "unterminated-environment",
                                        f"\\begin{{{env}}} is never closed", anchor))
         result.problems = problems
-        result._units = units  # its label list and references, when asked
+        result.read(units)  # its label list and references, when asked
         self.roots.append(result)
         self.root_units.append(units)
         return result
@@ -277,101 +287,44 @@ class Linker(Splicing):
         """Read the timeline items [lo, hi) of a chunk (a segment: up to an include, or the last
         one, to the chunk's end) into ``unit``. Offsets stay relative to the chunk's anchor."""
         fa = chunk.analysis
-        timeline = _timeline(fa)
-        first = lo == 0
-        anchor = chunk.anchor
-        path, rel = visit.path, visit.rel
+        path = visit.path
         rank = self.file_rank.get(path, 0)
         places = self._places_of(path) if again else None
         if places is not None:
             unit.shared = True
         entry_section = state.section
         self._add_unit(unit, units)
+        reading = _SegmentReading(visit, chunk, unit, places)
         known_claims = dict(claim_ids)  # claims of earlier segments of this chunk, then this one's
         known_sections = dict(section_ids)
-
-        def node_id(label: LabelRec | None, offset: int) -> str:
-            if label is not None:
-                return label.name
-            unit.pinned_line = chunk.line
-            return f"{rel}:{anchor.line_of(offset) + 1}"
-
-        def add_label(lrec: LabelRec, owner: str | None, in_proof: bool = False) -> Label:
-            if places is not None:
-                label = places.take(places.labels, (lrec.start + chunk.start, lrec.name), unit)
-                if label is not None:
-                    unit.labels.append(label)
-                    return label
-            label = Label(lrec.name, None, owner, lrec.command, path, anchor, lrec.start, lrec.end, in_proof)
-            unit.labels.append(label)
-            return label
-
-        def add_ref(rrec: RefRec, owner: str | None) -> Reference:
-            if places is not None:
-                ref = places.take(places.refs, (rrec.start + chunk.start, rrec.label, rrec.command), unit)
-                if ref is not None:
-                    unit.refs.append(ref)
-                    return ref
-            ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, path, anchor, rrec.start, rrec.end)
-            unit.refs.append(ref)
-            return ref
-
-        def add_names(own: LabelRec | None, labels: list[LabelRec], refs: list[RefRec], owner: str | None) -> None:
-            """A node's own label, the labels inside it and its references, all owned by it."""
-            if own is not None:
-                add_label(own, owner)
-            for label in labels:
-                add_label(label, owner)
-            for ref in refs:
-                add_ref(ref, owner)
-
-        if first:
-            add_names(None, fa.incoming_labels, fa.incoming_refs, entry_section)
+        if lo == 0:
+            reading.add_names(None, fa.incoming_labels, fa.incoming_refs, entry_section)
             if fa.incoming_obligation and entry_section is not None:
                 unit.marked_sections.append(entry_section)
-
-        for offset, kind, index in timeline[lo:hi]:
+        for offset, kind, index in _timeline(fa)[lo:hi]:
             if state.ended:
                 break
             if fa.document_end >= 0 and offset > fa.document_end:
                 break
             if kind == "section":
                 srec = fa.sections[index]
-                sid = self._section(visit, srec, node_id(srec.label, srec.begin[0]), state, unit, rank, places)
+                sid = self._section(visit, srec, reading.node_id(srec.label, srec.begin[0]), state, unit, rank, places)
                 unit.section_ids[index] = known_sections[index] = sid
-                add_names(srec.label, srec.labels, srec.refs, sid)
+                reading.add_names(srec.label, srec.labels, srec.refs, sid)
             elif kind == "claim":
                 crec = fa.claims[index]
                 section_id = known_sections.get(crec.section) if crec.section != INCOMING else entry_section
                 if crec.section != INCOMING and section_id is None:
                     section_id = state.section
-                cid = self._claim(visit, crec, node_id(crec.label, crec.begin[0]), section_id, unit, rank, places)
+                cid = self._claim(visit, crec, reading.node_id(crec.label, crec.begin[0]), section_id, unit, rank,
+                                  places)
                 unit.claim_ids[index] = known_claims[index] = cid
-                add_names(crec.label, crec.inner_labels, crec.refs, cid)
+                reading.add_names(crec.label, crec.inner_labels, crec.refs, cid)
             elif kind == "proof":
-                prec = fa.proofs[index]
                 # named or not, the claim it follows is what it proves when no name settles it
+                prec = fa.proofs[index]
                 fallback = state.last_claim if prec.follows == INCOMING else known_claims.get(prec.follows)
-                # an unnamed proof proves what it follows; a named one is settled by link_state
-                owner = fallback if prec.named is None else None
-                if prec.named is None and fallback is None:
-                    unit.problems.append(EnvProblem(path, prec.begin[0], prec.begin[1], "orphan-proof", ORPHAN_PROOF,
-                                                    anchor))
-                refs = [add_ref(r, owner) for r in prec.refs]
-                labels = [add_label(lab, owner, True) for lab in prec.labels]
-                pending = places.take(places.pendings, prec.begin[0] + chunk.start, unit) if places is not None else None
-                if pending is None:
-                    spans = prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin)
-                    proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation, spans, anchor)
-                    pending = PendingProof(proof, prec.named, fallback, refs, labels, rank,
-                                           owner if prec.named is None else None)
-                else:  # another root reads the same proof, perhaps with other macros: kept apart,
-                    # as this reading may be read afresh while the first is replayed
-                    more = ([r for r in refs if not any(r is p for p in pending.refs)],
-                            [lab for lab in labels if not any(lab is p for p in pending.labels)])
-                    if more[0] or more[1]:
-                        pending.extra[unit] = more
-                unit.pendings.append(pending)
+                reading.add_proof(prec, fallback, rank)
             elif kind == "include":
                 closed = fa.include_last_closed[index]
                 if closed is None:
@@ -381,35 +334,9 @@ class Linker(Splicing):
                 unit.child = chunk.includes + index  # visited once this segment is sealed
                 unit.child_is_subfile = fa.includes[index].name == "subfile"
             elif kind == "end":
-                ev = fa.dangling_ends[index]
-                if state.envs and state.envs[-1][0] == ev.name:
-                    state.envs.pop()
-                else:
-                    unit.problems.append(EnvProblem(path, ev.start, ev.end, "unmatched-end",
-                                                    f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}",
-                                                    anchor))
+                _close_environment(fa.dangling_ends[index], state, unit, path, chunk.anchor)
         if last:
-            for ev in fa.dangling_begins:
-                role, idx = ev.extra
-                if role == "claim":
-                    state.envs.append((ev.name, path, anchor, fa.claims[idx].begin[0], fa.claims[idx].begin[1]))
-                elif role == "proof":
-                    state.envs.append((ev.name, path, anchor, fa.proofs[idx].begin[0], fa.proofs[idx].begin[1]))
-                else:
-                    state.envs.append((ev.name, path, None, 0, 0))
-            for err in fa.errors:
-                if err.name == "unterminated-environment" and "not closed before" in err.value:
-                    unit.problems.append(EnvProblem(path, err.start, err.end, err.name, err.value, anchor))
-            # the last claim closed, unless it was closed before an include (then the included
-            # file's last claim is the one a proof read next follows)
-            closed = fa.last_closed
-            if closed is None and (not fa.include_last_closed or fa.closed_after_include):
-                state.last_claim = None
-            elif closed != INCOMING and (not fa.include_last_closed or closed != fa.include_last_closed[-1]) \
-                    and known_claims.get(closed) is not None:
-                state.last_claim = known_claims[closed]
-            if fa.document_end >= 0:
-                state.ended = True
+            _end_of_chunk(fa, state, unit, path, chunk.anchor, known_claims)
         self._seal(unit, state)
 
     def _unique_id(self, wanted: str, unit: Unit, rel: str, offset: int) -> str:
@@ -475,6 +402,114 @@ class Linker(Splicing):
         unit.claim_map[cid] = claim
         unit.claim_bases[cid] = (crec.obligation, tuple(inner))
         return cid
+
+
+class _SegmentReading:
+    """What one segment of a chunk makes of its records: node ids, labels, references and proofs
+    into ``unit`` (taken from an earlier reading of the same places, when there is one)."""
+
+    __slots__ = ("visit", "chunk", "unit", "places")
+
+    def __init__(self, visit: Visit, chunk: Chunk, unit: Unit, places: _Places | None):
+        self.visit, self.chunk, self.unit, self.places = visit, chunk, unit, places
+
+    def node_id(self, label: LabelRec | None, offset: int) -> str:
+        if label is not None:
+            return label.name
+        self.unit.pinned_line = self.chunk.line
+        return f"{self.visit.rel}:{self.chunk.anchor.line_of(offset) + 1}"
+
+    def add_label(self, lrec: LabelRec, owner: str | None, in_proof: bool = False) -> Label:
+        places, unit = self.places, self.unit
+        if places is not None:
+            label = places.take(places.labels, (lrec.start + self.chunk.start, lrec.name), unit)
+            if label is not None:
+                unit.labels.append(label)
+                return label
+        label = Label(lrec.name, None, owner, lrec.command, self.visit.path, self.chunk.anchor, lrec.start, lrec.end,
+                      in_proof)
+        unit.labels.append(label)
+        return label
+
+    def add_ref(self, rrec: RefRec, owner: str | None) -> Reference:
+        places, unit = self.places, self.unit
+        if places is not None:
+            ref = places.take(places.refs, (rrec.start + self.chunk.start, rrec.label, rrec.command), unit)
+            if ref is not None:
+                unit.refs.append(ref)
+                return ref
+        ref = Reference(rrec.label, rrec.command, None, owner, rrec.part, self.visit.path, self.chunk.anchor,
+                        rrec.start, rrec.end)
+        unit.refs.append(ref)
+        return ref
+
+    def add_names(self, own: LabelRec | None, labels: list[LabelRec], refs: list[RefRec], owner: str | None) -> None:
+        """A node's own label, the labels inside it and its references, all owned by it."""
+        if own is not None:
+            self.add_label(own, owner)
+        for label in labels:
+            self.add_label(label, owner)
+        for ref in refs:
+            self.add_ref(ref, owner)
+
+    def add_proof(self, prec: ProofRec, fallback: str | None, rank: int) -> None:
+        """A proof: ``fallback`` is the claim it follows (what it proves unless its name says)."""
+        unit, places, path, anchor = self.unit, self.places, self.visit.path, self.chunk.anchor
+        # an unnamed proof proves what it follows; a named one is settled by link_state
+        owner = fallback if prec.named is None else None
+        if prec.named is None and fallback is None:
+            unit.problems.append(EnvProblem(path, prec.begin[0], prec.begin[1], "orphan-proof", ORPHAN_PROOF, anchor))
+        refs = [self.add_ref(r, owner) for r in prec.refs]
+        labels = [self.add_label(lab, owner, True) for lab in prec.labels]
+        pending = places.take(places.pendings, prec.begin[0] + self.chunk.start, unit) if places is not None else None
+        if pending is None:
+            spans = prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin)
+            proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation, spans, anchor)
+            pending = PendingProof(proof, prec.named, fallback, refs, labels, rank,
+                                   owner if prec.named is None else None)
+        else:  # another root reads the same proof, perhaps with other macros: kept apart,
+            # as this reading may be read afresh while the first is replayed
+            more = ([r for r in refs if not any(r is p for p in pending.refs)],
+                    [lab for lab in labels if not any(lab is p for p in pending.labels)])
+            if more[0] or more[1]:
+                pending.extra[unit] = more
+        unit.pendings.append(pending)
+
+
+def _close_environment(ev: Event, state: _State, unit: Unit, path: Path, anchor: Anchor) -> None:
+    """An ``\\end`` whose ``\\begin`` is not in the chunk: it closes the environment left open last."""
+    if state.envs and state.envs[-1][0] == ev.name:
+        state.envs.pop()
+    else:
+        unit.problems.append(EnvProblem(path, ev.start, ev.end, "unmatched-end",
+                                        f"\\end{{{ev.name}}} has no matching \\begin{{{ev.name}}}", anchor))
+
+
+def _end_of_chunk(fa: FileAnalysis, state: _State, unit: Unit, path: Path, anchor: Anchor,
+                  known_claims: dict[int, str]) -> None:
+    """What the end of a chunk leaves for what follows: the environments it leaves open, the
+    claim a proof read next follows, whether the document ended."""
+    for ev in fa.dangling_begins:
+        role, idx = ev.extra
+        if role == "claim":
+            state.envs.append((ev.name, path, anchor, fa.claims[idx].begin[0], fa.claims[idx].begin[1]))
+        elif role == "proof":
+            state.envs.append((ev.name, path, anchor, fa.proofs[idx].begin[0], fa.proofs[idx].begin[1]))
+        else:
+            state.envs.append((ev.name, path, None, 0, 0))
+    for err in fa.errors:
+        if err.name == "unterminated-environment" and "not closed before" in err.value:
+            unit.problems.append(EnvProblem(path, err.start, err.end, err.name, err.value, anchor))
+    # the last claim closed, unless it was closed before an include (then the included
+    # file's last claim is the one a proof read next follows)
+    closed = fa.last_closed
+    if closed is None and (not fa.include_last_closed or fa.closed_after_include):
+        state.last_claim = None
+    elif closed != INCOMING and (not fa.include_last_closed or closed != fa.include_last_closed[-1]) \
+            and known_claims.get(closed) is not None:
+        state.last_claim = known_claims[closed]
+    if fa.document_end >= 0:
+        state.ended = True
 
 
 def _segments(fa: FileAnalysis) -> list[tuple[int, int]]:

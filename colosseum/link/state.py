@@ -77,6 +77,28 @@ class LinkState:
     def update(self, linker: Linker, claims: dict[str, Claim], sections: dict[str, Section],
                rank: dict[Path, int], moved_chunks=frozenset()) -> LinkChange:
         units = linker.units
+        change = self._difference(units, moved_chunks)
+        pos = _Positions(units)
+        self.labels = self._all_definitions(change.names, pos)
+        owners_touched = self._settle_named_proofs(change, claims)
+        self._settle_owners(change, owners_touched)
+        # claims and sections fed by what changed
+        for node in change.nodes:
+            claim = claims.get(node)
+            if claim is not None:
+                self._settle_claim(claim, pos, rank)
+                continue
+            section = sections.get(node)
+            if section is not None:
+                self._settle_section(section, pos)
+        every = chain.from_iterable(map(_REFS, units))
+        self.references = list(dict.fromkeys(every)) if self.shared else list(every)
+        self._roots(linker, change)
+        return change
+
+    def _difference(self, units: list[Unit], moved_chunks) -> LinkChange:
+        """The units that came and went (filed in and out), the label names and nodes they touch,
+        and the units kept whose chunk moved."""
         new_set = set(units)
         full = not self.units
         change = LinkChange(full)
@@ -84,7 +106,6 @@ class LinkState:
         change.removed = [u for u in self.units if u not in new_set]
         if moved_chunks and not full:
             change.moved = [u for u in units if u.chunk in moved_chunks and u in self.unit_set]
-        pos = _Positions(units)
         for unit in change.removed:
             self._index(unit, -1)
         for unit in change.added:
@@ -96,8 +117,10 @@ class LinkState:
             nodes.update(unit.nodes)
         self.units, self.unit_set = units, new_set
         self.shared = self._shared > 0
+        return change
 
-        # every definition of the changed names, in reading order
+    def _all_definitions(self, names: set[str], pos: _Positions) -> dict[str, list[Label]]:
+        """Every definition of each label, in reading order, with those of ``names`` found again."""
         self.labels_before = self.labels
         labels = dict(self.labels)
         for name in names:
@@ -106,10 +129,13 @@ class LinkState:
                 labels[name] = found
             else:
                 labels.pop(name, None)
-        self.labels = labels
+        return labels
 
-        # named proofs, settled against the labels; then the owners of the labels
-        owners_touched = set(names)
+    def _settle_named_proofs(self, change: LinkChange, claims: dict[str, Claim]) -> set[str]:
+        """Named proofs, settled against the labels; returns the label names whose owner may
+        have changed (the changed names, and the labels inside proofs that now prove another claim)."""
+        labels, nodes = self.labels, change.nodes
+        owners_touched = set(change.names)
         added = set(change.added)
         named_by_target: dict[str, list[PendingProof]] = {}
         for unit in self._named:
@@ -147,7 +173,11 @@ class LinkState:
             if old_named.get(target) != named_by_target.get(target):
                 nodes.add(target)
         self.named_by_target = named_by_target
+        return owners_touched
 
+    def _settle_owners(self, change: LinkChange, owners_touched: set[str]) -> None:
+        """The node that owns each label (its first definition's), for the names touched."""
+        labels = self.labels
         owner = dict(self.label_owner)
         for name in owners_touched:
             found = labels.get(name)
@@ -160,21 +190,6 @@ class LinkState:
             if new != old:
                 change.owners.add(name)
         self.label_owner = owner
-
-        # claims and sections fed by what changed
-        for node in nodes:
-            claim = claims.get(node)
-            if claim is not None:
-                self._settle_claim(claim, pos, rank)
-                continue
-            section = sections.get(node)
-            if section is not None:
-                self._settle_section(section, pos)
-
-        every = chain.from_iterable(map(_REFS, units))
-        self.references = list(dict.fromkeys(every)) if self.shared else list(every)
-        self._roots(linker, change)
-        return change
 
     def _index(self, unit: Unit, sign: int) -> None:
         if unit.named:
@@ -195,7 +210,7 @@ class LinkState:
                     if not found:
                         del table[key]
 
-    def _definitions(self, name: str, pos: dict[Unit, int]) -> list[Label]:
+    def _definitions(self, name: str, pos: _Positions) -> list[Label]:
         units = self.by_name.get(name)
         if not units:
             return []
@@ -220,7 +235,7 @@ class LinkState:
                 return first.owner
         return pending.fallback
 
-    def _settle_claim(self, claim: Claim, pos: dict[Unit, int], rank: dict[Path, int]) -> None:
+    def _settle_claim(self, claim: Claim, pos: _Positions, rank: dict[Path, int]) -> None:
         cid = claim.id
         units = self.by_node.get(cid, ())
         if len(units) > 1:
@@ -251,7 +266,7 @@ class LinkState:
         # assigned at once: a reader of the last snapshot may share this claim
         claim.proof, claim.obligation, claim.inner_labels, claim.references = proof, obligation, inner, refs
 
-    def _settle_section(self, section: Section, pos: dict[Unit, int]) -> None:
+    def _settle_section(self, section: Section, pos: _Positions) -> None:
         sid = section.id
         units = self.by_node.get(sid, ())
         if len(units) > 1:
@@ -281,14 +296,14 @@ class LinkState:
             old_units = self.root_units.get(root)
             old_labels = self.root_labels.get(root)
             if old_units is not None and old_labels is not None and old_units == units:
-                result._labels = old_labels  # the same units in the same order: nothing changed here
+                result.keep_labels(old_labels)  # the same units in the same order: nothing changed here
                 change.root_names[root], change.root_added[root], change.root_removed[root] = set(), [], []
                 new_units[root], new_labels[root] = units, old_labels
                 continue
             if len(linker.roots) == 1 and not self.shared and len(units) == len(self.units) and (
                     old_units is None or change.full or old_labels is self.labels_before):
                 # the only root, reading every unit once: its definitions are the project's
-                result._labels = self.labels
+                result.keep_labels(self.labels)
                 if old_units is None or change.full:
                     change.root_names[root], change.root_added[root] = set(self.labels), list(units)
                     change.root_removed[root] = []
@@ -331,7 +346,7 @@ class LinkState:
                 change.root_names[root] = names
                 change.root_added[root] = added
                 change.root_removed[root] = removed
-            result._labels = table
+            result.keep_labels(table)
             new_units[root] = units
             new_labels[root] = table
         self.root_units, self.root_labels = new_units, new_labels

@@ -1,4 +1,4 @@
-"""What the linker (colosseum.link.linker) reads and makes: the visits of a walk, the units of a
+"""What the linker (colosseum.link.linker) makes from the visits of a walk (colosseum.project.walk): the units of a
 build (what one chunk contributed in one state), the proofs waiting for their claim, and the
 results per root."""
 
@@ -8,25 +8,11 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
+from colosseum.core.source_text import Anchor
 from colosseum.project.chunks import Chunk
 from colosseum.project.analysis import FileAnalysis
-from colosseum.project.files import FileText
+from colosseum.project.walk import Visit  # noqa: F401 (the linker's vocabulary: what it reads)
 from colosseum.core.structure import ORDER_SHIFT, Claim, Label, Proof, Reference, Section
-
-
-@dataclass(slots=True, eq=False)
-class Visit:
-    """One file as read by one root, with the files it includes (by include index)."""
-
-    path: Path
-    rel: str
-    text: FileText
-    scan: object  # the ScanResult this visit read
-    chunks: list[Chunk] = field(default_factory=list)
-    children: dict[int, "Visit"] = field(default_factory=dict)
-    table: object = None  # the MacroTable it is read with
-    first_scan: object = None  # its scan before what its includes define (== scan without them)
-    updates: list = field(default_factory=list)  # (offset, table): what its includes define
 
 
 @dataclass(slots=True)
@@ -36,7 +22,7 @@ class EnvProblem:
     end: int
     code: str
     message: str
-    anchor: object = None
+    anchor: Anchor | None = None  # where the chunk is now (None: offsets are the file's)
 
 
 @dataclass
@@ -45,9 +31,17 @@ class RootResult:
     files: list[Path] = field(default_factory=list)
     problems: list[EnvProblem] = field(default_factory=list)
     _labels: dict[str, list[Label]] | None = None
-    _units: list = field(default_factory=list, repr=False)  # the units read, in reading order
+    _units: list[Unit] = field(default_factory=list, repr=False)  # the units read, in reading order
     _label_list: list[Label] | None = field(default=None, repr=False)
     _references: list[Reference] | None = field(default=None, repr=False)
+
+    def read(self, units: list[Unit]) -> None:
+        """The units the root read, in reading order (its labels and references come from them)."""
+        self._units = units
+
+    def keep_labels(self, table: dict[str, list[Label]]) -> None:
+        """Its label table, when colosseum.link.state has it already (kept or updated by difference)."""
+        self._labels = table
 
     @property
     def label_list(self) -> list[Label]:

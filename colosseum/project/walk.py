@@ -11,24 +11,54 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from colosseum.latex.events import Event, ScanResult
 from colosseum.latex.include_names import expand_include_name
-from colosseum.latex.events import Event
-from colosseum.latex.scanner import PACKAGE_COMMANDS
-from colosseum.link.linker import Visit
 from colosseum.latex.macros import MacroTable
+from colosseum.latex.scanner import PACKAGE_COMMANDS
+from colosseum.project.chunks import Chunk
 from colosseum.project.files import (
+    FileText,
     IncludeTargetProblem,
     is_within,
     probe_include_target,
     resolve_include,
 )
 
-if TYPE_CHECKING:
-    from colosseum.index import ProjectIndex
-
 MAX_INCLUDE_DEPTH = 64
+
+
+class WalkSource(Protocol):
+    """What the walk reads of the project: its folder, its files' texts and their cached scans."""
+
+    @property
+    def root_dir(self) -> Path: ...
+
+    def text_of(self, path: Path) -> FileText | None: ...
+
+    def relative(self, path: Path) -> str: ...
+
+    def scan_file(self, path: Path, text: FileText, table: MacroTable,
+                  updates: list[tuple[int, MacroTable]]) -> ScanResult:
+        """The scan of ``text`` read with ``table`` (and the tables its includes make, at their
+        offsets), cached by the project."""
+        ...
+
+
+@dataclass(slots=True, eq=False)
+class Visit:
+    """One file as read by one root, with the files it includes (by include index)."""
+
+    path: Path
+    rel: str
+    text: FileText
+    scan: ScanResult  # the scan this visit read
+    chunks: list[Chunk] = field(default_factory=list)  # cut by the index (colosseum.project.chunks)
+    children: dict[int, "Visit"] = field(default_factory=dict)
+    table: MacroTable | None = None  # the table it is read with
+    first_scan: ScanResult | None = None  # its scan before what its includes define (== scan without them)
+    updates: list[tuple[int, MacroTable]] = field(default_factory=list)  # what its includes define
 
 
 @dataclass(slots=True)
@@ -77,9 +107,9 @@ def _shape(scan) -> tuple:
 
 
 class Walker:
-    def __init__(self, index: "ProjectIndex"):
-        self.index = index
-        self._resolved: dict[tuple[Path, ...], object] = {}
+    def __init__(self, source: WalkSource):
+        self.source = source
+        self._resolved: dict[tuple[Path, ...], Path | IncludeTargetProblem | None] = {}
         self._include_targets: dict[tuple, tuple] = {}
         self.last: Walk | None = None
 
@@ -89,40 +119,44 @@ class Walker:
         self._include_targets.clear()
         self.last = None
 
-    def walk(self, base: MacroTable, changed: list[Path] | None) -> Walk:
-        kept = self._keep(base, changed) if changed is not None else None
+    def walk(self, roots: list[Path], base: MacroTable, changed: list[Path] | None,
+             roots_named: bool = False) -> Walk:
+        """Walk ``roots`` (``changed``: the files edited since the last walk, when only they
+        changed). ``roots_named``: the roots were named (configured, or given), so none is dropped
+        for being read by another; the walk's ``roots`` are the roots kept."""
+        kept = self._keep(roots, base, changed) if changed is not None else None
         if kept is not None:
             return kept
-        walk = Walk([], roots=tuple(self.index.roots), base=base.fingerprint)
+        walk = Walk([], roots=tuple(roots), base=base.fingerprint)
         self._current = walk
-        for root in self.index.roots:
+        for root in roots:
             self._document_ended = False
             walked = self._walk(root, root, base, [], None)
             if walked is not None:
                 walk.walks.append((root, walked[0]))
-        walk.walks = self._drop_included_roots(walk.walks)
-        walk.roots = tuple(self.index.roots)
+        if not roots_named:
+            walk.walks, walk.roots = self._drop_included_roots(walk.walks, roots)
         self.last = walk
         return walk
 
-    def _keep(self, base: MacroTable, changed: list[Path]) -> Walk | None:
+    def _keep(self, roots: list[Path], base: MacroTable, changed: list[Path]) -> Walk | None:
         """The last walk, if the changed files were changed in a way the walk does not see."""
         last = self.last
-        index = self.index
-        if last is None or tuple(index.roots) != last.roots or base.fingerprint != last.base:
+        source = self.source
+        if last is None or tuple(roots) != last.roots or base.fingerprint != last.base:
             return None
         fresh = []
         for path in changed:
             visits = last.by_path.get(path)
             if not visits:
                 continue  # read by no root: it changes nothing here (discovery looks after new roots)
-            text = index.text_of(path)
+            text = source.text_of(path)
             if text is None or path in last.packages or any(p.file == path for p in last.problems):
                 return None
             for visit in visits:
                 if visit.updates:
                     return None  # files it includes change its macros: walk it again
-                scan = index._scan(path, text, visit.table, [])
+                scan = source.scan_file(path, text, visit.table, [])
                 if _shape(scan) != _shape(visit.first_scan):
                     return None
                 fresh.append((visit, text, scan))
@@ -133,12 +167,12 @@ class Walker:
 
     def _read(self, path: Path, table: MacroTable) -> Visit | None:
         """A file read under ``table``, recorded in the walk; None when it cannot be read."""
-        index = self.index
-        ft = index.text_of(path)
+        source = self.source
+        ft = source.text_of(path)
         if ft is None:
             return None
-        first = index._scan(path, ft, table, [])
-        visit = Visit(path, index.relative(path), ft, first, table=table, first_scan=first)
+        first = source.scan_file(path, ft, table, [])
+        visit = Visit(path, source.relative(path), ft, first, table=table, first_scan=first)
         self._current.visits.append(visit)
         self._current.by_path.setdefault(path, []).append(visit)
         return visit
@@ -161,7 +195,7 @@ class Walker:
         visit = self._read(path, table)
         if visit is None:
             return None
-        index, ft, first = self.index, visit.text, visit.first_scan
+        source, ft, first = self.source, visit.text, visit.first_scan
         current = table
         updates: list[tuple[int, MacroTable]] = []
         include_index = -1
@@ -186,16 +220,16 @@ class Walker:
                     updates.append((ev.end, child_table))
                     current = child_table
         if updates:
-            visit.scan = index._scan(path, ft, table, updates)
+            visit.scan = source.scan_file(path, ft, table, updates)
             visit.updates = updates
         visit.children = children
         return visit, current
 
     def _follow(self, ev, path: Path, root: Path, table: MacroTable, chain: list[Path], import_base: Path | None):
-        index = self.index
+        source = self.source
         value = ev.value
         if "\\" in value:  # a file name written with the author's macros
-            texts = [ft.text for ft in (index.text_of(path), index.text_of(root)) if ft is not None]
+            texts = [ft.text for ft in (source.text_of(path), source.text_of(root)) if ft is not None]
             value, unknown = expand_include_name(value, texts)
             if unknown:
                 self._problem(path, ev, "unresolved-input", "warning",
@@ -207,7 +241,7 @@ class Walker:
         if found is None:  # building and resolving paths costs: once per include until files change
             candidates = tuple(resolve_include(key[0], key[1], key[2], path, root, import_base))
             target = self._resolve_first(candidates) if candidates else None
-            inside = isinstance(target, Path) and is_within(target, index.root_dir)
+            inside = isinstance(target, Path) and is_within(target, source.root_dir)
             found = self._include_targets[key] = (candidates, target, inside)
         candidates, target, inside = found
         if not candidates:
@@ -220,21 +254,21 @@ class Walker:
                 return None  # its meaning: read the file only if there is one
             self._problem(path, ev, "missing-input", "error",
                           f"\\{ev.name}{{{ev.value}}}: file not found (looked for "
-                          + ", ".join(index.relative(c) for c in candidates[:3]) + ")", root)
+                          + ", ".join(source.relative(c) for c in candidates[:3]) + ")", root)
             return None
         if not inside:
             self._problem(path, ev, "include-outside-project", "warning",
                           f"\\{ev.name}{{{ev.value}}} points outside the project ({target}); not followed", root)
             return None
         if target in chain:
-            cycle = " -> ".join(index.relative(p) for p in chain[chain.index(target):] + [target])
+            cycle = " -> ".join(source.relative(p) for p in chain[chain.index(target):] + [target])
             self._problem(path, ev, "include-cycle", "error", f"include cycle: {cycle}", root)
             return None
         if len(chain) >= MAX_INCLUDE_DEPTH:
             self._problem(path, ev, "include-cycle", "error",
                           f"includes nested deeper than {MAX_INCLUDE_DEPTH} levels; not followed", root)
             return None
-        read = index.text_of(target)
+        read = source.text_of(target)
         if read is not None and read.problem is not None and read.problem[1] == "unreadable-file":
             self._target_problem(path, ev, IncludeTargetProblem(target, "unreadable", read.problem[2].split(": ", 1)[-1]),
                                  root)
@@ -254,21 +288,21 @@ class Walker:
             name = ev.value + PACKAGE_COMMANDS[ev.name]
             candidates = tuple(dict.fromkeys((root.parent / name, path.parent / name)))
             found = self._resolve_first(candidates)
-            inside = isinstance(found, Path) and is_within(found, self.index.root_dir)
+            inside = isinstance(found, Path) and is_within(found, self.source.root_dir)
             target = self._include_targets[key] = found if inside else ()
         if not target or target in chain or len(chain) >= MAX_INCLUDE_DEPTH:
             return table
         visit = self._read(target, table)
         if visit is None:
             return table
-        index, ft, first = self.index, visit.text, visit.first_scan
+        source, ft, first = self.source, visit.text, visit.first_scan
         self._current.packages.add(target)
         current = table
         updates: list[tuple[int, MacroTable]] = []
         for inner in first.structural:
             current = self._defined(inner, target, root, current, chain, updates)
         if updates:  # what the packages it loads define counts for the rest of it
-            visit.scan = index._scan(target, ft, table, updates)
+            visit.scan = source.scan_file(target, ft, table, updates)
             visit.updates = updates
         return current
 
@@ -294,7 +328,7 @@ class Walker:
 
     def _target_problem(self, path: Path, ev, problem: IncludeTargetProblem, root: Path) -> None:
         command = f"\\{ev.name}{{{ev.value}}}"
-        where = self.index.relative(problem.path)
+        where = self.source.relative(problem.path)
         if problem.reason == "loop":
             self._problem(path, ev, "include-cycle", "error",
                           f"{command} goes through a symbolic link cycle ({where}); not followed", root)
@@ -308,12 +342,14 @@ class Walker:
     def _problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path) -> None:
         self._current.problems.append(IncludeProblem(path, ev, code, severity, message, root))
 
-    def _drop_included_roots(self, walks: list[tuple[Path, Visit]]) -> list[tuple[Path, Visit]]:
+    @staticmethod
+    def _drop_included_roots(walks: list[tuple[Path, Visit]],
+                             roots: list[Path]) -> tuple[list[tuple[Path, Visit]], tuple[Path, ...]]:
         """A file with \\documentclass that another root \\inputs (a chapter compiled alone
-        through docmute or standalone) is a part of that document, not a document of its own."""
-        index = self.index
-        if len(walks) < 2 or index.config.index.roots or index.explicit_root is not None:
-            return walks
+        through docmute or standalone) is a part of that document, not a document of its own.
+        Returns the walks and the roots kept."""
+        if len(walks) < 2:
+            return walks, tuple(roots)
         reads: dict[Path, set[Path]] = {}
         for root, visit in walks:
             seen: set[Path] = set()
@@ -326,5 +362,4 @@ class Walker:
             reads[root] = seen
         kept = [(root, visit) for root, visit in walks
                 if not any(root in reads[other] and other not in reads[root] for other, _ in walks if other != root)]
-        index.roots = [root for root, _ in kept]
-        return kept
+        return kept, tuple(root for root, _ in kept)

@@ -1,0 +1,63 @@
+"""Findings about circular arguments: every claim on a circle of the dependency graph
+(colosseum.graph.dag.DependencyGraph.cycles), with the reference behind each step.
+
+Found again when the graph's circles are new, or a node on one was read afresh or moved."""
+
+from __future__ import annotations
+
+from colosseum.checks.family import Edit, Findings, code
+from colosseum.checks.view import BuildView
+from colosseum.core.structure import Diagnostic, Location, RelatedInfo
+
+
+def node_location(view: BuildView, node: str) -> Location | None:
+    item = view.claims.get(node) or view.sections.get(node)
+    return item.location if item is not None else None
+
+
+def cycle_findings(view: BuildView, cycles: list[list[str]]) -> list[Diagnostic]:
+    label_owner = view.label_owner
+    declared = view.graph.declares_uses
+    out = []
+    for cycle in cycles:
+        path = " -> ".join(cycle)
+        # why each step is a use: the reference that makes it, e.g. an \eqref to an equation inside;
+        # one that closes the circle first: a \uses where the project declares them, else the
+        # claim's own label before a label inside it
+        steps = []
+        said = []  # the same in the message, for a linter's output that has no related places
+        # (no line numbers: an edit elsewhere that moves the reference would leave them stale)
+        for used, user in zip(cycle, cycle[1:]):
+            item = view.claims.get(user) or view.sections.get(user)
+            refs = [r for r in (item.references if item is not None else ())
+                    if r.owner == user and label_owner.get(r.label) == used and r.part != "proof-title"]
+            if refs:
+                ref = min(refs, key=lambda r: (declared and r.command != "uses", r.label != used))
+                inner = "" if ref.label == used else f" (a label inside `{used}`)"
+                steps.append(RelatedInfo(ref.location, f"`{user}` uses `{used}` here: \\{ref.command}{{{ref.label}}}{inner}"))
+                said.append(f"`{user}` uses `{used}` by \\{ref.command}{{{ref.label}}}{inner}")
+        why = "; ".join(said) if said else "each is used by the next"
+        for node in cycle[:-1]:
+            loc = node_location(view, node)
+            if loc is None:
+                continue
+            out.append(Diagnostic(loc.file, loc.range, "error", code("dependency-cycle"),
+                                  f"circular argument: {path} ({why})", tuple(steps)))
+    return out
+
+
+class Cycles:
+    name = "cycles"
+    codes = ("dependency-cycle",)
+    depends_on = ("graph", "claims", "sections", "label_owner")
+
+    def __init__(self):
+        self.cycles: list[list[str]] | None = None  # the circles the findings were made from
+
+    def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
+        dirty = set() if edit.full else edit.change.nodes | edit.moved_nodes
+        cycles = view.graph.cycles()
+        if cycles is not self.cycles or any(node in dirty for cycle in cycles for node in cycle):
+            found = cycle_findings(view, cycles)
+            findings.set(("cycles",), [(d, None) for d in found])
+            self.cycles = cycles

@@ -1,0 +1,257 @@
+"""Findings about labels and references, judged per root as LaTeX judges each build: a reference
+to a label the build does not define (with near misses: "did you mean"), a label defined more
+than once, a label with a comma in it.
+
+A reference's finding is judged again when its unit is new, or the root's definitions of its
+label (or of a label within one edit of it) changed; a label's when its definitions changed
+(colosseum.link.state.LinkChange says which, per root).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
+from pathlib import Path
+
+from colosseum.checks.family import Edit, Findings, code
+from colosseum.checks.view import BuildView
+from colosseum.core.structure import Diagnostic, Label, Reference, RelatedInfo
+from colosseum.link.units import Unit
+
+MAX_PLACES = 5  # other places named in a duplicate-label message
+
+
+class NearMisses:
+    """Finds the labels within one edit of a name without comparing against every label:
+    each label is filed under itself and under each of its one-deletion variants (lowercased),
+    and two strings within one edit share such a variant."""
+
+    def __init__(self, labels: Iterable[str] = ()):
+        self.index: dict[str, set[str]] = {}
+        self.labels: set[str] = set()
+        for label in labels:
+            self.add(label)
+
+    @staticmethod
+    def _keys(label: str) -> set[str]:
+        low = label.lower()
+        return {low} | {low[:i] + low[i + 1:] for i in range(len(low))}
+
+    def add(self, label: str) -> None:
+        self.labels.add(label)
+        for key in self._keys(label):
+            self.index.setdefault(key, set()).add(label)
+
+    def remove(self, label: str) -> None:
+        self.labels.discard(label)
+        for key in self._keys(label):
+            bucket = self.index.get(key)
+            if bucket is not None:
+                bucket.discard(label)
+
+    def update_to(self, labels: Iterable[str]) -> "NearMisses":
+        """Follow a new set of labels; an edit adds or removes a few, so this costs little."""
+        current = labels.keys() if isinstance(labels, dict) else set(labels)
+        for gone in self.labels - current:
+            self.remove(gone)
+        for new in current - self.labels:
+            self.add(new)
+        return self
+
+    def lookup(self, name: str) -> list[str]:
+        low = name.lower()
+        found: set[str] = set()
+        for key in {low} | {low[:i] + low[i + 1:] for i in range(len(low))}:
+            found.update(self.index.get(key, ()))
+        found.discard(name)
+        return sorted(c for c in found if c.lower() == low or _one_edit(name, c))[:5]
+
+
+def within_one_edit(a: str, b: str) -> bool:
+    """Whether ``b`` could be a near miss for ``a`` (what similar_labels and NearMisses find)."""
+    return a != b and abs(len(a) - len(b)) <= 1 and (a.lower() == b.lower() or _one_edit(a, b))
+
+
+def similar_labels(name: str, candidates: Iterable[str]) -> list[str]:
+    """Labels that differ from ``name`` only in case or by one edit (insert, delete, swap, change):
+    a direct comparison, for a few names (many names: build a ``NearMisses`` once)."""
+    low, size = name.lower(), len(name)
+    return sorted(c for c in candidates if c != name and abs(len(c) - size) <= 1
+                  and (c.lower() == low or _one_edit(name, c)))[:5]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1:]
+
+
+# ---- the findings ------------------------------------------------------------------------------
+def duplicate_findings(view: BuildView, name: str, labels: Sequence[Label]) -> list[Diagnostic]:
+    """A label defined more than once in one build: reported at every place."""
+    if len(labels) < 2:
+        return []
+    distinct = list({id(x): x for x in labels}.values())
+    if len(distinct) == 1:  # one file read twice by this build
+        label = distinct[0]
+        return [Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
+                           f"label `{name}` is defined {len(labels)} times: "
+                           f"{view.relative(label.location.file)} is read {len(labels)} times by this build")]
+    out = []
+    for i, label in enumerate(distinct):
+        # name a few of the other places: a label pasted a thousand times must not make a
+        # million-entry message
+        others = [x for j, x in enumerate(distinct[:MAX_PLACES + 1]) if j != i][:MAX_PLACES]
+        where = ", ".join(f"{view.relative(o.location.file)}:{o.location.range.start.line + 1}" for o in others)
+        more = len(distinct) - 1 - len(others)
+        if more > 0:
+            where += f" and {more} more"
+        out.append(Diagnostic(label.location.file, label.location.range, "error", code("duplicate-label"),
+                              f"label `{name}` is defined {len(distinct)} times (also at {where})",
+                              tuple(RelatedInfo(o.location, f"`{name}` is also defined here") for o in others)))
+    return out
+
+
+def comma_finding(name: str, labels: Sequence[Label]) -> Diagnostic | None:
+    if "," not in name or not labels:
+        return None
+    return Diagnostic(labels[0].location.file, labels[0].location.range, "warning", code("label-with-comma"),
+                      f"label `{name}` contains a comma: \\cref and \\uses read it as "
+                      + " and ".join(f"`{p.strip()}`" for p in name.split(",")))
+
+
+def undefined_finding(view: BuildView, ref: Reference, near: Callable[[str], list[str]]) -> Diagnostic:
+    """A reference to a label this build does not define; ``near(name)``: the build's labels
+    within one edit of a name."""
+    all_labels = view.labels
+    if ref.label in all_labels:
+        elsewhere = all_labels[ref.label][0].location
+        message = (f"undefined reference `{ref.label}` in this build: its \\label is in "
+                   f"{view.relative(elsewhere.file)}, which this root does not include")
+    else:
+        message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
+        found = near(ref.label)
+        if found:
+            message += "; did you mean " + " or ".join(f"`{n}`" for n in found) + "?"
+    return Diagnostic(ref.location.file, ref.location.range, "error", code("undefined-reference"), message)
+
+
+# ---- the family --------------------------------------------------------------------------------
+class References:
+    """Per root: the label names it defines, its undefined references, and (for many names) an
+    index of near misses, kept from one build to the next."""
+
+    name = "references"
+    codes = ("undefined-reference", "duplicate-label", "label-with-comma")
+    depends_on = ("root_results", "links", "labels", "relative")
+
+    def __init__(self):
+        self.defined: dict[Path, set[str]] = {}  # per root: the label names it defines
+        self.undefined: dict[Path, set[Reference]] = {}  # per root: its undefined references
+        self.near: dict[Path, NearMisses] = {}
+
+    def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
+        root_units = view.links.root_units
+        units_of_root = {result.root: root_units.get(result.root, []) for result in view.root_results}
+        for result in view.root_results:
+            self._judge_root(view, edit, findings, result.root, result.labels, units_of_root[result.root])
+        for root in [r for r in self.defined if r not in units_of_root]:  # a root that is gone
+            for ref in self.undefined.pop(root, ()):
+                findings.set(("undefined", root, ref), [])
+            for name in self.defined.pop(root):
+                findings.set(("duplicate", root, name), [])
+                findings.set(("comma", root, name), [])
+            self.near.pop(root, None)
+
+    def _judge_root(self, view: BuildView, edit: Edit, findings: Findings, root: Path,
+                    defined: Mapping[str, list[Label]], units: list[Unit]) -> None:
+        change, full = edit.change, edit.full
+        known = self.defined.setdefault(root, set())
+        undefined = self.undefined.setdefault(root, set())
+        if not full and root in change.root_names:
+            names, added, removed = change.root_names[root], change.root_added[root], change.root_removed[root]
+        if full or root not in change.root_names or any(u.shared for u in chain(added, removed)):
+            # from nothing (a reference object may sit in two units: a file read twice)
+            for ref in undefined:
+                findings.set(("undefined", root, ref), [])
+            undefined.clear()
+            names, added, removed = set(defined) | known, units, []
+        flipped = {name for name in names if (name in defined) != (name in known)}
+        for name in flipped:
+            if name in defined:
+                known.add(name)
+            else:
+                known.discard(name)
+        near = self.near.get(root)
+        if near is not None:
+            for name in flipped:
+                (near.add if name in defined else near.remove)(name)
+        for unit in removed:
+            for ref in unit.refs:
+                if ref in undefined:
+                    undefined.discard(ref)
+                    findings.set(("undefined", root, ref), [])
+        check, placed = self._to_check(view, edit, root, defined, units, added, flipped)
+        self._judge_references(view, findings, root, defined, check)
+        for name in names | placed if placed else names:
+            labels = defined.get(name, ())
+            findings.set(("duplicate", root, name), [(d, root) for d in duplicate_findings(view, name, labels)])
+            if "," in name:
+                found = comma_finding(name, labels)
+                findings.set(("comma", root, name), [(found, root)] if found is not None else [])
+
+    def _to_check(self, view: BuildView, edit: Edit, root: Path, defined: Mapping[str, list[Label]],
+                  units: list[Unit], added: list[Unit], flipped: set[str]) -> tuple[list[Reference], set[str]]:
+        """The references to judge again (of new units, and of names now (un)defined here), and
+        the names of labels that only moved (what is found about them, placed again)."""
+        undefined = self.undefined[root]
+        check = []
+        for unit in added:
+            check.extend(unit.refs)
+        in_root = set(units) if flipped or edit.moved else ()
+        placed = set()
+        for unit in edit.moved:
+            if unit in in_root:
+                if undefined:
+                    check.extend(ref for ref in unit.refs if ref in undefined)
+                placed.update(name for name in unit.labels_by_name
+                              if len(defined.get(name, ())) > 1 or "," in name)
+        if flipped:
+            by_ref = view.links.by_ref
+            for name in flipped:
+                for unit in by_ref.get(name, ()):
+                    if unit in in_root:
+                        check.extend(unit.refs_by_label.get(name, ()))
+        # the message names near labels, or where else the label is: found again when a
+        # label within one edit of it came or went, or its own definitions changed
+        if flipped and undefined:
+            check.extend(ref for ref in undefined if any(within_one_edit(ref.label, n) for n in flipped))
+        if not edit.full and edit.change.names:
+            check.extend(ref for ref in undefined if ref.label in edit.change.names)
+        return list(dict.fromkeys(check)), placed
+
+    def _judge_references(self, view: BuildView, findings: Findings, root: Path,
+                          defined: Mapping[str, list[Label]], check: list[Reference]) -> None:
+        undefined = self.undefined[root]
+        near = self.near.get(root)
+        many = len(check) * len(defined) >= 200_000
+        if many and near is None:  # many names to look up: a deletion index, kept from now on
+            near = self.near[root] = NearMisses(defined)
+        lookup = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
+        for ref in check:
+            if ref.label in defined:
+                if ref in undefined:
+                    undefined.discard(ref)
+                    findings.set(("undefined", root, ref), [])
+                continue
+            undefined.add(ref)
+            findings.set(("undefined", root, ref), [(undefined_finding(view, ref, lookup), root)])

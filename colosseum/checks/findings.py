@@ -125,7 +125,8 @@ def structural_findings(index: "ProjectIndex") -> list[tuple[Diagnostic, Path | 
     for problem in index.config.problems:
         assert index.config.path is not None
         pos = Position(problem.line, 0)
-        out.append((Diagnostic(index.config.path, Range(pos, pos), "error", code("config-error"), problem.message), None))
+        out.append((Diagnostic(index.config.path, Range(pos, pos), problem.severity, code(problem.code), problem.message),
+                    None))
     for message in index.root_problems:
         target = index.config.path or index.root_dir
         out.append((Diagnostic(target, Range(Position(0, 0), Position(0, 0)), "error", code("config-error"), message),

@@ -89,8 +89,8 @@ POSITIVE_INT = Rule(_positive_int, "a positive integer", {"type": "integer", "mi
 COUNT = Rule(_count, "a non-negative integer", {"type": "integer", "minimum": 0})
 BOOL = Rule(lambda v: isinstance(v, bool), "true or false", {"type": "boolean"})
 DOLLARS = Rule(_number, "a number of dollars", {"type": "number", "minimum": 0})
-STRINGS = Rule(_string_or_strings, "a list of strings", _STRINGS_JSON, _as_list)
-COMMANDS = Rule(_string_or_strings, "a list of strings", _STRINGS_JSON,
+STRINGS = Rule(_string_or_strings, "a string or a list of strings", _STRINGS_JSON, _as_list)
+COMMANDS = Rule(_string_or_strings, "a string or a list of strings", _STRINGS_JSON,
                 lambda v: [c.lstrip("\\") for c in _as_list(v)])  # `\mylabel` and `mylabel` alike
 NAME = Rule(lambda v: isinstance(v, str) and v != "", "a model name", {"type": "string", "minLength": 1})
 ENV_NAME = Rule(lambda v: isinstance(v, str) and v != "", "the name of an environment variable",
@@ -107,8 +107,6 @@ SOLVE_WIDTHS = Rule(_solve_widths, "a list of positive integers ending with 1, e
 RESEARCH_WIDTHS = Rule(_research_widths,
                        "a non-increasing list of positive integers ending with 1, e.g. [32, 16, 8, 5, 1]",
                        {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2}, tuple)
-FOLDER = Rule(lambda v: isinstance(v, str) and v.strip() != "", "the Lean project's folder, relative to colosseum.toml",
-              {"type": "string", "pattern": "\\S"})
 PATH = Rule(lambda v: isinstance(v, str) and v.strip() != "", "a folder, relative to colosseum.toml",
             {"type": "string", "pattern": "\\S"})
 SECONDS = Rule(lambda v: _number(v) and v > 0, "a positive number of seconds (per file)",
@@ -123,8 +121,8 @@ MODULES = Rule(lambda v: isinstance(v, list) and all(isinstance(m, str) and m.st
 class TopLevel:
     """Keys before the first table."""
 
-    root: list[str] = setting([], "The root document(s); default: every .tex file with \\documentclass.",
-                              STRINGS, example="main.tex")
+    root: list[str] = setting([], "The root document(s).", STRINGS, example="main.tex",
+                              shown="every .tex file with `\\documentclass`")
     roots: list[str] = setting([], "More root documents, added to `root`.", STRINGS, example=["web.tex", "print.tex"])
 
 
@@ -133,7 +131,8 @@ class IndexConfig:
     """[index]: what the index cannot infer from the LaTeX (texlab's option names)."""
 
     label_definition_commands: list[str] = setting(
-        [], "Your macros that define a label, beyond \\label (e.g. a wrapper \\mylabel).", COMMANDS, example=["mylabel"])
+        [], "Your macros that define a label, beyond \\label (a wrapper \\mylabel; the backslash is optional).",
+        COMMANDS, example=["mylabel"])
     label_reference_commands: list[str] = setting(
         [], "Your macros that reference labels, beyond \\ref, \\cref, \\eqref, ...", COMMANDS, example=["myref"])
     theorem_environments: list[str] = setting(
@@ -215,9 +214,10 @@ class ResearchSettings:
 class LeanTable:
     """[lean]: the Lean bridge."""
 
-    project: str | None = setting(None, "The Lean project's folder, relative to colosseum.toml.", FOLDER,
+    project: str | None = setting(None, "The Lean project.", PATH,
                                   example="formal", shown="lean/ beside the root, or the nearest Lake project")
-    time_limit: float = setting(300.0, "Seconds per file (the first check of a file may build its imports).", SECONDS)
+    time_limit: float = setting(300.0, "Seconds per file (the first check of a file may build its imports).", SECONDS,
+                                shown="`300`")
     check_on_save: bool = setting(True, "The editor checks again when a .tex file is saved.", BOOL)
     record_in_catalog: bool = setting(True, "Passing checks become formal evidence in the catalog.", BOOL)
     inline_imports: list[str] = setting([], "Modules every inline Lean block imports.", MODULES,
@@ -228,7 +228,7 @@ class LeanTable:
 class CatalogSettings:
     """[catalog]: the knowledge catalog."""
 
-    path: str | None = setting(None, "The catalog's folder, relative to colosseum.toml.", PATH, example="knowledge",
+    path: str | None = setting(None, "The knowledge catalog.", PATH, example="knowledge",
                                shown="knowledge/ beside the root")
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from colosseum.settings import SCHEMA_FILE, TABLES, inner_loop, json_schema, load_config, table
+from colosseum.settings import SCHEMA_FILE, inner_loop, json_schema, load_config, table, tables
 from colosseum.settings.load import key_lines
-from colosseum.settings.schema import TopLevel, default_of, keys_of
+from colosseum.settings.rules import default_of, keys_of
+from colosseum.settings.schema import TopLevel
 
 REPO = Path(__file__).resolve().parent.parent
 PREAMBLE = "\\documentclass{article}\n\\begin{document}\nText.\n\\end{document}\n"
@@ -39,7 +40,7 @@ def _value_of(f):
 def every_key_toml() -> str:
     """A colosseum.toml that sets every key of the schema (its example, or else its default)."""
     lines = [f"{f.name} = {_toml_value(_value_of(f))}" for f in keys_of(TopLevel)]
-    for name, cls in TABLES.items():
+    for name, cls in tables().items():
         lines.append(f"[{name}]")
         lines += [f"{f.name} = {_toml_value(_value_of(f))}" for f in keys_of(cls)]
     return "\n".join(lines) + "\n"
@@ -48,7 +49,7 @@ def every_key_toml() -> str:
 def readme_table() -> str:
     """The README's list of settings, generated from the schema."""
     rows = ["| key | default | value | meaning |", "|---|---|---|---|"]
-    for name, cls in [(None, TopLevel), *TABLES.items()]:
+    for name, cls in [(None, TopLevel), *tables().items()]:
         for f in keys_of(cls):
             key = f"`{f.name}`" if name is None else f"`[{name}] {f.name}`"
             shown = f.metadata["shown"] or f"`{_toml_value(default_of(f))}`"
@@ -151,6 +152,18 @@ def test_key_lines_skip_strings_comments_and_values_that_span_lines():
     assert lines[("runs", "name")] == 14 and lines[("lean", "extra")] == 15
 
 
+def test_a_config_of_the_index_alone_does_not_import_the_run_tables(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "colosseum.toml").write_text('root = "main.tex"\n[index]\nexclude = ["old/**"]\n')
+    code = ("import sys, pathlib; from colosseum.settings.project import load_config; "
+            "c = load_config(pathlib.Path(sys.argv[1])); assert not c.problems, c.problems; "
+            "print('colosseum.settings.tables' in sys.modules, 'difflib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["False", "False"], out.stderr
+
+
 # ---- the typed tables agree with the loops -------------------------------------------------------
 def test_schema_defaults_are_the_loops_defaults(tmp_path):
     from colosseum.lean.settings import LeanSettings, lean_settings
@@ -182,7 +195,7 @@ def test_inner_loop_reads_solve_budget_and_models(tmp_path):
 
 
 def test_every_key_has_a_type_a_default_and_a_sentence():
-    for cls in [TopLevel, *TABLES.values()]:
+    for cls in [TopLevel, *tables().values()]:
         for f in keys_of(cls):
             assert f.metadata["doc"].endswith(".") and f.metadata["rule"].what, (cls.__name__, f.name)
             assert default_of(f) is not None or f.metadata["example"] is not None, (cls.__name__, f.name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from colosseum.settings import ConfigProblem, ProjectConfig, table
-from colosseum.settings.schema import LeanTable
+from colosseum.settings.tables import LeanTable
 
 DEFAULT_TIME_LIMIT = LeanTable.__dataclass_fields__["time_limit"].default  # seconds per file: the first check of a file may build its imports
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from colosseum.settings.schema import TABLES, rules
+from colosseum.settings.schema import TABLE_CLASSES, rules
 
 UNKNOWN_KEY = "config-unknown-key"
 
@@ -125,9 +125,9 @@ def check_keys(raw: dict) -> list[ConfigProblem]:
         if name in top:
             if not top[name].check(value):
                 problems.append(ConfigProblem(name, f"`{name}` must be {top[name].what}, got {value!r}"))
-        elif name not in TABLES:
+        elif name not in TABLE_CLASSES:
             kind = "table" if isinstance(value, dict) else "key"
-            problems.append(_unknown(name, name, [*top, *TABLES], kind))
+            problems.append(_unknown(name, name, [*top, *TABLE_CLASSES], kind))
         elif not isinstance(value, dict):
             problems.append(ConfigProblem(name, f"`{name}` must be a table ([{name}])"))
         else:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colosseum.settings.load import ConfigProblem, check_keys, place
-from colosseum.settings.schema import TABLES, IndexConfig, TopLevel, rules
+from colosseum.settings.schema import IndexConfig, rules, table_class
 
 CONFIG_NAME = "colosseum.toml"
 
@@ -68,4 +68,4 @@ def table(config: ProjectConfig, name: str | None):
     """A table as its typed dataclass: the valid keys over the defaults (None: the top-level keys)."""
     known = rules(name)
     values = {k: known[k].convert(v) for k, v in valid_table(config, name).items()}
-    return (TopLevel if name is None else TABLES[name])(**values)
+    return table_class(name)(**values)

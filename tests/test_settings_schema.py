@@ -12,6 +12,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from server_session import client  # noqa: F401 - a fixture, requested by name
 
 from colosseum.settings import SCHEMA_FILE, inner_loop, json_schema, load_config, table, tables
 from colosseum.settings.load import key_lines
@@ -129,6 +130,26 @@ def test_the_index_and_check_report_unknown_names_as_warnings(make_project, tmp_
     assert table(index.config, "review").reviewers == 5  # the valid key beside a bad one takes effect
     assert main(["check", str(root)]) == 0  # warnings only
     assert "did you mean `review`?" in capsys.readouterr().out
+
+
+@pytest.fixture
+def project(tmp_path):  # server_session's paper, with a misspelled table in its colosseum.toml
+    from server_session import FILES, _write
+
+    return _write(tmp_path / "ws" / "paper",
+                  dict(FILES, **{"colosseum.toml": 'root = "main.tex"\n\n[reveiw]\nreviewers = 2\n'}))
+
+
+@pytest.mark.parametrize("client", ["visual-studio-code"], indirect=True)
+async def test_the_server_shows_an_unknown_table_on_its_line(client, project):
+    from server_session import _open, _publication, _uri
+
+    _open(client, "main.tex")
+    params = await _publication(client, _uri(client, "colosseum.toml"), 0,
+                                lambda p: any(d.code == "colosseum/config-unknown-key" for d in p.diagnostics),
+                                "the unknown table on colosseum.toml", timeout=30)
+    (diag,) = params.diagnostics
+    assert diag.range.start.line == 2 and diag.severity == 2 and "did you mean `review`?" in diag.message
 
 
 def test_an_unknown_index_key_is_a_warning_not_a_config_error(make_project, tmp_path):

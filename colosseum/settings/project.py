@@ -1,5 +1,6 @@
-"""``colosseum.toml``: the project's configuration. A broken file is a clear message naming the
-key, and the defaults stay in force: a typo never stops the index."""
+"""``colosseum.toml``: the project's configuration, read against the schema (colosseum.settings.schema).
+A broken file is a clear message naming the key on its line, an unknown table or key a warning with
+the closest valid name, and the defaults stay in force: a typo never stops the index."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def load_config(project_dir: Path) -> ProjectConfig:
     return config
 
 
-def valid_table(config: ProjectConfig, name: str) -> dict:
+def valid_table(config: ProjectConfig, name: str | None) -> dict:
     """The keys of a table as written, those that passed their checks (the others fall back to
     their defaults); None: the top-level keys."""
     section = config.raw if name is None else (getattr(config, "raw", None) or {}).get(name, {})

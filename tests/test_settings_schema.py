@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from server_session import client  # noqa: F401 - a fixture, requested by name
 
-from colosseum.settings import SCHEMA_FILE, inner_loop, json_schema, load_config, table, tables
+from colosseum.settings import SCHEMA_FILE, inner_loop, json_schema, load_config, table, table_classes
 from colosseum.settings.load import key_lines
 from colosseum.settings.rules import default_of, keys_of
 from colosseum.settings.schema import TopLevel
@@ -41,7 +41,7 @@ def _value_of(f):
 def every_key_toml() -> str:
     """A colosseum.toml that sets every key of the schema (its example, or else its default)."""
     lines = [f"{f.name} = {_toml_value(_value_of(f))}" for f in keys_of(TopLevel)]
-    for name, cls in tables().items():
+    for name, cls in table_classes().items():
         lines.append(f"[{name}]")
         lines += [f"{f.name} = {_toml_value(_value_of(f))}" for f in keys_of(cls)]
     return "\n".join(lines) + "\n"
@@ -50,7 +50,7 @@ def every_key_toml() -> str:
 def readme_table() -> str:
     """The README's list of settings, generated from the schema."""
     rows = ["| key | default | value | meaning |", "|---|---|---|---|"]
-    for name, cls in [(None, TopLevel), *tables().items()]:
+    for name, cls in [(None, TopLevel), *table_classes().items()]:
         for f in keys_of(cls):
             key = f"`{f.name}`" if name is None else f"`[{name}] {f.name}`"
             shown = f.metadata["shown"] or f"`{_toml_value(default_of(f))}`"
@@ -216,7 +216,7 @@ def test_inner_loop_reads_solve_budget_and_models(tmp_path):
 
 
 def test_every_key_has_a_type_a_default_and_a_sentence():
-    for cls in [TopLevel, *tables().values()]:
+    for cls in [TopLevel, *table_classes().values()]:
         for f in keys_of(cls):
             assert f.metadata["doc"].endswith(".") and f.metadata["rule"].what, (cls.__name__, f.name)
             assert default_of(f) is not None or f.metadata["example"] is not None, (cls.__name__, f.name)

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from colosseum.settings import ConfigProblem, ProjectConfig, table
 from colosseum.settings.tables import LeanTable
 
-DEFAULT_TIME_LIMIT = LeanTable.__dataclass_fields__["time_limit"].default  # seconds per file: the first check of a file may build its imports
+# seconds per file: the first check of a file may build its imports
+DEFAULT_TIME_LIMIT = LeanTable.__dataclass_fields__["time_limit"].default
 
 
 @dataclass(slots=True)

@@ -57,7 +57,7 @@ def table_class(name: str | None) -> type:
     return getattr(importlib.import_module(module), cls)
 
 
-def tables() -> dict[str, type]:
+def table_classes() -> dict[str, type]:
     """Every table's dataclass, by name."""
     return {name: table_class(name) for name in TABLE_CLASSES}
 
@@ -84,7 +84,7 @@ def _object(cls: type) -> dict:
 def json_schema() -> dict:
     """The JSON Schema (draft 07, which Taplo and Even Better TOML read) of colosseum.toml."""
     top = _object(TopLevel)
-    top["properties"].update({name: _object(cls) for name, cls in tables().items()})
+    top["properties"].update({name: _object(cls) for name, cls in table_classes().items()})
     return {"$schema": "http://json-schema.org/draft-07/schema#", "title": "colosseum.toml",
             **top, "description": "The project configuration of Colosseum for LaTeX. An unknown table or key is "
                                   "reported (colosseum/config-unknown-key); a bad value keeps its default."}

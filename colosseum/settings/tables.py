@@ -29,7 +29,8 @@ class ModelsSettings:
 
     model: str | None = setting(None, "The model's name.", NAME, example="claude-sonnet-4-5",
                                 shown='"claude-sonnet-4-5" (anthropic)')
-    provider: str = setting("anthropic", '"anthropic" or "openai-compatible" (a local model, another vendor).', PROVIDER)
+    provider: str = setting("anthropic", '"anthropic" or "openai-compatible" (a local model, another vendor).',
+                            PROVIDER)
     api_key_env: str = setting("OPENAI_API_KEY", "The environment variable holding the openai-compatible key.",
                                ENV_NAME)
     base_url: str | None = setting(None, "Where the API is (required for openai-compatible).", URL,

@@ -37,4 +37,5 @@ def write_json_schema(path: Path = SCHEMA_FILE) -> None:
 
 
 __all__ = ["CONFIG_NAME", "SCHEMA_FILE", "TABLE_CLASSES", "UNKNOWN_KEY", "ConfigProblem", "IndexConfig",
-           "ProjectConfig", "inner_loop", "json_schema", "load_config", "table", "table_classes", "valid_table", "write_json_schema"]
+           "ProjectConfig", "inner_loop", "json_schema", "load_config", "table", "table_classes", "valid_table",
+           "write_json_schema"]

@@ -14,7 +14,8 @@ import jsonschema
 import pytest
 from server_session import client  # noqa: F401 - a fixture, requested by name
 
-from colosseum.settings import SCHEMA_FILE, inner_loop, json_schema, load_config, table, table_classes
+from colosseum.loops.inner.settings import inner_loop_config
+from colosseum.settings import SCHEMA_FILE, json_schema, load_config, table, table_classes
 from colosseum.settings.load import key_lines
 from colosseum.settings.rules import default_of, keys_of
 from colosseum.settings.schema import TopLevel
@@ -200,19 +201,19 @@ def test_schema_defaults_are_the_loops_defaults(tmp_path):
     assert all(getattr(schema_research, key) == getattr(ResearchConfig(), name) for key, name in FIELDS.items())
     assert review_config(empty)[0] == ReviewConfig()
     assert lean_settings(empty) == LeanSettings()
-    loop, models = inner_loop(empty)
+    loop, models = inner_loop_config(empty)
     assert loop == InnerLoopConfig() and models == {}
 
 
 def test_inner_loop_reads_solve_budget_and_models(tmp_path):
     (tmp_path / "colosseum.toml").write_text('[solve]\nleaves = 8\nrefuters = 2\nk = 3\ncover_strategies = true\n'
                                              '[budget]\nmax_calls = 90\n[models]\nmodel = "m"\nprovider = "x"\n')
-    loop, models = inner_loop(load_config(tmp_path))
+    loop, models = inner_loop_config(load_config(tmp_path))
     assert (loop.leaves, loop.widths, loop.refuters_per_candidate, loop.k) == (8, (8, 8, 5, 1), 2, 3)
     assert loop.cover_strategies and loop.max_calls == 90 and models == {"model": "m"}
-    assert inner_loop(load_config(tmp_path), max_calls=7)[0].max_calls == 7
+    assert inner_loop_config(load_config(tmp_path), max_calls=7)[0].max_calls == 7
     (tmp_path / "colosseum.toml").write_text('[solve]\nleaves = 0\nwidths = [8, 4, 1]\n')
-    assert inner_loop(load_config(tmp_path))[0].widths == (16, 8, 5, 1)  # a bad leaves: the default shape
+    assert inner_loop_config(load_config(tmp_path))[0].widths == (16, 8, 5, 1)  # a bad leaves: the default shape
 
 
 def test_every_key_has_a_type_a_default_and_a_sentence():

@@ -321,8 +321,7 @@ def test_invalid_toml_error_points_at_the_bad_line(make_project, tmp_path):
     ("[index]\nexclude = [1, 2]\n", "index.exclude", 1),
     ("# first\nroot = 5\n", "root", 1),
     ("index = 3\n", "index", 0),
-    ("[index]\n\nlabel_refs = []\n", "index.label_refs", 2),
-])
+])  # an unknown key is a warning of its own: tests/test_settings_schema.py
 def test_wrong_config_value_names_the_key(make_project, tmp_path, toml, key, line):
     root = make_project(tmp_path, {"colosseum.toml": toml, "main.tex": doc("Text.")})
     index = ProjectIndex.open(root)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from colosseum.core.paths import answer_cache_dir
 from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.loops.inner.settings import inner_loop_config
 from colosseum.settings.project import valid_table
 
 
@@ -24,20 +25,6 @@ class RunOverrides:
         """The editor's ``model`` and ``budget.max_calls`` options (a budget that is not a table is ignored)."""
         budget = options.get("budget")
         return cls(model=options.get("model"), max_calls=budget.get("max_calls") if isinstance(budget, dict) else None)
-
-
-def inner_loop_config(project_config, max_calls: int | None = None) -> tuple[InnerLoopConfig, dict]:
-    """The inner loop's settings from ``[solve]`` and ``[budget]`` (``max_calls`` overrides the
-    budget), and the ``[models]`` table: shared by every command that runs the inner loop."""
-    solve, models, budget = (valid_table(project_config, t) for t in ("solve", "models", "budget"))
-    leaves = int(solve.get("leaves", 16))
-    widths = tuple(int(w) for w in solve.get("widths", (leaves, 8, 5, 1)))
-    if widths[0] != leaves:
-        widths = (leaves, 8, 5, 1)
-    config = InnerLoopConfig(leaves=leaves, refuters_per_candidate=int(solve.get("refuters", 1)), widths=widths,
-                             k=int(solve.get("k", 5)), cover_strategies=bool(solve.get("cover_strategies", False)),
-                             max_calls=max_calls if max_calls is not None else budget.get("max_calls"))
-    return config, models
 
 
 @dataclass(frozen=True)

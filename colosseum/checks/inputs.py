@@ -14,7 +14,7 @@ _START = Range(Position(0, 0), Position(0, 0))
 
 class InputProblems(EveryBuild):
     name = "inputs"
-    codes = ("encoding", "binary-file", "file-too-large", "unreadable-file", "config-error",
+    codes = ("encoding", "binary-file", "file-too-large", "unreadable-file", "config-error", "config-unknown-key",
              "missing-input", "include-cycle", "unreadable-input", "unresolved-input", "include-outside-project")
     depends_on = ("file_roots", "text_of", "config_path", "config_problems", "root_problems", "root_dir",
                   "include_problems")
@@ -28,7 +28,8 @@ class InputProblems(EveryBuild):
         for problem in view.config_problems:
             assert view.config_path is not None
             pos = Position(problem.line, 0)
-            yield Diagnostic(view.config_path, Range(pos, pos), "error", code("config-error"), problem.message), None
+            yield (Diagnostic(view.config_path, Range(pos, pos), problem.severity, code(problem.code), problem.message),
+                   None)
         for message in view.root_problems:
             target = view.config_path or view.root_dir
             yield Diagnostic(target, _START, "error", code("config-error"), message), None

@@ -1,42 +1,20 @@
-"""``[research]`` in colosseum.toml, checked key by key (a bad value is a clear message and the
-default stays), with the command line's overrides. colosseum/config.py checks the table against
-KEYS and reports its problems with the others; this module reads the valid keys."""
+"""``[research]`` in colosseum.toml as a ResearchConfig and the cross-model selection: the table is
+declared, checked and reported with the others by colosseum.settings (a bad value keeps its
+default); this module adds the budget and the command line's overrides, and the planned calls."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from colosseum.loops.research.records import ResearchConfig
+from colosseum.settings import table
 
 
 def _positive_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _widths(value) -> bool:
-    return (isinstance(value, list) and len(value) >= 2 and all(_positive_int(w) for w in value) and value[-1] == 1
-            and all(a >= b for a, b in zip(value, value[1:])))
-
-
-KEYS = {
-    "exploration_widths": (_widths, "a non-increasing list of positive integers ending with 1, e.g. [32, 16, 8, 5, 1]"),
-    "k": (_positive_int, "a positive integer"),
-    "falsifiers": (_positive_int, "a positive integer"),
-    "adaptive_widths": (lambda v: isinstance(v, bool), "true or false"),
-    "batch": (_positive_int, "a positive integer"),
-    "explorations": (_positive_int, "a positive integer"),
-    "section_retries": (_count, "a non-negative integer"),
-    "redecompose": (lambda v: isinstance(v, bool), "true or false"),
-    "max_redecompositions": (_count, "a non-negative integer"),
-    "parallel_sections": (_positive_int, "a positive integer"),
-    "rounds": (_positive_int, "a positive integer"),
-    "judges": (_positive_int, "a positive integer"),
-    "select_threshold": (_positive_int, "a positive integer"),
-}
+# key of [research] -> the ResearchConfig field it sets (judges and select_threshold set the selection)
 FIELDS = {"exploration_widths": "exploration_widths", "k": "k", "falsifiers": "falsifiers_per_card",
           "adaptive_widths": "adaptive_widths", "batch": "batch", "explorations": "max_explorations",
           "section_retries": "section_retries", "redecompose": "redecompose",
@@ -53,27 +31,22 @@ class SelectionSettings:
 def research_settings(project_config, rounds: int | None = None, max_calls: int | None = None,
                       judges: int | None = None, threshold: int | None = None
                       ) -> tuple[ResearchConfig, SelectionSettings, list[str]]:
-    raw = getattr(project_config, "raw", {}) or {}
+    """(config, selection, problems): ``[research]`` over the defaults (colosseum.settings reported
+    its bad keys), the budget from ``[budget] max_calls``, and the command line's overrides."""
     problems: list[str] = []
-    from colosseum.settings.project import valid_table
-
-    values = valid_table(project_config, "research")  # colosseum.settings.project reported the bad keys; their defaults stay
-    fields = {FIELDS[k]: (tuple(v) if isinstance(v, list) else v) for k, v in values.items() if k in FIELDS}
+    research = table(project_config, "research")
     for name, given in (("rounds", rounds), ("max_calls", max_calls), ("judges", judges), ("threshold", threshold)):
         if given is not None and not _positive_int(given):
             problems.append(f"`{name}` must be a positive integer, not {given!r}: the configured value is used")
     rounds = rounds if _positive_int(rounds) else None
     judges = judges if _positive_int(judges) else None
     threshold = threshold if _positive_int(threshold) else None
-    max_calls = max_calls if _positive_int(max_calls) else None
-    if max_calls is None:
-        budget = raw.get("budget", {})
-        candidate = budget.get("max_calls") if isinstance(budget, dict) else None
-        max_calls = candidate if _positive_int(candidate) else None
-    config = replace(ResearchConfig(), **fields, max_calls=max_calls)
+    max_calls = max_calls if _positive_int(max_calls) else table(project_config, "budget").max_calls
+    config = replace(ResearchConfig(), **{field: getattr(research, key) for key, field in FIELDS.items()},
+                     max_calls=max_calls)
     if rounds is not None:
         config = replace(config, rounds=rounds)
-    selection = SelectionSettings(judges or values.get("judges", 8), threshold or values.get("select_threshold", 5))
+    selection = SelectionSettings(judges or research.judges, threshold or research.select_threshold)
     if selection.threshold > selection.judges:
         problems.append(f"the selection threshold ({selection.threshold}) is more than the number of judges "
                         f"({selection.judges}): the default 5 of 8 is used")

@@ -1,0 +1,102 @@
+"""The tables of colosseum.toml that the model-backed commands read: the inner loop, the models, the
+budget, the review, the research pipeline, the Lean bridge and the catalog. Imported only when
+colosseum.toml has one of them or a command asks (a cold `check` never pays for their classes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from colosseum.settings.rules import (BOOL, COUNT, DOLLARS, ENV_NAME, MODULES, NAME, PATH, POSITIVE_INT, PRICES,
+                                      PROVIDER, RESEARCH_WIDTHS, SECONDS, SOLVE_WIDTHS, URL, at_least, setting)
+
+
+@dataclass(frozen=True, slots=True)
+class SolveSettings:
+    """[solve]: the inner loop (generate, refute, aggregate by the sampling tree)."""
+
+    leaves: int = setting(16, "Candidate proofs generated in parallel (the tree's first width).", POSITIVE_INT)
+    refuters: int = setting(1, "Adversarial reviewers per candidate.", POSITIVE_INT)
+    widths: tuple[int, ...] | None = setting(
+        None, "Nodes per level of the aggregation tree; starts with `leaves`, ends with 1.", SOLVE_WIDTHS,
+        example=[16, 8, 5, 1], shown="[leaves, 8, 5, 1]")
+    k: int = setting(5, "Bundles each aggregator draws (capped at the current width).", POSITIVE_INT)
+    cover_strategies: bool = setting(False, "Every strategy cluster of the leaves reaches some aggregator.", BOOL)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelsSettings:
+    """[models]: which model answers, through which provider."""
+
+    model: str | None = setting(None, "The model's name.", NAME, example="claude-sonnet-4-5",
+                                shown='"claude-sonnet-4-5" (anthropic)')
+    provider: str = setting("anthropic", '"anthropic" or "openai-compatible" (a local model, another vendor).',
+                            PROVIDER)
+    api_key_env: str = setting("OPENAI_API_KEY", "The environment variable holding the openai-compatible key.",
+                               ENV_NAME)
+    base_url: str | None = setting(None, "Where the API is (required for openai-compatible).", URL,
+                                   example="http://localhost:8000/v1", shown="the provider's own")
+    prices: dict | None = setting(None, "USD per million tokens: input, output (and cache_read, cache_write).",
+                                  PRICES, example={"input": 3, "output": 15}, shown="the list price")
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetSettings:
+    """[budget]: the bounds of every run; a run that would exceed them does not start."""
+
+    max_calls: int | None = setting(None, "Model calls a run may make (`--max-calls` overrides it).", POSITIVE_INT,
+                                    example=200, shown="no bound")
+    max_usd: float | None = setting(None, "A cap in US dollars: checked, but no run enforces it yet.", DOLLARS,
+                                    example=2.5, shown="no bound")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSettings:
+    """[review]: the global and local review of the paper."""
+
+    reviewers: int = setting(3, "Independent reviewers, each reading the whole document.", POSITIVE_INT)
+    context_tokens: int = setting(200_000, "The model's context window: longer documents are reviewed in parts.",
+                                  at_least(2_000))
+    output_tokens: int = setting(8192, "max_tokens of each review call; at most half of `context_tokens`.",
+                                 at_least(256))
+
+
+@dataclass(frozen=True, slots=True)
+class ResearchSettings:
+    """[research]: the outer loop (explore, gate, decompose, solve, review, revise)."""
+
+    exploration_widths: tuple[int, ...] = setting((32, 16, 8, 5, 1), "Widths of the exploration tree.",
+                                                  RESEARCH_WIDTHS)
+    k: int = setting(5, "Cards each aggregator of the exploration tree draws.", POSITIVE_INT)
+    falsifiers: int = setting(1, "Falsifiers per strategy card.", POSITIVE_INT)
+    adaptive_widths: bool = setting(True, "Stop widening once a batch of leaves finds no new fatal flaw.", BOOL)
+    batch: int = setting(8, "Leaves per batch when the widths are adaptive.", POSITIVE_INT)
+    explorations: int = setting(3, "Explorations (the first included) before the run gives up.", POSITIVE_INT)
+    section_retries: int = setting(2, "Retries of a section that fails its local review.", COUNT)
+    redecompose: bool = setting(True, "Re-cut the DAG around a section that keeps failing.", BOOL)
+    max_redecompositions: int = setting(2, "Re-cuts per run.", COUNT)
+    parallel_sections: int = setting(4, "Sections solved at once.", POSITIVE_INT)
+    rounds: int = setting(3, "Global reviews, each followed by a revision or a new exploration.", POSITIVE_INT)
+    judges: int = setting(8, "Cross-model selection: how often model B judges A's proof.", POSITIVE_INT)
+    select_threshold: int = setting(5, "Cross-model selection: the \"correct\" verdicts A needs.", POSITIVE_INT)
+
+
+@dataclass(slots=True)
+class LeanTable:
+    """[lean]: the Lean bridge."""
+
+    project: str | None = setting(None, "The Lean project.", PATH,
+                                  example="formal", shown="lean/ beside the root, or the nearest Lake project")
+    time_limit: float = setting(300.0, "Seconds per file (the first check of a file may build its imports).", SECONDS,
+                                shown="`300`")
+    check_on_save: bool = setting(True, "The editor checks again when a .tex file is saved.", BOOL)
+    record_in_catalog: bool = setting(True, "Passing checks become formal evidence in the catalog.", BOOL)
+    inline_imports: list[str] = setting([], "Modules every inline Lean block imports.", MODULES,
+                                        example=["Mathlib.Tactic"])
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogSettings:
+    """[catalog]: the knowledge catalog."""
+
+    path: str | None = setting(None, "The knowledge catalog.", PATH, example="knowledge",
+                               shown="knowledge/ beside the root")

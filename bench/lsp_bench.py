@@ -39,6 +39,7 @@ import os
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -270,12 +271,43 @@ def definition_targets(rel: str, text: str, labels: set[str], n: int) -> list[tu
 # the session
 
 
+# what the client offers, as VS Code does for the parts that matter here
+CLIENT_CAPABILITIES = {
+    "textDocument": {
+        "synchronization": {"dynamicRegistration": False, "didSave": True},
+        "publishDiagnostics": {"versionSupport": True, "relatedInformation": True,
+                               "codeDescriptionSupport": True},
+        "completion": {"completionItem": {"snippetSupport": False,
+                                          "documentationFormat": ["markdown", "plaintext"]}},
+        "definition": {"linkSupport": False},
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+    },
+    # as VS Code does: the server registers its file watchers with the client (and gets
+    # none here, as nothing changes on disk) instead of starting its own watchdog observer
+    "workspace": {"workspaceFolders": True, "configuration": False,
+                  "didChangeWatchedFiles": {"dynamicRegistration": True}},
+    "general": {"positionEncodings": ["utf-16"]},
+}
+
+
+@dataclass
+class Session:
+    """One running server session: the client, the server process, the edited file, the results so far."""
+
+    project: synthetic.SyntheticProject
+    root: Path
+    rel: str  # the edited file, relative to root
+    uri: str
+    client: Client
+    proc: asyncio.subprocess.Process
+    res: dict
+
+
 async def _session(project: synthetic.SyntheticProject, root: Path, n_edits: int, n_requests: int,
                    cmd: list[str], env: dict, stderr_path: Path, seed: int) -> dict:
     root = root.resolve()
     rel = project.big_file
-    path = root / rel
-    uri = path.as_uri()
+    uri = (root / rel).as_uri()
     res: dict = {"command": cmd, "project": str(root), "file": rel,
                  "edit_seed": seed, "transport": "stdio, JSON-RPC framed by hand (asyncio subprocess pipes)"}
     with open(stderr_path, "wb") as err:
@@ -283,150 +315,161 @@ async def _session(project: synthetic.SyntheticProject, root: Path, n_edits: int
                                                     stdout=asyncio.subprocess.PIPE, stderr=err, limit=1 << 24)
     res["pid"] = proc.pid
     client = Client(proc)
+    session = Session(project, root, rel, uri, client, proc, res)
     try:
-        # 1. initialize and open the big file
-        t_init = time.perf_counter()
-        caps = {
-            "textDocument": {
-                "synchronization": {"dynamicRegistration": False, "didSave": True},
-                "publishDiagnostics": {"versionSupport": True, "relatedInformation": True,
-                                       "codeDescriptionSupport": True},
-                "completion": {"completionItem": {"snippetSupport": False,
-                                                  "documentationFormat": ["markdown", "plaintext"]}},
-                "definition": {"linkSupport": False},
-                "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
-            },
-            # as VS Code does: the server registers its file watchers with the client (and gets
-            # none here, as nothing changes on disk) instead of starting its own watchdog observer
-            "workspace": {"workspaceFolders": True, "configuration": False,
-                          "didChangeWatchedFiles": {"dynamicRegistration": True}},
-            "general": {"positionEncodings": ["utf-16"]},
-        }
-        await client.request("initialize", {
-            "processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": caps,
-            "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
-            "clientInfo": {"name": "colosseum-bench"}}, timeout=120)
-        await client.notify("initialized", {})
-        first = client.wait_first_diagnostics(uri)
-        text = project.texts[rel]
-        await client.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "latex", "version": 0, "text": text}})
-        params, t_first = await asyncio.wait_for(first, 120)
-        res["open_to_first_diagnostics_s"] = t_first - t_init
-        await client.quiet(1.0)  # the didOpen re-index and its publication are over
-        version = 0
-
-        # 2. memory after opening the project
-        res["memory_after_open_mib"] = proc_memory_mib(proc.pid)
-
-        # 3. edits
-        seq = synthetic.EditSequence(project, rel, seed=seed)
-        other = synthetic.analyze({k: v for k, v in project.texts.items() if k != rel})
-        # starting point: the diagnostics of the opened, unedited file
-        start_lines = _lines(text)
-        got = undefined_in(client.diagnostics.get(uri, (None, [], 0))[1], start_lines)
-        want = expected_undefined_here(rel, text, other)
-        mismatches = []
-        if got != want:
-            mismatches.append({"edit": 0, "what": "after didOpen", "got": got, "want": want})
-        raw, kinds, batch, cpu = [], [], [], []
-        for k, edit in enumerate(seq.edits(n_edits), start=1):
-            version += 1
-            got_diag = client.wait_diagnostics(uri, version)
-            done = client.wait_status()
-            cpu0 = proc_cpu_s(proc.pid)
-            t0 = await client.notify("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": version}, "contentChanges": [edit.lsp_change()]})
-            try:
-                params, t1 = await asyncio.wait_for(got_diag, 30)
-            except TimeoutError:
-                raise LspError(f"edit {k} ({edit.description}): no publishDiagnostics for version {version} "
-                               "within 30 s") from None
-            raw.append(t1 - t0)
-            kinds.append(edit.kind)
-            try:
-                _, t2 = await asyncio.wait_for(done, 30)
-                batch.append(t2 - t0)
-                cpu.append(proc_cpu_s(proc.pid) - cpu0)
-            except TimeoutError:
-                raise LspError(f"edit {k}: no colosseum/status after the publication") from None
-            # correctness: this file exactly, and the whole project's count
-            lines = _lines(edit.text)
-            got = undefined_in(params["diagnostics"], lines)
-            want = expected_undefined_here(rel, edit.text, other)
-            total = sum(1 for (_, diags, _) in client.diagnostics.values() for d in diags
-                        if d.get("code") == UNDEFINED_CODE)
-            want_total = seq.expected_undefined_references()
-            if got != want or total != want_total:
-                mismatches.append({"edit": k, "what": edit.description, "got": got, "want": want,
-                                   "project_total": total, "project_total_want": want_total})
-        res["edit_raw_s"] = raw
-        res["edit_publication_done_s"] = batch  # to the status notification after the last file
-        res["edit_server_cpu_s"] = cpu  # server CPU time per edit (clock ticks: 10 ms resolution)
-        res["edit_kinds"] = kinds
-        res["edit_mismatches"] = mismatches
-        res["undefined_in_file_after_edits"] = len(want)
+        await _open_big_file(session)  # 1.
+        res["memory_after_open_mib"] = proc_memory_mib(proc.pid)  # 2. memory after opening the project
+        seq, other = await _time_edits(session, n_edits, seed)  # 3.
         await client.quiet(0.3)
-
         # 4. completion inside \cref{ and definition on references
         text = seq.text()
-        lines = _lines(text)
         all_labels = set(other.labels) | set(synthetic.analyze({rel: text}).labels)
-        comp, comp_bad, comp_sizes = [], [], []
-        for (line, ch) in completion_positions(lines, n_requests):
-            result, dt = await client.request("textDocument/completion", {
-                "textDocument": {"uri": uri}, "position": {"line": line, "character": ch},
-                "context": {"triggerKind": 2, "triggerCharacter": "{"}})
-            comp.append(dt)
-            items = (result or {}).get("items", []) if isinstance(result, dict) else (result or [])
-            comp_sizes.append(len(items))
-            unknown = [it["label"] for it in items if it["label"] not in all_labels]
-            if not items or unknown:
-                comp_bad.append({"line": line, "character": ch, "items": len(items), "unknown": unknown[:5]})
-        res["completion_s"] = comp
-        res["completion_items"] = sorted(set(comp_sizes))
-        res["completion_mismatches"] = comp_bad
-
-        texts = dict(seq.texts)
-        label_lines: dict[str, set[tuple[Path, int]]] = {}
-        for r, t in texts.items():
-            for i, ln in enumerate(_lines(t)):
-                for m in re.finditer(r"\\label\{([^}]*)\}", ln):
-                    label_lines.setdefault(m.group(1), set()).add(((root / r).resolve(), i))
-        defs, def_bad = [], []
-        for (line, ch, name) in definition_targets(rel, text, all_labels, n_requests):
-            result, dt = await client.request("textDocument/definition", {
-                "textDocument": {"uri": uri}, "position": {"line": line, "character": ch}})
-            defs.append(dt)
-            locs = result if isinstance(result, list) else ([result] if result else [])
-            found = set()
-            for loc in locs:
-                target = loc.get("uri") or loc.get("targetUri")
-                rng = loc.get("range") or loc.get("targetSelectionRange")
-                if target and target.startswith("file://"):
-                    found.add((Path(target[7:]).resolve(), rng["start"]["line"]))
-            if not found or not found <= label_lines.get(name, set()):
-                def_bad.append({"line": line, "character": ch, "label": name,
-                                "got": sorted((str(p), n) for p, n in found)})
-        res["definition_s"] = defs
-        res["definition_mismatches"] = def_bad
-
+        await _time_completions(session, _lines(text), all_labels, n_requests)
+        await _time_definitions(session, seq.texts, text, all_labels, n_requests)
         res["memory_at_end_mib"] = proc_memory_mib(proc.pid)
         res["server_requests"] = sorted(set(client.server_requests))
-
-        # shut down politely
-        try:
-            await client.request("shutdown", None, timeout=10)
-            await client.notify("exit", None)
-            await asyncio.wait_for(proc.wait(), 10)
-        except (TimeoutError, LspError, ConnectionError):
-            pass
+        await _shut_down(session)
         return res
     finally:
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
         client.reader.cancel()
+
+
+async def _open_big_file(s: Session) -> None:
+    """Step 1: initialize, open the big file, time initialize -> its first diagnostics, wait for quiet."""
+    client, root = s.client, s.root
+    t_init = time.perf_counter()
+    await client.request("initialize", {
+        "processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": CLIENT_CAPABILITIES,
+        "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+        "clientInfo": {"name": "colosseum-bench"}}, timeout=120)
+    await client.notify("initialized", {})
+    first = client.wait_first_diagnostics(s.uri)
+    await client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": s.uri, "languageId": "latex", "version": 0, "text": s.project.texts[s.rel]}})
+    _, t_first = await asyncio.wait_for(first, 120)
+    s.res["open_to_first_diagnostics_s"] = t_first - t_init
+    await client.quiet(1.0)  # the didOpen re-index and its publication are over
+
+
+async def _time_edits(s: Session, n_edits: int, seed: int) -> tuple[synthetic.EditSequence, synthetic.Model]:
+    """Step 3: the edits one at a time, each timed and checked against the generator's model."""
+    text = s.project.texts[s.rel]
+    seq = synthetic.EditSequence(s.project, s.rel, seed=seed)
+    other = synthetic.analyze({k: v for k, v in s.project.texts.items() if k != s.rel})
+    # starting point: the diagnostics of the opened, unedited file
+    got = undefined_in(s.client.diagnostics.get(s.uri, (None, [], 0))[1], _lines(text))
+    want = expected_undefined_here(s.rel, text, other)
+    mismatches = []
+    if got != want:
+        mismatches.append({"edit": 0, "what": "after didOpen", "got": got, "want": want})
+    raw, kinds, batch, cpu = [], [], [], []
+    for k, edit in enumerate(seq.edits(n_edits), start=1):
+        params, raw_s, batch_s, cpu_s = await _send_edit(s, k, edit)
+        raw.append(raw_s)
+        kinds.append(edit.kind)
+        batch.append(batch_s)
+        cpu.append(cpu_s)
+        # correctness: this file exactly, and the whole project's count
+        got = undefined_in(params["diagnostics"], _lines(edit.text))
+        want = expected_undefined_here(s.rel, edit.text, other)
+        total = sum(1 for (_, diags, _) in s.client.diagnostics.values() for d in diags
+                    if d.get("code") == UNDEFINED_CODE)
+        want_total = seq.expected_undefined_references()
+        if got != want or total != want_total:
+            mismatches.append({"edit": k, "what": edit.description, "got": got, "want": want,
+                               "project_total": total, "project_total_want": want_total})
+    s.res["edit_raw_s"] = raw
+    s.res["edit_publication_done_s"] = batch  # to the status notification after the last file
+    s.res["edit_server_cpu_s"] = cpu  # server CPU time per edit (clock ticks: 10 ms resolution)
+    s.res["edit_kinds"] = kinds
+    s.res["edit_mismatches"] = mismatches
+    s.res["undefined_in_file_after_edits"] = len(want)
+    return seq, other
+
+
+async def _send_edit(s: Session, version: int, edit: synthetic_edits.Edit) -> tuple[dict, float, float, float]:
+    """Edit number `version` as one didChange: (its publishDiagnostics params, seconds to them, seconds to the
+    status notification that ends the publication, server CPU seconds used meanwhile)."""
+    got_diag = s.client.wait_diagnostics(s.uri, version)
+    done = s.client.wait_status()
+    cpu0 = proc_cpu_s(s.proc.pid)
+    t0 = await s.client.notify("textDocument/didChange", {
+        "textDocument": {"uri": s.uri, "version": version}, "contentChanges": [edit.lsp_change()]})
+    try:
+        params, t1 = await asyncio.wait_for(got_diag, 30)
+    except TimeoutError:
+        raise LspError(f"edit {version} ({edit.description}): no publishDiagnostics for version {version} "
+                       "within 30 s") from None
+    try:
+        _, t2 = await asyncio.wait_for(done, 30)
+        cpu = proc_cpu_s(s.proc.pid) - cpu0
+    except TimeoutError:
+        raise LspError(f"edit {version}: no colosseum/status after the publication") from None
+    return params, t1 - t0, t2 - t0, cpu
+
+
+async def _time_completions(s: Session, lines: list[str], all_labels: set[str], n_requests: int) -> None:
+    """Step 4a: completion right after \\cref{, one request at a time; every item must be a project label."""
+    comp, comp_bad, comp_sizes = [], [], []
+    for (line, ch) in completion_positions(lines, n_requests):
+        result, dt = await s.client.request("textDocument/completion", {
+            "textDocument": {"uri": s.uri}, "position": {"line": line, "character": ch},
+            "context": {"triggerKind": 2, "triggerCharacter": "{"}})
+        comp.append(dt)
+        items = (result or {}).get("items", []) if isinstance(result, dict) else (result or [])
+        comp_sizes.append(len(items))
+        unknown = [it["label"] for it in items if it["label"] not in all_labels]
+        if not items or unknown:
+            comp_bad.append({"line": line, "character": ch, "items": len(items), "unknown": unknown[:5]})
+    s.res["completion_s"] = comp
+    s.res["completion_items"] = sorted(set(comp_sizes))
+    s.res["completion_mismatches"] = comp_bad
+
+
+def _label_lines(root: Path, texts: dict[str, str]) -> dict[str, set[tuple[Path, int]]]:
+    """label -> every (file, line) with its \\label."""
+    label_lines: dict[str, set[tuple[Path, int]]] = {}
+    for r, t in texts.items():
+        for i, ln in enumerate(_lines(t)):
+            for m in re.finditer(r"\\label\{([^}]*)\}", ln):
+                label_lines.setdefault(m.group(1), set()).add(((root / r).resolve(), i))
+    return label_lines
+
+
+async def _time_definitions(s: Session, texts: dict[str, str], text: str, all_labels: set[str],
+                            n_requests: int) -> None:
+    """Step 4b: definition on references, one request at a time; each must point at the line of its \\label."""
+    label_lines = _label_lines(s.root, dict(texts))
+    defs, def_bad = [], []
+    for (line, ch, name) in definition_targets(s.rel, text, all_labels, n_requests):
+        result, dt = await s.client.request("textDocument/definition", {
+            "textDocument": {"uri": s.uri}, "position": {"line": line, "character": ch}})
+        defs.append(dt)
+        locs = result if isinstance(result, list) else ([result] if result else [])
+        found = set()
+        for loc in locs:
+            target = loc.get("uri") or loc.get("targetUri")
+            rng = loc.get("range") or loc.get("targetSelectionRange")
+            if target and target.startswith("file://"):
+                found.add((Path(target[7:]).resolve(), rng["start"]["line"]))
+        if not found or not found <= label_lines.get(name, set()):
+            def_bad.append({"line": line, "character": ch, "label": name,
+                            "got": sorted((str(p), n) for p, n in found)})
+    s.res["definition_s"] = defs
+    s.res["definition_mismatches"] = def_bad
+
+
+async def _shut_down(s: Session) -> None:
+    """Shut the server down politely; a server that does not answer is killed by the caller."""
+    try:
+        await s.client.request("shutdown", None, timeout=10)
+        await s.client.notify("exit", None)
+        await asyncio.wait_for(s.proc.wait(), 10)
+    except (TimeoutError, LspError, ConnectionError):
+        pass
 
 
 def measure(project: synthetic.SyntheticProject, root: Path, *, n_edits: int = 100, n_requests: int = 100,

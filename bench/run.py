@@ -95,7 +95,7 @@ RUNNERS = {
 }
 
 
-def main(argv: list[str] | None = None) -> int:
+def argument_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="Colosseum benchmark suite (see bench/README.md)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 1 repetition, 20 edits, no plasTeX")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
@@ -109,18 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=BENCH / "results" / "latest.json", help="where to write results")
     ap.add_argument("--keep-tmp", action="store_true", help="keep the temporary directory")
     ap.add_argument("--list", action="store_true", help="list benchmark names and exit")
-    args = ap.parse_args(argv)
-    if args.list:
-        print("\n".join(BENCHMARKS))
-        return 0
-    selectors = [s.strip() for arg in args.only for s in arg.split(",") if s.strip()]
-    selected = [b for b in BENCHMARKS if not selectors or any(s in b for s in selectors)]
-    if not selected:
-        print(f"no benchmark matches {selectors}; names: {', '.join(BENCHMARKS)}", file=sys.stderr)
-        return 2
+    return ap
 
+
+def make_ctx(args: argparse.Namespace, tmp: Path) -> Ctx:
+    """The run's settings from the command line (--quick sets the defaults lower), the engine checked."""
     corpus = Path(os.environ.get("COLOSSEUM_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
-    tmp = Path(tempfile.mkdtemp(prefix="colosseum-bench-"))
     ctx = Ctx(quick=args.quick,
               repeats=args.repeats or (1 if args.quick else 5),
               plastex_repeats=args.plastex_repeats or (1 if args.quick else 3),
@@ -134,26 +128,26 @@ def main(argv: list[str] | None = None) -> int:
                          f"{os.cpu_count()} cores): timings are noisy, compare the CPU-time figures too")
     if not ctx.engine_ok:
         ctx.notes.append(ctx.engine_reason)
-    print(f"colosseum bench: {', '.join(selected)}; {ctx.repeats} repetition(s), medians reported; "
-          f"corpus {corpus}", file=sys.stderr)
-    rows: list[Row] = []
-    t_start = time.perf_counter()
-    try:
-        for name in selected:
-            print(f"running {name} ...", file=sys.stderr, flush=True)
-            try:
-                if name in CORPUS_PROJECTS:
-                    rows += bench_corpus(ctx, name)
-                else:
-                    rows += RUNNERS[name](ctx)
-            except Exception as exc:  # one broken benchmark does not take the others down
-                rows.append(Row(name, name, result=f"ERROR: {type(exc).__name__}: {exc}"))
-                ctx.notes.append(f"{name} crashed:\n{traceback.format_exc()}")
-    finally:
-        if not args.keep_tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
-    elapsed = time.perf_counter() - t_start
+    return ctx
 
+
+def run_rows(ctx: Ctx, selected: list[str]) -> list[Row]:
+    rows: list[Row] = []
+    for name in selected:
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        try:
+            if name in CORPUS_PROJECTS:
+                rows += bench_corpus(ctx, name)
+            else:
+                rows += RUNNERS[name](ctx)
+        except Exception as exc:  # one broken benchmark does not take the others down
+            rows.append(Row(name, name, result=f"ERROR: {type(exc).__name__}: {exc}"))
+            ctx.notes.append(f"{name} crashed:\n{traceback.format_exc()}")
+    return rows
+
+
+def print_report(ctx: Ctx, rows: list[Row], elapsed: float) -> dict[str, int]:
+    """The table, the notes and the count of each result; returns that count."""
     print()
     print(print_table(rows))
     print()
@@ -163,12 +157,17 @@ def main(argv: list[str] | None = None) -> int:
         print("note: " + note)
     counts = {k: sum(1 for r in rows if r.result.startswith(k)) for k in ("PASS", "FAIL", "skipped", "ERROR")}
     print(f"{counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['skipped']} skipped, {counts['ERROR']} ERROR")
+    return counts
 
+
+def write_results(path: Path, argv: list[str] | None, ctx: Ctx, selected: list[str], rows: list[Row],
+                  elapsed: float) -> None:
     result = {
         "command": " ".join([Path(sys.argv[0]).name] + (argv if argv is not None else sys.argv[1:])),
         "environment": environment(),
         "settings": {"quick": ctx.quick, "repeats": ctx.repeats, "plastex_repeats": ctx.plastex_repeats,
-                     "edits": ctx.edits, "lsp_samples": ctx.lsp_samples, "corpus": str(corpus), "selected": selected},
+                     "edits": ctx.edits, "lsp_samples": ctx.lsp_samples, "corpus": str(ctx.corpus),
+                     "selected": selected},
         "targets": {"plastex_speedup": PLASTEX_SPEEDUP, "pylatexenc_speedup": PYLATEXENC_SPEEDUP,
                     "synthetic_cold_s": SYNTH_COLD_S, "synthetic_rss_mib": SYNTH_RSS_MIB, "edit_ms": EDIT_MS,
                     "lsp_edit_p95_ms": LSP_EDIT_MS, "lsp_request_p95_ms": LSP_REQUEST_MS,
@@ -177,9 +176,35 @@ def main(argv: list[str] | None = None) -> int:
         "notes": ctx.notes,
         "elapsed_s": elapsed,
     }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"results written to {args.json}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"results written to {path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = argument_parser().parse_args(argv)
+    if args.list:
+        print("\n".join(BENCHMARKS))
+        return 0
+    selectors = [s.strip() for arg in args.only for s in arg.split(",") if s.strip()]
+    selected = [b for b in BENCHMARKS if not selectors or any(s in b for s in selectors)]
+    if not selected:
+        print(f"no benchmark matches {selectors}; names: {', '.join(BENCHMARKS)}", file=sys.stderr)
+        return 2
+
+    tmp = Path(tempfile.mkdtemp(prefix="colosseum-bench-"))
+    ctx = make_ctx(args, tmp)
+    print(f"colosseum bench: {', '.join(selected)}; {ctx.repeats} repetition(s), medians reported; "
+          f"corpus {ctx.corpus}", file=sys.stderr)
+    t_start = time.perf_counter()
+    try:
+        rows = run_rows(ctx, selected)
+    finally:
+        if not args.keep_tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    elapsed = time.perf_counter() - t_start
+    counts = print_report(ctx, rows, elapsed)
+    write_results(args.json, argv, ctx, selected, rows, elapsed)
     return 1 if counts["ERROR"] else 0
 
 

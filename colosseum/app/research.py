@@ -1,8 +1,9 @@
 """The research pipeline, set up once for the CLI and the editor: its settings, the theorem it
 drafts, one run per model sharing one budget in one run folder, cross-model selection between two
 runs, what each run spent, and the draft file (its text, written only as a new file, and its
-reviewed lemmas in the catalog). ``research`` is the use case; the adapters print or answer its
-``ResearchOutcome``."""
+reviewed lemmas in the catalog). The use case: ``research_target`` (refused before any set-up),
+``research_setup``, ``start_research`` (the providers and the run folder), then ``ResearchRuns.run``
+with the adapter's progress; the adapters print or answer its ``ResearchOutcome``."""
 
 from __future__ import annotations
 

@@ -43,6 +43,21 @@ def test_the_application_layer_imports_neither_the_cli_nor_the_protocol():
     assert offending(REPO / "colosseum" / "app", ("colosseum.cli", "pygls", "lsprotocol", "colosseum_lsp")) == {}
 
 
+# a run is started only through the application layer: the CLI and the server never reach the
+# research pipeline, the inner loop (its solve, its run folders) or the reviews' entry points
+RUN_ENTRY_POINTS = ("colosseum.loops.research", "colosseum.loops.inner", "colosseum.loops.review.global_review",
+                    "colosseum.loops.review.local_review", "colosseum.loops.review.review_document",
+                    "colosseum.loops.review.review_claim", "colosseum.loops.review.retry_claim",
+                    "colosseum.loops.review.write_report")
+
+
+def test_the_adapters_start_no_run_of_the_loops_themselves():
+    for folder in (REPO / "colosseum" / "cli", REPO / "server"):
+        assert offending(folder, RUN_ENTRY_POINTS) == {}
+    # what they still read from the loops is the review's presentation and the editor's review state:
+    # the JSON of a report, the dismissal store, the reviewer kept per document, the anchoring text
+
+
 def test_providers_and_run_records_are_made_in_the_application_layer_only():
     outside = {}
     for folder in (REPO / "colosseum" / "cli", REPO / "server"):
@@ -74,6 +89,28 @@ def test_the_state_folder_is_named_once(tmp_path):
     holders = [str(f.relative_to(REPO)) for folder in ("colosseum/app", "colosseum/cli", "server")
                for f in sorted((REPO / folder).rglob("*.py")) if literal in f.read_text(encoding="utf-8")]
     assert holders == []
+    # nowhere else in the engine or the server either, as a string in the code (a docstring may
+    # name the folder in prose)
+    in_code = {}
+    for folder in ("colosseum", "server"):
+        for file in sorted((REPO / folder).rglob("*.py")):
+            if file == REPO / "colosseum" / "core" / "paths.py":
+                continue
+            found = state_folder_strings(file)
+            if found:
+                in_code[str(file.relative_to(REPO))] = found
+    assert in_code == {}
+
+
+def state_folder_strings(file: Path) -> list[str]:
+    """The string constants of ``file``'s code (not its docstrings) that name the state folder or a path in it."""
+    tree = ast.parse(file.read_text(encoding="utf-8"), str(file))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+            and (node.value == paths.STATE_DIR_NAME or node.value.startswith(paths.STATE_DIR_NAME + "/"))]
 
 
 def test_a_run_takes_its_overrides_from_the_editor_options_or_the_command_line(tmp_path):

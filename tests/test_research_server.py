@@ -3,6 +3,7 @@ Messages-API double standing in for the API, answering from the research script 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -18,11 +19,13 @@ from test_research_pipeline import MAIN, RESULT
 
 API = MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1))))
 API.__enter__()  # one double for the module; the server reads its address from the environment
+# a checkout run with PYTHONPATH (a worktree, not the installed copy) serves its own code
+PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-m", "colosseum", "serve"],
-    server_env={"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
+    server_env={**PASSED_ON, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     project = tmp_path_factory.mktemp("ws") / "paper"
     (project / "sections").mkdir(parents=True)

@@ -1,26 +1,36 @@
-"""The research pipeline, set up once for the CLI and the editor: its settings, one run per
-model sharing one budget, cross-model selection between two runs, and the draft file's text."""
+"""The research pipeline, set up once for the CLI and the editor: its settings, the theorem it
+drafts, one run per model sharing one budget in one run folder, cross-model selection between two
+runs, what each run spent, and the draft file (its text, written only as a new file, and its
+reviewed lemmas in the catalog). The use case: ``research_target`` (refused before any set-up),
+``research_setup``, ``start_research`` (the providers and the run folder), then ``ResearchRuns.run``
+with the adapter's progress; the adapters print or answer its ``ResearchOutcome``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from colosseum.app.knowledge import catalog_directory
 from colosseum.app.run_settings import RunOverrides, RunSettings, inner_loop_config
-from colosseum.app.stops import stop_reason
+from colosseum.app.stops import RunRefused, StopReason, stop_reason, until_stopped
 from colosseum.catalog.store import load_catalog
 from colosseum.core.atomic_files import write_atomically
 from colosseum.loops.inner.records import InnerLoopConfig
 from colosseum.models.budget import Budget
 from colosseum.models.metered import MeteredProvider
-from colosseum.loops.research.pipeline import ResearchRun
+from colosseum.models.pricing import cost_usd
+from colosseum.loops.inner.run_record import run_directory
+from colosseum.loops.research.draft import DraftDocument, DraftError
+from colosseum.loops.research.pipeline import ResearchRun, run_research
+from colosseum.loops.research.records import ProgressEvent, ResearchResult
 from colosseum.loops.research.review_adapter import ReviewLayer
 from colosseum.loops.research.run_log import ResearchRecorder
-from colosseum.loops.research.settings import research_settings
+from colosseum.loops.research.settings import planned_calls, research_settings
 
 
 @dataclass
@@ -93,6 +103,190 @@ def _selection_report(picked, model_a: str, model_b: str) -> str:
     return "\n".join(lines)
 
 
+def research_target(index, label: str) -> DraftDocument:
+    """The theorem the run drafts a proof of; raises RunRefused, before any set-up, when it cannot
+    take a draft (no such claim, or it already has a proof)."""
+    try:
+        return DraftDocument(index, label)
+    except DraftError as exc:
+        raise RunRefused(str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class SecondModel:
+    """Cross-model selection: model B's name, and how to open its own index of the project (each
+    run overlays its draft on the index it works on); opened once both providers are made."""
+
+    model: str
+    open_index: Callable[[], object]
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    """What one model's run spent: its calls (the judges' included for model B), the answers served
+    from the cache, and the cost at list price (None when no price is known for the model)."""
+
+    model: str
+    calls: int
+    cache_hits: int
+    cost_usd: float | None
+
+
+@dataclass
+class ResearchOutcome:
+    """How a research run ended: ``result`` is the submitted run's result (model A's, or B's when
+    the selection picked it); ``stop`` says why it stopped early, when it did."""
+
+    label: str
+    directory: Path  # the run folder; with two models, each run is in model-a/ and model-b/ under it
+    runs: list[ModelRun] = field(default_factory=list)
+    result: ResearchResult | None = None
+    selection: Selection | None = None
+    stop: StopReason | None = None
+
+    @property
+    def calls(self) -> int:
+        return sum(r.calls for r in self.runs)
+
+    @property
+    def cache_hits(self) -> int:
+        return sum(r.cache_hits for r in self.runs)
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The whole run's cost, or None when a model's price is not known."""
+        costs = [r.cost_usd for r in self.runs]
+        return sum(costs) if all(c is not None for c in costs) else None
+
+    @property
+    def report(self) -> Path:
+        """The submitted run's Markdown report (the strategy cards, the reviews)."""
+        return Path(str(self.result.run_dir if self.result is not None and self.result.run_dir else self.directory)) \
+            / "report.md"
+
+
+# the pipeline ends every run with a status; these statuses are early stops (its messages say more)
+_STOPPED_STATUSES = {"cancelled": "cancelled", "budget-stopped": "budget-reached"}
+_UNREACHABLE = "the model could not be reached"  # how the pipeline's message for a provider failure begins
+
+
+def result_stop(result: ResearchResult) -> StopReason | None:
+    if result.status in _STOPPED_STATUSES:
+        return StopReason(_STOPPED_STATUSES[result.status], result.message)
+    if result.status == "failed" and result.message.startswith(_UNREACHABLE):
+        return StopReason("model-unreachable", result.message)
+    return None
+
+
+Progress = Callable[[ProgressEvent], None]
+
+
+@dataclass
+class ResearchRuns:
+    """The runs of one research command, set up: one per model, in one run folder."""
+
+    setup: ResearchSetup
+    draft: DraftDocument
+    directory: Path
+    runs: list[ResearchRun]
+
+    def outcome(self, stop: StopReason | None = None, result: ResearchResult | None = None,
+                selection: Selection | None = None) -> ResearchOutcome:
+        spent = [ModelRun(r.model, r.provider.usage.calls, r.provider.cached_answers,
+                          cost_usd(r.provider.usage, r.model, r.prices)) for r in self.runs]
+        if stop is None and result is not None:
+            stop = result_stop(result)
+        return ResearchOutcome(self.draft.target, self.directory, spent, result, selection, stop)
+
+    def watch(self, progress: Progress, check: Callable[[], None] | None = None) -> None:
+        """Each run reports to ``progress`` (with two models, each event names its model); ``check``
+        is called before every model call and raises to cancel (the editor's progress does)."""
+        for run in self.runs:
+            run.progress = _naming(progress, run.model if len(self.runs) > 1 else "")
+            if check is not None:
+                run.provider.check = check
+
+    async def run(self, progress: Progress, check: Callable[[], None] | None = None) -> ResearchOutcome:
+        """Every model's run to its end, then (with two) the selection; the outcome, or the reason it
+        stopped (a cancellation from outside, e.g. Ctrl-C through ``run_in_terminal``, stays raised)."""
+        self.watch(progress, check)
+
+        async def work() -> ResearchOutcome:
+            try:
+                results = await _run_all(self.runs)
+            except DraftError as exc:  # the theorem changed so that it cannot take a draft
+                raise RunRefused(str(exc)) from exc
+            if len(results) == 1:
+                return self.outcome(result=results[0])
+            label = self.draft.target
+            picked = await select_between(*results, self.runs[1].provider, f"{label}: {self.draft.statement(label)}",
+                                          self.setup.selection, self.runs[0].model, self.runs[1].model,
+                                          self.directory)
+            chosen = results[1] if not picked.failure and picked.chosen == "B" else results[0]
+            return self.outcome(result=chosen, selection=picked)
+
+        return await until_stopped(work(), lambda reason: self.outcome(stop=reason))
+
+
+def _naming(progress: Progress, model: str) -> Progress:
+    def named(event: ProgressEvent) -> None:
+        event.model = model
+        progress(event)
+    return named
+
+
+async def _run_all(runs: list[ResearchRun]) -> list[ResearchResult]:
+    if len(runs) == 1:
+        return [await run_research(runs[0])]
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(run_research(run)) for run in runs]
+    return [task.result() for task in tasks]
+
+
+def start_research(setup: ResearchSetup, draft: DraftDocument, second: SecondModel | None = None,
+                   stop_after: str | None = None) -> ResearchRuns:
+    """The providers, the run folder and each model's run on ``draft`` (from ``research_target``);
+    raises ProviderError, before any call, when a model's provider cannot be made. ``stop_after``
+    "decompose": explore, pass the gate and cut the skeleton only."""
+    index, label = draft.index, draft.target
+    inner_a, model_a = setup.settings.provider()
+    inner_b, model_b = setup.settings.provider(second.model) if second is not None else (None, None)
+    top = run_directory(index.root_dir, f"research-{label}")
+    runs = [setup.new_run(index, label, inner_a, model_a, top / "model-a" if second is not None else top, None,
+                          stop_after)]
+    if second is not None:
+        runs.append(setup.new_run(second.open_index(), label, inner_b, model_b, top / "model-b", None, stop_after))
+    return ResearchRuns(setup, draft, top, runs)
+
+
+@dataclass(frozen=True)
+class ResearchEstimate:
+    """What a research run would cost, from its settings alone: nothing is sent."""
+
+    plan: dict  # planned_calls: exploration, decomposition, per_obligation, global_review, typical, upper
+    obligations: int
+    runs: int
+    typical_calls: int  # the typical run, both models and the judges
+    model: str
+    upper_cost_usd: float | None
+
+
+TYPICAL_OBLIGATIONS = 6  # the skeleton size a dry run assumes
+
+
+def estimate_research(index, setup: ResearchSetup, with_selection: bool) -> ResearchEstimate:
+    from colosseum.loops.review import review_config
+    from colosseum.models.provider import Usage
+
+    reviewers = review_config(index.config)[0].reviewers
+    plan = planned_calls(setup.config, setup.inner_config, reviewers, TYPICAL_OBLIGATIONS)
+    runs = 2 if with_selection else 1
+    typical = plan["typical"] * runs + (setup.selection.judges if with_selection else 0)
+    model = setup.settings.model_name()
+    upper = cost_usd(Usage(input_tokens=typical * 6000, output_tokens=typical * 2000), model, setup.settings.prices)
+    return ResearchEstimate(plan, TYPICAL_OBLIGATIONS, runs, typical, model, upper)
+
+
 def default_output(claim_file: Path, label: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower() or "theorem"
     return claim_file.with_name(f"{claim_file.stem}-{slug}-skeleton.tex")
@@ -145,6 +339,32 @@ def _unproved(outcome) -> str:
     if outcome.status == "failed":
         return "not finished (the run stopped during its first attempt)"
     return outcome.status
+
+
+@dataclass(frozen=True)
+class DraftWritten:
+    """What writing the draft file did: ``written`` False when the file appeared meanwhile (the
+    draft is then only in the run folder); the catalog entries its reviewed lemmas became, or why
+    the catalog could not take them."""
+
+    written: bool
+    catalog: list[str] = field(default_factory=list)
+    catalog_error: str = ""
+
+
+def write_draft_file(draft: DraftDocument, result: ResearchResult, out: Path) -> DraftWritten:
+    """The submitted draft as the NEW file ``out`` (never over an existing file), then its lemmas
+    that passed their local review into the catalog."""
+    index, label = draft.index, draft.target
+    try:
+        with open(out, "x", encoding="utf-8") as handle:  # a new file, never an existing one
+            handle.write(skeleton_file_text(result, label, out, index.roots[0], draft.replace_to != draft.offset))
+    except FileExistsError:
+        return DraftWritten(False)
+    try:
+        return DraftWritten(True, record_reviewed_lemmas(index, draft, result, out))
+    except CatalogNotUpdated as exc:
+        return DraftWritten(True, catalog_error=str(exc))
 
 
 class CatalogNotUpdated(Exception):

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from colosseum.cli.terminal import open_project, say
-from colosseum.core.paths import STATE_DIR_NAME
 
 
 def _at_least_one(text: str) -> int:
@@ -63,18 +62,16 @@ class _Line:
 
 
 def run_research_command(args) -> int:
-    import asyncio  # here, not at the top: building the parser must not load the engine
-
-    from colosseum.app.research import default_output, research_setup
+    from colosseum.app.research import default_output, research_setup, research_target
     from colosseum.app.run_settings import RunOverrides
-    from colosseum.loops.research.draft import DraftDocument, DraftError
+    from colosseum.app.stops import RunRefused
 
     index = open_project(args.path)
     if index is None:
         return 2
     try:
-        draft = DraftDocument(index, args.label)
-    except DraftError as exc:
+        draft = research_target(index, args.label)
+    except RunRefused as exc:
         say(str(exc))
         return 2
     overrides = RunOverrides(args.model, args.max_calls, not args.no_cache)
@@ -88,14 +85,8 @@ def run_research_command(args) -> int:
         say(f"{out} exists; the research pipeline never overwrites a file (pass --out NEW_FILE)")
         return 2
     if args.dry_run:
-        from colosseum.loops.review import review_config
-
-        return _dry_run(args, setup, review_config(index.config)[0].reviewers)
-    try:
-        return asyncio.run(_run(args, index, draft, setup, out))
-    except KeyboardInterrupt:
-        print(f"\ncolosseum: cancelled; what was done is in {STATE_DIR_NAME}/runs", file=sys.stderr)
-        return 130
+        return _dry_run(args, index, setup)
+    return _run(args, draft, setup, out)
 
 
 def _selection_fits(args, configured) -> bool:
@@ -109,131 +100,99 @@ def _selection_fits(args, configured) -> bool:
     return False
 
 
-def _dry_run(args, setup, reviewers: int) -> int:
-    from colosseum.loops.research.settings import planned_calls
-    from colosseum.models.pricing import cost_usd
-    from colosseum.models.provider import Usage
+def _dry_run(args, index, setup) -> int:
+    from colosseum.app.research import estimate_research
 
     config, inner_config, selection = setup.config, setup.inner_config, setup.selection
-    obligations = 6
-    plan = planned_calls(config, inner_config, reviewers, obligations)
-    runs = 2 if args.select_with else 1
-    typical = plan["typical"] * runs + (selection.judges if args.select_with else 0)
-    model = setup.settings.model_name()
-    upper_cost = cost_usd(Usage(input_tokens=typical * 6000, output_tokens=typical * 2000), model,
-                          setup.settings.prices)
-    money = (f"; at most about ${upper_cost:.2f} at {model}'s list price for the typical run (less with prompt "
-             "caching)" if upper_cost is not None else f"; no price known for {model} (set [models] prices)")
+    estimate = estimate_research(index, setup, bool(args.select_with))
+    plan, model = estimate.plan, estimate.model
+    money = (f"; at most about ${estimate.upper_cost_usd:.2f} at {model}'s list price for the typical run (less "
+             "with prompt caching)" if estimate.upper_cost_usd is not None
+             else f"; no price known for {model} (set [models] prices)")
     print(f"{args.label}: exploration {plan['exploration']} calls (widths {config.exploration_widths}, k = {config.k}, "
           f"{'adaptive' if config.adaptive_widths else 'fixed'} widths, then the readiness gate); decomposition "
           f"{plan['decomposition']}; each obligation {plan['per_obligation']} (inner loop widths "
           f"{inner_config.widths} and its local review); each global review {plan['global_review']}.")
-    both = (f"; run with both models plus {selection.judges} judgements, {typical} calls" if args.select_with else "")
-    print(f"A skeleton of {obligations} obligations costs about {plan['typical']} calls with no retry and one round"
-          f"{both}; with every retry, {config.max_explorations} explorations and {config.rounds} rounds, up to about "
-          f"{plan['upper'] * runs} calls{money}. "
+    both = (f"; run with both models plus {selection.judges} judgements, {estimate.typical_calls} calls"
+            if args.select_with else "")
+    print(f"A skeleton of {estimate.obligations} obligations costs about {plan['typical']} calls with no retry and "
+          f"one round{both}; with every retry, {config.max_explorations} explorations and {config.rounds} rounds, up "
+          f"to about {plan['upper'] * estimate.runs} calls{money}. "
           + (f"The budget stops the run at {config.max_calls} calls. " if config.max_calls else "")
           + "Nothing was sent.")
     return 0
 
 
-async def _run(args, index, draft, setup, out: Path) -> int:
-    import asyncio
+def _run(args, draft, setup, out: Path) -> int:
     from colosseum.app.project import open_for_run
-    from colosseum.loops.inner.run_record import run_directory
+    from colosseum.app.research import SecondModel, start_research
+    from colosseum.app.stops import run_in_terminal
     from colosseum.models import ProviderError
 
+    # model B works on its own index of the project: each run overlays its draft on the index it works on
+    second = SecondModel(args.select_with, lambda: open_for_run(args.path, say)) if args.select_with else None
     try:
-        inner_a, model_a = setup.settings.provider()
-        inner_b, model_b = setup.settings.provider(args.select_with) if args.select_with else (None, None)
+        runs = start_research(setup, draft, second)
     except ProviderError as exc:
         say(exc.message)
         return 2
-    top = run_directory(index.root_dir, f"research-{args.label}")
-    line = _Line()
-
-    def progress_of(model: str):
-        def progress(event) -> None:
-            event.model = model if args.select_with else ""
-            line(event)
-        return progress
-
-    run_a = setup.new_run(index, args.label, inner_a, model_a, top / "model-a" if args.select_with else top,
-                          progress_of(model_a))
-    run_b = setup.new_run(open_for_run(args.path, say), args.label, inner_b, model_b, top / "model-b",
-                          progress_of(model_b)) if args.select_with else None
-    try:
-        result_a, result_b = await _both(run_a, run_b)
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        print(f"\ncolosseum: cancelled; what was done is in {top}", file=sys.stderr)
-        return 130
+    progress_line = _Line()
+    outcome = run_in_terminal(lambda: runs.run(progress_line), runs.outcome)
+    if outcome.result is None:
+        return _stopped(outcome)
     print(file=sys.stderr)
-    chosen = result_a
-    if run_b is not None:
-        chosen = await _select(args, draft, setup, (result_a, result_b), run_b, (model_a, model_b), top)
-    return _finish(args, index, draft, chosen, [r for r in (run_a, run_b) if r is not None], out, top)
+    _print_selection(outcome)
+    return _finish(args, draft, outcome, out)
 
 
-async def _both(run_a, run_b) -> tuple:
-    import asyncio
-    from colosseum.loops.research.pipeline import run_research
-
-    if run_b is None:
-        return await run_research(run_a), None
-    async with asyncio.TaskGroup() as group:
-        task_a = group.create_task(run_research(run_a))
-        task_b = group.create_task(run_research(run_b))
-    return task_a.result(), task_b.result()
+def _stopped(outcome) -> int:
+    """A run that stopped with no result: cancelled (Ctrl-C), or the theorem could no longer take a draft."""
+    if outcome.stop.cancelled:
+        print(f"\ncolosseum: cancelled; what was done is in {outcome.directory}", file=sys.stderr)
+        return 130
+    say(outcome.stop.detail)
+    return 2 if outcome.stop.kind == "refused" else 1
 
 
-async def _select(args, draft, setup, results: tuple, run_b, models: tuple, top: Path):
-    from colosseum.app.research import select_between
-
-    problem = f"{args.label}: {draft.statement(args.label)}"
-    picked = await select_between(*results, run_b.provider, problem, setup.selection, *models, top)
+def _print_selection(outcome) -> None:
+    picked = outcome.selection
+    if picked is None:
+        return
     if picked.failure:
         say(f"the selection could not finish ({picked.failure}); model A's run is kept")
-        return results[0]
-    if picked.picked is not None:
+    elif picked.picked is not None:
+        models = [r.model for r in outcome.runs]
         print(f"cross-model selection: {picked.picked.reason}; submitting model {picked.chosen} "
               f"({models[1] if picked.chosen == 'B' else models[0]})")
-    return results[1] if picked.chosen == "B" else results[0]
 
 
-def _finish(args, index, draft, result, runs, out: Path, top: Path) -> int:
-    from colosseum.models.pricing import cost_usd
-
+def _finish(args, draft, outcome, out: Path) -> int:
+    result, index = outcome.result, draft.index
     print(f"{args.label}: {result.status}" + (f" ({result.message})" if result.message else ""))
     if result.decomposition is not None:
         passed = sum(1 for o in result.decomposition.obligations if result.sections.get(o) is not None
                      and result.sections[o].status == "passed")
         print(f"{passed} of {len(result.decomposition.obligations)} obligations passed their local review")
     if result.draft.strip():
-        _write_draft(args, index, draft, result, out)
-    calls = sum(r.provider.usage.calls for r in runs)
-    hits = sum(r.provider.cached_answers for r in runs)
-    costs = [cost_usd(r.provider.usage, r.model, r.prices) for r in runs]
-    spent = f", about ${sum(costs):.2f}" if all(c is not None for c in costs) else ", cost unknown (no price known)"
-    by_model = " (" + ", ".join(f"{r.model} {r.provider.usage.calls}" for r in runs) + ")" if len(runs) > 1 else ""
-    print(f"{calls} model calls{by_model}{spent}, {hits} answers from the cache; run written to "
-          f"{top.relative_to(index.root_dir)}")
+        _write_draft(args, draft, result, out)
+    cost = outcome.cost_usd
+    spent = f", about ${cost:.2f}" if cost is not None else ", cost unknown (no price known)"
+    runs = outcome.runs
+    by_model = " (" + ", ".join(f"{r.model} {r.calls}" for r in runs) + ")" if len(runs) > 1 else ""
+    print(f"{outcome.calls} model calls{by_model}{spent}, {outcome.cache_hits} answers from the cache; run written to "
+          f"{outcome.directory.relative_to(index.root_dir)}")
     return 0 if result.status == "accepted" else 1
 
 
-def _write_draft(args, index, draft, result, out: Path) -> None:
-    from colosseum.app.research import CatalogNotUpdated, input_line, record_reviewed_lemmas, skeleton_file_text
+def _write_draft(args, draft, result, out: Path) -> None:
+    from colosseum.app.research import input_line, write_draft_file
 
-    try:
-        with open(out, "x", encoding="utf-8") as handle:  # a new file, never an existing one
-            handle.write(skeleton_file_text(result, args.label, out, index.roots[0], draft.replace_to != draft.offset))
-    except FileExistsError:
+    written = write_draft_file(draft, result, out)
+    if not written.written:
         say(f"{out} appeared meanwhile; the draft is only in the run directory")
         return
-    print(f"draft written to {out}; add {input_line(out, index.roots[0])} after {args.label}")
-    try:
-        written = record_reviewed_lemmas(index, draft, result, out)
-    except CatalogNotUpdated as exc:
-        say(f"the catalog was not updated: {exc}")
-        return
-    if written:
-        print(f"written to the catalog: {', '.join(written)}")
+    print(f"draft written to {out}; add {input_line(out, draft.index.roots[0])} after {args.label}")
+    if written.catalog_error:
+        say(f"the catalog was not updated: {written.catalog_error}")
+    elif written.catalog:
+        print(f"written to the catalog: {', '.join(written.catalog)}")

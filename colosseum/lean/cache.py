@@ -9,13 +9,14 @@ import json
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
+from colosseum.core.paths import lean_cache_dir
 
 MAX_ENTRIES = 2000
 
 
 class LeanCache:
     def __init__(self, project_dir: Path, enabled: bool = True):
-        self.directory = project_dir / ".colosseum" / "lean" / "cache"
+        self.directory = lean_cache_dir(project_dir)
         self.enabled = enabled
 
     def get(self, key: str) -> list[dict] | None:

@@ -11,11 +11,12 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.lean.lakefile import Lakefile, Library, read_lakefile
 from colosseum.lean.outline import Outline, normalize_name, outline
 
 LAKEFILES = ("lakefile.lean", "lakefile.toml")
-SKIPPED_DIRS = frozenset((".lake", "lake-packages", ".git", "build", ".colosseum"))
+SKIPPED_DIRS = frozenset((".lake", "lake-packages", ".git", "build", STATE_DIR_NAME))
 SCRATCH_DIR = Path(".lake") / "colosseum"  # inside the Lean project, ignored by git in every Lake project
 MAX_PARENTS = 32
 MAX_SOURCE_FILES = 5000

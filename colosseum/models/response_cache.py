@@ -1,6 +1,7 @@
-"""A content-addressed on-disk cache of model answers (``.colosseum/cache/``): re-running an
-unchanged step costs no call. The key is everything that decides the answer: provider, model,
-system text, messages, schema, token limit and temperature. Writes are atomic."""
+"""A content-addressed on-disk cache of model answers (``core.paths.answer_cache_dir``, i.e.
+``.colosseum/cache/``): re-running an unchanged step costs no call. The key is everything that
+decides the answer: provider, model, system text, messages, schema, token limit and temperature.
+Writes are atomic."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Every run leaves ``.colosseum/runs/<time>-<label>/``: each candidate, critique, sampled group
-and aggregate, the seed, the prompt versions, the model, tokens and cache hits, and a readable
-report, so that a run can be audited after the fact. Files are written atomically."""
+"""Every run leaves ``.colosseum/runs/<time>-<label>/`` (under ``core.paths.runs_dir``): each
+candidate, critique, sampled group and aggregate, the seed, the prompt versions, the model, tokens
+and cache hits, and a readable report, so that a run can be audited after the fact. Files are
+written atomically."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
+from colosseum.core.paths import runs_dir
 from colosseum.loops.inner.records import InnerLoopConfig, SolveResult
 from colosseum.models.prompts import load_prompt
 
@@ -17,7 +19,7 @@ from colosseum.models.prompts import load_prompt
 def run_directory(project_dir: Path, label: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)[:80]
-    path = project_dir / ".colosseum" / "runs" / f"{stamp}-{safe}"
+    path = runs_dir(project_dir) / f"{stamp}-{safe}"
     suffix = 1
     while path.exists():
         suffix += 1

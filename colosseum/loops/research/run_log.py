@@ -1,4 +1,4 @@
-"""The run directory of a research run, ``.colosseum/runs/<time>-research-<label>/``: every
+"""The run directory of a research run, ``<time>-research-<label>/`` under ``core.paths.runs_dir``: every
 stage's artefacts as JSON and Markdown, written as the run goes (``run.json`` always says how far
 it got and with what status), so a run stopped anywhere can be audited.
 

@@ -33,7 +33,7 @@ Public API (stable; everything else in this package is internal)::
         # Each call of ``review`` is a run of its own against ``config.max_calls``.
     review.verdict ("passed" | "failed"), review.passed, review.critiques, review.cached
 
-    reviewer = LocalReviewer(provider, LocalReviewCache(root_dir / ".colosseum/reviews/local"),
+    reviewer = LocalReviewer(provider, LocalReviewCache(local_reviews_dir(root_dir)),  # colosseum.core.paths
                              config=ReviewConfig())
     reviews = await reviewer.review_many(index, labels=None, progress=None)
         # Incremental: a review is keyed by the claim's text, the statements of what it uses

@@ -1,4 +1,4 @@
-"""Dismissed critiques, remembered in ``.colosseum/reviews/dismissed.json`` by the hash of the
+"""Dismissed critiques, remembered in ``dismissed.json`` under ``core.paths.reviews_dir`` by the hash of the
 quoted text and the kind (``records.critique_key``): a dismissal holds while that text is
 unchanged and lapses by itself when the text changes (a new quote has a new key).
 

@@ -1,5 +1,5 @@
-"""The review's Markdown report (``.colosseum/reviews/<time>-global.md``), its JSON beside it,
-and the JSON the CLI prints."""
+"""The review's Markdown report (``<time>-global.md`` under ``core.paths.reviews_dir``), its JSON
+beside it, and the JSON the CLI prints."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def _critique_lines(c: ReviewCritique, root_dir: Path, veto: bool = False) -> li
 
 
 def write_report(report: ReviewReport, index, name: str = "global", prices: dict | None = None) -> Path:
-    """``.colosseum/reviews/<time>-<name>.md`` and ``.json`` (the whole record); returns the .md."""
+    """``<time>-<name>.md`` and ``.json`` (the whole record) under ``core.paths.reviews_dir``; returns the .md."""
     root_dir = index.root_dir if hasattr(index, "root_dir") else Path(index)
     stem = report_stem(root_dir, name)
     record = {**report_json(report, root_dir, prices), "reasons": report.reasons, "model": report.model,

@@ -1,4 +1,4 @@
-"""Where reviews live (``.colosseum/reviews/``) and what a new report is called."""
+"""Where reviews live (``core.paths.reviews_dir``: ``.colosseum/reviews/``) and what a new report is called."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import re
 import time
 from pathlib import Path
 
+from colosseum.core.paths import reviews_dir
+
 
 def reviews_directory(root_dir: Path) -> Path:
-    return Path(root_dir) / ".colosseum" / "reviews"
+    return reviews_dir(root_dir)
 
 
 def report_stem(root_dir: Path, name: str) -> Path:

@@ -18,11 +18,16 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from colosseum.app.research import default_output, input_line, research_setup, skeleton_file_text
+from colosseum.app.research import (
+    default_output,
+    input_line,
+    research_setup,
+    research_target,
+    skeleton_file_text,
+    start_research,
+)
 from colosseum.app.run_settings import RunOverrides
-from colosseum.loops.inner.run_record import run_directory
-from colosseum.loops.research.draft import DraftDocument, DraftError
-from colosseum.loops.research.pipeline import run_research
+from colosseum.app.stops import RunRefused
 from colosseum.models import ProviderError
 from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
 from colosseum_lsp.features import registry
@@ -74,18 +79,18 @@ async def explore_strategies(ctx, args) -> dict:
         raise ResearchError(f"no claim `{label}` in the project")
     run_index = await _run_index(ctx, project)
     try:
-        DraftDocument(run_index, label)  # a theorem that cannot take a draft is refused before any set-up
-    except DraftError as exc:
+        draft = research_target(run_index, label)  # a theorem that cannot take a draft is refused before any set-up
+    except RunRefused as exc:
         raise ResearchError(str(exc)) from exc
     setup = await asyncio.to_thread(research_setup, run_index, RunOverrides(ctx.options.get("model"),
                                                                           _budget_option(ctx.options)))
     for problem in setup.problems:
         log.warning("colosseum.toml: %s (the default is used)", problem)
+    solve_all = bool(options.get("solve"))
     try:
-        inner, model = setup.settings.provider()
+        runs = start_research(setup, draft, stop_after=None if solve_all else "decompose")
     except ProviderError as exc:
         raise ResearchError(exc.message) from exc
-    solve_all = bool(options.get("solve"))
     title = f"{'Researching' if solve_all else 'Exploring strategies for'} {label}"
     async with ctx.progress(title) as report:
         shown = [title]
@@ -94,16 +99,12 @@ async def explore_strategies(ctx, args) -> dict:
             shown[0] = event.line()
             report(shown[0])
 
-        run = setup.new_run(run_index, label, inner, model, run_directory(project.root_dir, f"research-{label}"),
-                            progress, None if solve_all else "decompose")
         # before every model call: raises ProgressCancelled once the author cancelled, so only
         # the calls already in flight finish (it re-sends the last progress line, a no-op for the eye)
-        run.provider.check = lambda: report(shown[0])
-        try:
-            result = await run_research(run)
-        except DraftError as exc:
-            raise ResearchError(str(exc)) from exc
-    return await _answer(ctx, project, label, run, result)
+        outcome = await runs.run(progress, check=lambda: report(shown[0]))
+    if outcome.result is None:  # the theorem could no longer take a draft
+        raise ResearchError(outcome.stop.detail if outcome.stop else "the research run did not finish")
+    return await _answer(ctx, project, label, outcome)
 
 
 def _budget_option(options: EditorOptions) -> int | None:
@@ -119,14 +120,13 @@ def _budget_option(options: EditorOptions) -> int | None:
     return max_calls
 
 
-async def _answer(ctx, project, label: str, run, result) -> dict:
+async def _answer(ctx, project, label: str, outcome) -> dict:
     """The command's answer: the report shown, and the draft offered as a new file when there is one."""
-    directory = run.recorder.directory
-    report_path = directory / "report.md"
-    answer = {"status": result.status, "label": label, "calls": run.provider.usage.calls, "report": str(report_path),
+    result, directory, report_path = outcome.result, outcome.directory, outcome.report
+    answer = {"status": result.status, "label": label, "calls": outcome.calls, "report": str(report_path),
               "message": f"{label}: {result.status}" + (f" ({result.message})" if result.message else ""),
               "applied": False, "skeleton": None}
-    if result.status == "failed" and result.message.startswith("the model could not be reached"):
+    if outcome.stop is not None and outcome.stop.kind == "model-unreachable":
         raise ResearchError(result.message + f"; what was done is in {directory.name}")
     try:
         await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=report_path.as_uri(),
@@ -134,10 +134,11 @@ async def _answer(ctx, project, label: str, run, result) -> dict:
     except Exception as exc:  # a client without showDocument still gets the path
         log.info("showDocument failed: %s", exc)
     claim = project.snapshot().claims.get(label)
-    if result.draft.strip() and result.status != "cancelled" and claim is None:
+    cancelled = outcome.stop is not None and outcome.stop.cancelled
+    if result.draft.strip() and not cancelled and claim is None:
         answer["message"] += (f"; `{label}` is no longer in the document (renamed or removed during the run), so "
                               f"the draft was not offered: it is in {directory.name}")
-    elif result.draft.strip() and result.status != "cancelled":
+    elif result.draft.strip() and not cancelled:
         target = _free_output(claim.file, label)
         answer["skeleton"] = path_to_uri(target)
         answer["applied"] = await _offer_skeleton(ctx, project, label, result, target)

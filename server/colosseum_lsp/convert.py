@@ -160,12 +160,14 @@ ACTION_KIND = {"quickfix": types.CodeActionKind.QuickFix, "rewrite": types.CodeA
                "empty": types.CodeActionKind.Empty}
 
 
-def code_action(title: str, kind: str, *, command: types.Command | None = None, edit: types.WorkspaceEdit | None = None,
-                diagnostic: types.Diagnostic | None = None, preferred: bool | None = None) -> types.CodeAction:
+def code_action(title: str, kind: str, *, command: types.Command | None = None,
+                edit: types.WorkspaceEdit | None = None, diagnostic: types.Diagnostic | None = None,
+                preferred: bool | None = None) -> types.CodeAction:
     """A code action; ``kind``: "quickfix", "rewrite" (refactor.rewrite) or "empty" (no kind, for
     commands on a claim). ``diagnostic`` is the client's own diagnostic the action fixes, sent back
     as it came; ``preferred`` is sent when given, false included."""
-    return types.CodeAction(title=title, kind=ACTION_KIND[kind], diagnostics=[diagnostic] if diagnostic is not None else None,
+    return types.CodeAction(title=title, kind=ACTION_KIND[kind],
+                            diagnostics=[diagnostic] if diagnostic is not None else None,
                             is_preferred=preferred, edit=edit, command=command)
 
 

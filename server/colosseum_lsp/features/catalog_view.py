@@ -161,7 +161,8 @@ def retract_actions(ctx, path: Path, uri: str, params, snap, version) -> list:
         return []
     project = ctx.project_for(path)
     return [convert.code_action(f"Retract catalog entry `{e.id}` ({e.kind})…", "empty",
-                                command=convert.command_call(f"Retract `{e.id}`", "colosseum.retractEntry", [uri, e.id]))
+                                command=convert.command_call(f"Retract `{e.id}`", "colosseum.retractEntry",
+                                                             [uri, e.id]))
             for e in _linked_project_entries(project, claim.id)]
 
 

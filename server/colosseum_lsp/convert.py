@@ -187,14 +187,24 @@ def document_edit(uri: str, version: int | None, edits: list[types.TextEdit]) ->
     return document_edits([(uri, version, edits)])
 
 
+def new_file_edit(new_uri: str, text: str, changes: list[tuple[str, int | None, list[types.TextEdit]]]) -> \
+        types.WorkspaceEdit:
+    """One workspace edit: create ``new_uri`` (never over an existing file) holding ``text``, then
+    the ``changes`` of other documents as in ``document_edits``."""
+    start = structure.Range(structure.Position(0, 0), structure.Position(0, 0))
+    create = types.CreateFile(uri=new_uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=False))
+    return types.WorkspaceEdit(document_changes=[create] + document_edits(
+        [(new_uri, None, [text_edit(start, text)])] + changes).document_changes)
+
+
 def apply_edit(edit: types.WorkspaceEdit, label: str) -> types.ApplyWorkspaceEditParams:
     """The request that asks the client to apply ``edit``; ``label`` names it in the editor's undo."""
     return types.ApplyWorkspaceEditParams(edit=edit, label=label)
 
 
-def show_document(uri: str) -> types.ShowDocumentParams:
-    """The request that opens ``uri`` in the editor, focused."""
-    return types.ShowDocumentParams(uri=uri, take_focus=True)
+def show_document(uri: str, focus: bool = True) -> types.ShowDocumentParams:
+    """The request that opens ``uri`` in the editor (focused unless ``focus`` is False)."""
+    return types.ShowDocumentParams(uri=uri, take_focus=focus)
 
 
 def warning_message(message: str) -> types.ShowMessageParams:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from colosseum.catalog.curator import add_claim_entry, add_failed_route, person, retract_entry
 from colosseum.catalog.store import read_entry
-from colosseum.settings.project import load_config
+from colosseum.settings.project import load_config, table
 
 
 @dataclass(frozen=True)
@@ -20,11 +20,14 @@ class Retraction:
 
 
 def catalog_directory(path: Path) -> Path:
-    """``knowledge/`` beside the root file, or ``[catalog] path`` in colosseum.toml."""
+    """``knowledge/`` beside the root file, or ``[catalog] path`` in colosseum.toml. A path that
+    leads outside the project folder (after symbolic links) is refused when colosseum.toml is read
+    (``colosseum/path-outside-project`` on its line): the catalog then stays in ``knowledge/``, so
+    no solve or ``knowledge add`` ever writes outside the project."""
     project = path if path.is_dir() else path.parent
-    configured = load_config(project).raw.get("catalog", {})
-    if isinstance(configured, dict) and isinstance(configured.get("path"), str):
-        return (project / configured["path"]).resolve()
+    configured = table(load_config(project), "catalog").path
+    if configured is not None:
+        return (project / configured).resolve()
     return project / "knowledge"
 
 

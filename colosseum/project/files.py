@@ -13,6 +13,7 @@ from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
 from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.core.source_text import LineIndex
+from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
 MAX_PROJECT_FILES = 20_000
@@ -35,11 +36,33 @@ class FileText:
     problem: tuple[str, str, str] | None = None  # (severity, code, message) about reading it
 
 
+@dataclass(frozen=True, slots=True)
+class PathProblem:
+    """A finding about a path of the project itself (not about a place in a file): a symbolic link
+    that leads outside the project, shown at the start of the link."""
+
+    path: Path
+    message: str
+    code: str = PATH_OUTSIDE_PROJECT
+    severity: str = "warning"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(slots=True)
+class ProjectListing:
+    """The .tex files of a project, and the symbolic links the walk did not follow out of it."""
+
+    tex_files: list[Path] = field(default_factory=list)
+    problems: list[PathProblem] = field(default_factory=list)
+
+
 @dataclass(slots=True)
 class Discovery:
     roots: list[Path] = field(default_factory=list)
     tex_files: list[Path] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[str | PathProblem] = field(default_factory=list)
 
 
 def read_file(path: Path, version: int) -> FileText | None:
@@ -160,7 +183,15 @@ def is_within(path: Path, directory: Path) -> bool:
 
 
 def list_tex_files(root_dir: Path, exclude: list[str] | None = None) -> list[Path]:
-    found: list[Path] = []
+    return list_project_files(root_dir, exclude).tex_files
+
+
+def list_project_files(root_dir: Path, exclude: list[str] | None = None, read_only_paths=()) -> ProjectListing:
+    """The project's .tex files, in a stable order. Symbolic links are followed only while they stay
+    inside the project (resolved) or lead to a read-only path of the user's config; a link out is
+    reported once and not followed."""
+    listing = ProjectListing()
+    boundary = Boundary.of(root_dir, read_only_paths)
     seen_dirs: set[tuple[int, int]] = set()
     for dirpath, dirnames, filenames in os.walk(root_dir, followlinks=True):
         try:
@@ -176,17 +207,31 @@ def list_tex_files(root_dir: Path, exclude: list[str] | None = None) -> list[Pat
         if "colosseum.toml" in filenames and os.path.normpath(dirpath) != os.path.normpath(root_dir):
             dirnames[:] = []  # a folder with its own colosseum.toml is a project of its own
             continue
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
+        folder = Path(dirpath)
+        dirnames[:] = [d for d in sorted(dirnames) if d not in SKIPPED_DIRS and not d.startswith(".")
+                       and _stays_inside(folder / d, boundary, listing)]
         for name in sorted(filenames):
             if name.endswith(".tex"):
-                path = Path(dirpath) / name
+                path = folder / name
                 rel = path.relative_to(root_dir).as_posix()
                 if exclude and any(Path(rel).match(pattern) for pattern in exclude):
                     continue
-                found.append(path)
-                if len(found) >= MAX_PROJECT_FILES:
-                    return found
-    return found
+                if not _stays_inside(path, boundary, listing):
+                    continue
+                listing.tex_files.append(path)
+                if len(listing.tex_files) >= MAX_PROJECT_FILES:
+                    return listing
+    return listing
+
+
+def _stays_inside(path: Path, boundary: Boundary, listing: ProjectListing) -> bool:
+    """Whether the walk may read ``path``: anything but a symbolic link is inside (the walk starts
+    inside and follows only links that stay so); a link out is reported in ``listing``."""
+    if not os.path.islink(path) or boundary.may_read(path):
+        return True
+    listing.problems.append(PathProblem(path, f"{path.name} is a symbolic link to {os.readlink(path)}, outside "
+                                              "the project folder; not read"))
+    return False
 
 
 def root_signature(text: str) -> tuple:

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from colosseum.app.knowledge import catalog_directory
+from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory
 from colosseum.catalog.store import load_catalog
 
 
@@ -15,7 +15,11 @@ def run_knowledge(args) -> int:
     if not path.exists():
         print(f"colosseum: {path}: no such file or directory", file=sys.stderr)
         return 2
-    directory = catalog_directory(path.resolve())
+    try:
+        directory = catalog_directory(path.resolve())
+    except CatalogOutsideProject as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return 2
     catalog = load_catalog(directory, with_starter=not args.no_starter)
 
     def rel(file: Path) -> str:

@@ -207,3 +207,14 @@ def test_a_second_initialize_does_not_widen_the_servers_boundary(make_project, t
     symbols, inside = asyncio.run(asyncio.wait_for(session(), 60))
     assert inside, "the workspace itself is served"
     assert not symbols, "a file outside the first workspace is not served"
+
+
+def test_knowledge_add_refuses_a_catalog_folder_that_links_outside(make_project, tmp_path):
+    root = make_project(tmp_path / "proj", {"main.tex": doc(lemma("lem:near"))})
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "knowledge", target_is_directory=True)
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(root), "lem:near"],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 2 and "outside the project" in run.stderr
+    assert list((tmp_path / "elsewhere").iterdir()) == []

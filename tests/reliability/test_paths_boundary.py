@@ -218,3 +218,40 @@ def test_knowledge_add_refuses_a_catalog_folder_that_links_outside(make_project,
                          capture_output=True, text=True, timeout=60, env=env)
     assert run.returncode == 2 and "outside the project" in run.stderr
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_the_servers_outline_and_completion_show_nothing_read_through_a_link_out(linked):
+    from lsprotocol import types
+    from pytest_lsp import ClientServerConfig, client_capabilities
+
+    async def outline(uri: str, client) -> list:
+        return await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+            text_document=types.TextDocumentIdentifier(uri=uri))) or []
+
+    async def session():
+        config = ClientServerConfig(server_command=[sys.executable, "-m", "colosseum", "serve"],
+                                    server_env={k: v for k, v in os.environ.items()
+                                                if not k.startswith("ANTHROPIC_")})
+        client = await config.start()
+        await client.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"), root_uri=linked.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=linked.as_uri(), name="paper")]))
+        found = {}
+        for name in ("main.tex", "linked.tex", "linkdir/other.tex"):
+            uri = (linked / name).as_uri()
+            client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+                uri=uri, language_id="latex", version=1, text=(linked / name).read_text())))
+            found[name] = [s.name for s in await outline(uri, client)]
+        offered = await client.text_document_completion_async(types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=(linked / "main.tex").as_uri()),
+            position=types.Position(line=5, character=len("See \\cref{"))))
+        items = offered.items if isinstance(offered, types.CompletionList) else offered or []
+        found["labels"] = [item.label for item in items]
+        await client.shutdown_session()
+        return found
+
+    found = asyncio.run(asyncio.wait_for(session(), 60))
+    assert any("lem:main" in name for name in found["main.tex"])
+    assert found["linked.tex"] == [] and found["linkdir/other.tex"] == []
+    assert "lem:main" in found["labels"]  # the labels \cref offers: none read through a link out
+    assert not {"lem:secret", "lem:other", "lem:part"} & set(found["labels"])

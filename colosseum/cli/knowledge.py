@@ -10,15 +10,22 @@ from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory
 from colosseum.catalog.store import load_catalog
 
 
+def _catalog_directory(path: Path) -> Path | None:
+    """The catalog's folder; None, said on stderr, when it leads outside the project."""
+    try:
+        return catalog_directory(path.resolve())
+    except CatalogOutsideProject as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return None
+
+
 def run_knowledge(args) -> int:
     path = Path(args.path)
     if not path.exists():
         print(f"colosseum: {path}: no such file or directory", file=sys.stderr)
         return 2
-    try:
-        directory = catalog_directory(path.resolve())
-    except CatalogOutsideProject as exc:
-        print(f"colosseum: {exc}", file=sys.stderr)
+    directory = _catalog_directory(path)
+    if directory is None:
         return 2
     catalog = load_catalog(directory, with_starter=not args.no_starter)
 

@@ -27,6 +27,7 @@ from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_dec
 from colosseum.project.chunks import Chunk, split
 from colosseum.project.files import (
     FileText,
+    PathProblem,
     discover_roots,
     list_project_files,
     read_file,
@@ -113,7 +114,7 @@ class ProjectIndex:
         self._version = 0
         self._scans: dict[Path, _ScanEntry] = {}
         self.roots: list[Path] = []
-        self.root_problems: list[str] = []
+        self.root_problems: list[str | PathProblem] = []  # and the symbolic links out of the project
         self.snapshot = IndexSnapshot()
         self._building: IndexSnapshot | None = None
         self._link_memo: dict = {}

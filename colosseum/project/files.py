@@ -12,7 +12,7 @@ from pathlib import Path
 from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
 from colosseum.core.paths import STATE_DIR_NAME
-from colosseum.core.source_text import LineIndex
+from colosseum.core.source_text import MAX_LINE_CHARS, LineIndex, longest_line_over
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
 MAX_PROJECT_FILES = 20_000
@@ -141,6 +141,11 @@ def decode_file(path: Path, data: bytes, version: int) -> FileText:
     if text.startswith("\ufeff"):
         text = text[1:]
     text = unix_newlines(text)
+    too_long = longest_line_over(text)
+    if too_long is not None:  # no paper has such a line; indexing it costs hundreds of MiB
+        return FileText(path, "", version, LineIndex(""),
+                        ("error", "file-too-large", f"{path.name} has a line of {too_long:,} characters; files with "
+                         f"a line over {MAX_LINE_CHARS:,} characters are not indexed"))
     return FileText(path, text, version, LineIndex(text), problem)
 
 

@@ -121,8 +121,7 @@ def text_from_editor(path: Path, text: str, version: int) -> FileText:
                         ("error", "binary-file", f"{path.name} looks binary (it contains NUL bytes); it is not indexed"))
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = unix_newlines(text)
-    return FileText(path, text, version, LineIndex(text))
+    return _file_text(path, unix_newlines(text), version, None)
 
 
 def decode_file(path: Path, data: bytes, version: int) -> FileText:
@@ -140,7 +139,10 @@ def decode_file(path: Path, data: bytes, version: int) -> FileText:
                        "it was read with replacement characters")
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = unix_newlines(text)
+    return _file_text(path, unix_newlines(text), version, problem)
+
+
+def _file_text(path: Path, text: str, version: int, problem: tuple[str, str, str] | None) -> FileText:
     too_long = longest_line_over(text)
     if too_long is not None:  # no paper has such a line; indexing it costs hundreds of MiB
         return FileText(path, "", version, LineIndex(""),

@@ -7,7 +7,7 @@ from bisect import bisect_right
 from colosseum.core.structure import Position, Range
 
 
-MAX_LINE_CHARS = 1024 * 1024  # a file with a longer line is reported, not indexed (generated data)
+MAX_LINE_CHARS = 2 * 1024 * 1024  # a file with a longer line is reported, not indexed (generated data)
 
 
 def longest_line_over(text: str, limit: int = MAX_LINE_CHARS) -> int | None:

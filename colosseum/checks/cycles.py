@@ -5,7 +5,9 @@ Found again when the graph's circles are new, or a node on one was read afresh o
 
 from __future__ import annotations
 
-from colosseum.checks.family import Edit, Findings, code
+from pathlib import Path
+
+from colosseum.checks.family import Edit, Entry, Findings, code
 from colosseum.checks.view import BuildView
 from colosseum.core.structure import Diagnostic, Location, RelatedInfo
 
@@ -15,35 +17,50 @@ def node_location(view: BuildView, node: str) -> Location | None:
     return item.location if item is not None else None
 
 
+NAMED_STEPS = 8  # a longer circle's findings name its length and its first steps only
+
+
 def cycle_findings(view: BuildView, cycles: list[list[str]]) -> list[Diagnostic]:
-    label_owner = view.label_owner
-    declared = view.graph.declares_uses
+    """One finding per claim on a circle. A circle of n claims makes n findings of bounded size
+    (its first NAMED_STEPS steps), not n findings of n steps each."""
     out = []
     for cycle in cycles:
-        path = " -> ".join(cycle)
-        # why each step is a use: the reference that makes it, e.g. an \eqref to an equation inside;
-        # one that closes the circle first: a \uses where the project declares them, else the
-        # claim's own label before a label inside it
-        steps = []
-        said = []  # the same in the message, for a linter's output that has no related places
-        # (no line numbers: an edit elsewhere that moves the reference would leave them stale)
-        for used, user in zip(cycle, cycle[1:]):
-            item = view.claims.get(user) or view.sections.get(user)
-            refs = [r for r in (item.references if item is not None else ())
-                    if r.owner == user and label_owner.get(r.label) == used and r.part != "proof-title"]
-            if refs:
-                ref = min(refs, key=lambda r: (declared and r.command != "uses", r.label != used))
-                inner = "" if ref.label == used else f" (a label inside `{used}`)"
-                steps.append(RelatedInfo(ref.location, f"`{user}` uses `{used}` here: \\{ref.command}{{{ref.label}}}{inner}"))
-                said.append(f"`{user}` uses `{used}` by \\{ref.command}{{{ref.label}}}{inner}")
-        why = "; ".join(said) if said else "each is used by the next"
+        message, steps = _describe(view, cycle)
         for node in cycle[:-1]:
             loc = node_location(view, node)
             if loc is None:
                 continue
-            out.append(Diagnostic(loc.file, loc.range, "error", code("dependency-cycle"),
-                                  f"circular argument: {path} ({why})", tuple(steps)))
+            out.append(Diagnostic(loc.file, loc.range, "error", code("dependency-cycle"), message, steps))
     return out
+
+
+def _describe(view: BuildView, cycle: list[str]) -> tuple[str, tuple[RelatedInfo, ...]]:
+    """The message and related places shared by a circle's findings."""
+    label_owner = view.label_owner
+    declared = view.graph.declares_uses
+    length = len(cycle) - 1
+    shown = cycle if length <= NAMED_STEPS else cycle[:NAMED_STEPS + 1]
+    # why each step is a use: the reference that makes it, e.g. an \eqref to an equation inside;
+    # one that closes the circle first: a \uses where the project declares them, else the
+    # claim's own label before a label inside it
+    steps = []
+    said = []  # the same in the message, for a linter's output that has no related places
+    # (no line numbers: an edit elsewhere that moves the reference would leave them stale)
+    for used, user in zip(shown, shown[1:]):
+        item = view.claims.get(user) or view.sections.get(user)
+        refs = [r for r in (item.references if item is not None else ())
+                if r.owner == user and label_owner.get(r.label) == used and r.part != "proof-title"]
+        if refs:
+            ref = min(refs, key=lambda r: (declared and r.command != "uses", r.label != used))
+            inner = "" if ref.label == used else f" (a label inside `{used}`)"
+            steps.append(RelatedInfo(ref.location, f"`{user}` uses `{used}` here: \\{ref.command}{{{ref.label}}}{inner}"))
+            said.append(f"`{user}` uses `{used}` by \\{ref.command}{{{ref.label}}}{inner}")
+    why = "; ".join(said) if said else "each is used by the next"
+    if length <= NAMED_STEPS:
+        return f"circular argument: {' -> '.join(cycle)} ({why})", tuple(steps)
+    path = " -> ".join(shown)
+    return (f"circular argument of {length} claims: {path} -> ... -> {cycle[-1]} (the first {NAMED_STEPS} "
+            f"steps: {why})", tuple(steps))
 
 
 class Cycles:
@@ -53,11 +70,18 @@ class Cycles:
 
     def __init__(self):
         self.cycles: list[list[str]] | None = None  # the circles the findings were made from
+        self.files: set[Path] = set()  # the files they are in
 
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
         dirty = set() if edit.full else edit.change.nodes | edit.moved_nodes
         cycles = view.graph.cycles()
         if cycles is not self.cycles or any(node in dirty for cycle in cycles for node in cycle):
-            found = cycle_findings(view, cycles)
-            findings.set(("cycles",), [(d, None) for d in found])
-            self.cycles = cycles
+            by_file: dict[Path, list[Entry]] = {}
+            for diag in cycle_findings(view, cycles):
+                by_file.setdefault(diag.file, []).append((diag, None))
+            # one key per file: a file's findings are read without walking a long circle's others
+            for path in self.files - by_file.keys():
+                findings.set(("cycles", path), [])
+            for path, entries in by_file.items():
+                findings.set(("cycles", path), entries)
+            self.cycles, self.files = cycles, set(by_file)

@@ -7,6 +7,25 @@ from bisect import bisect_right
 from colosseum.core.structure import Position, Range
 
 
+MAX_LINE_CHARS = 2 * 1024 * 1024  # a file with a longer line is reported, not indexed (generated data)
+
+
+def longest_line_over(text: str, limit: int = MAX_LINE_CHARS) -> int | None:
+    """The length of the first line longer than ``limit``, else None; O(lines), no copies."""
+    if len(text) <= limit:
+        return None
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end == -1:
+            end = len(text)
+        if end - start > limit:
+            return end - start
+        if end == len(text):
+            return None
+        start = end + 1
+
+
 class LineIndex:
     """Maps string offsets to positions. Built when first asked (an edited file's new text may
     never be asked for a position); lookups are O(log lines)."""

@@ -131,7 +131,9 @@ class Claim:
     title: str | None
     label: str | None
     file: Path
-    statement_text: str = ""
+    # the statement's offsets relative to the anchor's text: sliced when read, never copied (a
+    # copy per claim costs the square of the input for nested claims)
+    statement_span: tuple[int, int] = (0, 0)
     obligation: bool = False
     proof: Proof | None = None
     lean_decls: list[str] = field(default_factory=list)
@@ -152,6 +154,12 @@ class Claim:
     _location: Location | None = field(default=None, repr=False, compare=False)
     _end: Location | None = field(default=None, repr=False, compare=False)
     _at: int = field(default=-1, repr=False, compare=False)
+
+    @property
+    def statement_text(self) -> str:
+        """The text between \\begin{kind} (and its options) and \\end{kind}."""
+        start, end = self.statement_span
+        return self.anchor.lines.text[start:end] if self.anchor is not None and end > start else ""
 
     @property
     def spans(self) -> tuple[int, int, int, int]:

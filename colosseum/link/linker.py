@@ -391,7 +391,7 @@ class Linker(Splicing):
         claim = Claim(
             id=cid, kind=crec.env, title=crec.title, label=crec.label.name if crec.label else None,
             rel_spans=crec.begin + end, anchor=unit.chunk.anchor, rank=rank,
-            file=visit.path, statement_text=crec.statement_text, obligation=crec.obligation,
+            file=visit.path, statement_span=crec.statement, obligation=crec.obligation,
             lean_decls=list(crec.lean_decls), leanok=crec.leanok, mathlibok=crec.mathlibok,
             notready=crec.notready, needs_proof=role == "assertion", role=role,
             cited=cites_literature(crec.title),

@@ -427,7 +427,7 @@ def _finish(reading: _Reading) -> FileAnalysis:
         if role == "claim":
             claim = fa.claims[idx]
             claim.end = (size, size)
-            claim.statement_text = text[claim.begin[1]:size]
+            claim.statement = (claim.begin[1], size)
         elif role == "proof":
             fa.proofs[idx].end = (size, size)
             fa.proofs[idx].has_content = has_content(text, fa.proofs[idx].begin[1], size)
@@ -440,7 +440,7 @@ def _close(fa: FileAnalysis, opened: tuple[str, str, int], start: int, end: int,
     if role == "claim":
         claim = fa.claims[idx]
         claim.end = (start, end)
-        claim.statement_text = text[claim.begin[1]:start]
+        claim.statement = (claim.begin[1], start)  # offsets, not a copy: nested claims would copy O(n^2)
     elif role == "proof":
         proof = fa.proofs[idx]
         proof.end = (start, end)

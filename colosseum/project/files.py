@@ -12,7 +12,7 @@ from pathlib import Path
 from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
 from colosseum.core.paths import STATE_DIR_NAME
-from colosseum.core.source_text import LineIndex
+from colosseum.core.source_text import MAX_LINE_CHARS, LineIndex, longest_line_over
 from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
@@ -144,8 +144,7 @@ def text_from_editor(path: Path, text: str, version: int) -> FileText:
                         ("error", "binary-file", f"{path.name} looks binary (it contains NUL bytes); it is not indexed"))
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = unix_newlines(text)
-    return FileText(path, text, version, LineIndex(text))
+    return _file_text(path, unix_newlines(text), version, None)
 
 
 def decode_file(path: Path, data: bytes, version: int) -> FileText:
@@ -163,7 +162,15 @@ def decode_file(path: Path, data: bytes, version: int) -> FileText:
                        "it was read with replacement characters")
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = unix_newlines(text)
+    return _file_text(path, unix_newlines(text), version, problem)
+
+
+def _file_text(path: Path, text: str, version: int, problem: tuple[str, str, str] | None) -> FileText:
+    too_long = longest_line_over(text)
+    if too_long is not None:  # no paper has such a line; indexing it costs hundreds of MiB
+        return FileText(path, "", version, LineIndex(""),
+                        ("error", "file-too-large", f"{path.name} has a line of {too_long:,} characters; files with "
+                         f"a line over {MAX_LINE_CHARS:,} characters are not indexed"))
     return FileText(path, text, version, LineIndex(text), problem)
 
 

@@ -45,7 +45,7 @@ class ClaimRec:
     mathlibok: bool = False
     notready: bool = False
     section: int = INCOMING  # index into sections, or INCOMING
-    statement_text: str = ""
+    statement: tuple[int, int] = (0, 0)  # offsets of the statement (after \begin, before \end)
     leannode: bool = False
     parent_claim: int | None = None  # claim this one is nested in (a claim inside a proof)
 

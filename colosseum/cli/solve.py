@@ -46,10 +46,8 @@ def run_solve(args) -> int:
     if outcome.stop is not None:
         return _stopped(outcome)
     print(file=sys.stderr)
-    if outcome.result.dropped:
-        from colosseum.loops.inner.records import dropped_summary
-
-        say(dropped_summary(outcome.result.dropped, outcome.config.leaves))
+    if outcome.dropped_note:
+        say(outcome.dropped_note)
     _print_result(index, outcome, run.plan.settings.prices)
     return 0
 

@@ -161,7 +161,7 @@ def test_input_outside_the_project_is_not_followed(make_project, tmp_path):
     index = ProjectIndex.open(root)
     assert "lem:outside" not in index.claims
     assert "lem:outside" not in index.labels
-    (diag,) = diags(index, "include-outside-project")
+    (diag,) = diags(index, "path-outside-project")
     assert diag.file == root / "main.tex"
     assert diag.range.start.line == 2
     assert all(p.is_relative_to(root) for p in index.files())
@@ -172,7 +172,7 @@ def test_absolute_input_outside_the_project_is_not_followed(make_project, tmp_pa
     root = make_project(tmp_path / "proj", {"main.tex": root_doc(f"\\input{{{outside / 'x'}}}")})
     index = ProjectIndex.open(root)
     assert "lem:abs" not in index.claims
-    assert diags(index, "include-outside-project")
+    assert diags(index, "path-outside-project")
 
 
 def test_symlink_loop_in_an_input_terminates_with_a_diagnostic(make_project, tmp_path):

@@ -150,10 +150,10 @@ async def test_sections_start_after_what_they_rest_on_and_a_failed_one_is_retrie
     for i, r in enumerate(calls):
         text = r.messages[0].content
         if r.role == "generator":
-            label = text.split('<document name="obligation">\n', 1)[1].split(": ", 1)[0]
+            label = text.split(' name="obligation">\n', 1)[1].split(": ", 1)[0]
             first_generator.setdefault(label, i)
         if r.role == "local_reviewer":
-            last_review[text.split('<document name="statement of ', 1)[1].split('">', 1)[0]] = i
+            last_review[text.split(' name="statement of ', 1)[1].split('">', 1)[0]] = i
     graph_edges = result.decomposition.edges
     for used, user in graph_edges:
         assert last_review[used] < first_generator[user], f"{user} started before {used} was done"

@@ -86,7 +86,7 @@ async def test_cancelling_a_research_run_stops_it_before_the_next_model_call(cli
     slow = responder(ResearchScript(generations=(2, 1)))
 
     def answer(body: dict):  # the inner loop's provers answer late, so there is time to cancel
-        late = "prover" in body["messages"][-1]["content"] and "<document name=\"obligation\">" in \
+        late = "prover" in body["messages"][-1]["content"] and " name=\"obligation\">" in \
             body["messages"][-1]["content"]
         return ("sleep", 3.0, slow(body)) if late else slow(body)
 

@@ -33,7 +33,7 @@ def project(tmp_path) -> Path:
 
 
 def labelled(request) -> str:
-    return request.messages[0].content.split("<document name=\"statement of ", 1)[1].split('"', 1)[0]
+    return request.messages[0].content.split(" name=\"statement of ", 1)[1].split('"', 1)[0]
 
 
 def edit(index, path: Path, old: str, new: str) -> None:

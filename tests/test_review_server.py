@@ -27,7 +27,7 @@ DOUBLE_COUNT = "Summing over the $k$ vertices of $e$"
 
 
 def label_of(body: dict) -> str | None:
-    m = re.search(r'<document name="statement of ([^"]+)">', body["messages"][-1]["content"])
+    m = re.search(r'<document-[0-9a-f]+ name="statement of ([^"]+)">', body["messages"][-1]["content"])
     return m.group(1) if m else None
 
 

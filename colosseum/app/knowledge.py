@@ -9,7 +9,8 @@ from pathlib import Path
 
 from colosseum.catalog.curator import add_claim_entry, add_failed_route, person, retract_entry
 from colosseum.catalog.store import read_entry
-from colosseum.settings.project import load_config
+from colosseum.settings.boundary import Boundary, resolved
+from colosseum.settings.project import load_config, table
 
 
 @dataclass(frozen=True)
@@ -20,16 +21,29 @@ class Retraction:
 
 
 def catalog_directory(path: Path) -> Path:
-    """``knowledge/`` beside the root file, or ``[catalog] path`` in colosseum.toml."""
+    """``knowledge/`` beside the root file, or ``[catalog] path`` in colosseum.toml. A path that
+    leads outside the project folder (after symbolic links) is refused when colosseum.toml is read
+    (``colosseum/path-outside-project`` on its line): the catalog then stays in ``knowledge/``, so
+    no solve or ``knowledge add`` ever writes outside the project. Raises CatalogOutsideProject
+    when ``knowledge/`` itself is a symbolic link out of the project: there is no place left to write."""
     project = path if path.is_dir() else path.parent
-    configured = load_config(project).raw.get("catalog", {})
-    if isinstance(configured, dict) and isinstance(configured.get("path"), str):
-        return (project / configured["path"]).resolve()
-    return project / "knowledge"
+    configured = table(load_config(project), "catalog").path
+    if configured is not None:
+        return (project / configured).resolve()
+    default = project / "knowledge"
+    if not Boundary.of(project).may_write(default):
+        raise CatalogOutsideProject(f"{default} is a symbolic link to {resolved(default)}, outside the project "
+                                    "folder; the catalog is not read or written there (make it a folder of the "
+                                    "project, or set [catalog] path to one)")
+    return default
 
 
 class CatalogRefused(Exception):
     """No such entry, or one that may not be retracted; the message says which."""
+
+
+class CatalogOutsideProject(CatalogRefused):
+    """The catalog's folder leads outside the project (colosseum/path-outside-project)."""
 
 
 def add_entry(root_dir: Path, claim) -> tuple[Path, list]:

@@ -15,7 +15,7 @@ from colosseum.core.structure import Claim, Label, Section
 from colosseum.graph.dag import DependencyGraph
 from colosseum.link.units import RootResult, Unit
 from colosseum.project.chunks import Chunk
-from colosseum.project.files import FileText
+from colosseum.project.files import FileText, PathProblem
 from colosseum.project.walk import IncludeProblem
 
 
@@ -52,7 +52,7 @@ class BuildView:
 
     root_dir: Path
     roots: Sequence[Path]
-    root_problems: Sequence[str]  # why a configured root could not be used
+    root_problems: Sequence[str | PathProblem]  # why a configured root could not be used; links out
     config_path: Path | None  # colosseum.toml, when there is one
     config_problems: Sequence[ConfigProblem]
     file_roots: Mapping[Path, list[Path]]  # file -> the roots that read it

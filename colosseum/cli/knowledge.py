@@ -6,8 +6,17 @@ import json
 import sys
 from pathlib import Path
 
-from colosseum.app.knowledge import catalog_directory
+from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory
 from colosseum.catalog.store import load_catalog
+
+
+def _catalog_directory(path: Path) -> Path | None:
+    """The catalog's folder; None, said on stderr, when it leads outside the project."""
+    try:
+        return catalog_directory(path.resolve())
+    except CatalogOutsideProject as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return None
 
 
 def run_knowledge(args) -> int:
@@ -15,7 +24,9 @@ def run_knowledge(args) -> int:
     if not path.exists():
         print(f"colosseum: {path}: no such file or directory", file=sys.stderr)
         return 2
-    directory = catalog_directory(path.resolve())
+    directory = _catalog_directory(path)
+    if directory is None:
+        return 2
     catalog = load_catalog(directory, with_starter=not args.no_starter)
 
     def rel(file: Path) -> str:

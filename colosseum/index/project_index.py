@@ -27,8 +27,9 @@ from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_dec
 from colosseum.project.chunks import Chunk, split
 from colosseum.project.files import (
     FileText,
+    PathProblem,
     discover_roots,
-    list_tex_files,
+    list_project_files,
     read_file,
     root_signature,
     text_from_editor,
@@ -113,7 +114,7 @@ class ProjectIndex:
         self._version = 0
         self._scans: dict[Path, _ScanEntry] = {}
         self.roots: list[Path] = []
-        self.root_problems: list[str] = []
+        self.root_problems: list[str | PathProblem] = []  # and the symbolic links out of the project
         self.snapshot = IndexSnapshot()
         self._building: IndexSnapshot | None = None
         self._link_memo: dict = {}
@@ -175,7 +176,7 @@ class ProjectIndex:
         index.rebuild(discover=True)
         if not index.roots:
             raise ProjectError(f"{path}: no root file (no .tex file with \\documentclass)"
-                               + (": " + "; ".join(index.root_problems) if index.root_problems else ""))
+                               + (": " + "; ".join(map(str, index.root_problems)) if index.root_problems else ""))
         return index
 
     def relative(self, path: Path) -> str:
@@ -382,7 +383,8 @@ class ProjectIndex:
         if self.explicit_root is not None:
             self.roots = [self.explicit_root]
             return
-        files = list_tex_files(self.root_dir, self.config.index.exclude)
+        listing = list_project_files(self.root_dir, self.config.index.exclude, self.config.read_only_paths)
+        files = listing.tex_files
         texts = {}
         for f in files:
             ft = self.text_of(f)
@@ -390,7 +392,7 @@ class ProjectIndex:
                 texts[f] = ft.text
         found = discover_roots(self.root_dir, texts, self.config.index.roots)
         self.roots = [r.resolve() for r in found.roots]
-        self.root_problems = found.problems
+        self.root_problems = found.problems + listing.problems
 
     def scan_file(self, path: Path, ft: FileText, table: MacroTable,
                   updates: list[tuple[int, MacroTable]]) -> ScanResult:

@@ -1,6 +1,15 @@
 """Prompt specifications: one file per agent role in ``prompts/`` (data, not code). A file has
 a YAML header (role, version, inputs, output schema) and a body with a SYSTEM: part (the long
-shared prefix, cached by providers) and a USER: part, both with ``{name}`` placeholders."""
+shared prefix, cached by providers) and a USER: part, both with ``{name}`` placeholders.
+
+Quoted data has its own form in a template, a block of three lines::
+
+    <document name="notation">
+    {notation}
+    </document>
+
+Rendering fences the block's value with tags derived from a hash of the value (``quoting.py``),
+so no paper can close its own quote; a placeholder outside such a block gets an inline value."""
 
 from __future__ import annotations
 
@@ -10,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from colosseum.core.resources import PACKAGE_DATA, REPOSITORY
+from colosseum.models.quoting import fence, inline
 
 PROMPT_LOCATIONS = (
     PACKAGE_DATA / "prompts",  # installed package
@@ -39,16 +49,32 @@ class PromptSpec:
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
-    """Every ``{name}`` of ``values`` replaced in one pass over the template, so a value that
-    itself contains ``{other}`` (LaTeX is full of braces) is inserted as it is, never filled in."""
+    """Every quoted block and every ``{name}`` of ``values`` replaced in one pass over the
+    template, so a value that itself contains ``{other}`` (LaTeX is full of braces) or
+    ``</document>`` is inserted as it is: never filled in, never able to end its quote."""
     if not values:
         return template
-    return _placeholders(tuple(values)).sub(lambda m: str(values[m.group(1)]), template)
+
+    def replace(match: re.Match) -> str:
+        name, quoted, placeholder = match.group("name", "quoted", "placeholder")
+        if quoted is None:
+            return inline(values[placeholder])
+        title = _placeholders(tuple(values)).sub(lambda m: str(values[m.group(1)]), name)
+        return fence("document", str(values[quoted]), name=title)
+    return _slots(tuple(values)).sub(replace, template)
 
 
 @lru_cache(maxsize=64)
 def _placeholders(names: tuple[str, ...]) -> re.Pattern:
     return re.compile("\\{(" + "|".join(map(re.escape, names)) + ")\\}")
+
+
+@lru_cache(maxsize=64)
+def _slots(names: tuple[str, ...]) -> re.Pattern:
+    """A quoted block (its name may hold placeholders) or a bare placeholder of ``names``."""
+    alternatives = "|".join(map(re.escape, names))
+    return re.compile(f'<document name="(?P<name>[^"\\n]*)">\\n\\{{(?P<quoted>{alternatives})\\}}\\n</document>'
+                      f"|\\{{(?P<placeholder>{alternatives})\\}}")
 
 
 @lru_cache(maxsize=32)
@@ -73,5 +99,8 @@ def load_prompt(role: str, directory: Path | None = None) -> PromptSpec:
     if "SYSTEM:\n" not in body or "\nUSER:\n" not in body:
         raise PromptError(f"{path}: the body needs a SYSTEM: part and a USER: part")
     system, user = body.split("SYSTEM:\n", 1)[1].split("\nUSER:\n", 1)
-    return PromptSpec(header["role"], int(header["version"]), tuple(header["inputs"]), header["output_schema"],
+    inputs = tuple(header["inputs"])
+    if any("</document>" in _slots(inputs).sub("", part) for part in (system, user)):
+        raise PromptError(f"{path}: quoted data goes in a block <document name=...>, {{input}}, </document>")
+    return PromptSpec(header["role"], int(header["version"]), inputs, header["output_schema"],
                       system.strip() + "\n", user.strip() + "\n", path)

@@ -13,6 +13,7 @@ from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
 from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.core.source_text import LineIndex
+from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
 MAX_PROJECT_FILES = 20_000
@@ -35,11 +36,33 @@ class FileText:
     problem: tuple[str, str, str] | None = None  # (severity, code, message) about reading it
 
 
+@dataclass(frozen=True, slots=True)
+class PathProblem:
+    """A finding about a path of the project itself (not about a place in a file): a symbolic link
+    that leads outside the project, shown at the start of the link."""
+
+    path: Path
+    message: str
+    code: str = PATH_OUTSIDE_PROJECT
+    severity: str = "warning"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(slots=True)
+class ProjectListing:
+    """The .tex files of a project, and the symbolic links the walk did not follow out of it."""
+
+    tex_files: list[Path] = field(default_factory=list)
+    problems: list[PathProblem] = field(default_factory=list)
+
+
 @dataclass(slots=True)
 class Discovery:
     roots: list[Path] = field(default_factory=list)
     tex_files: list[Path] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[str | PathProblem] = field(default_factory=list)
 
 
 def read_file(path: Path, version: int) -> FileText | None:
@@ -160,33 +183,69 @@ def is_within(path: Path, directory: Path) -> bool:
 
 
 def list_tex_files(root_dir: Path, exclude: list[str] | None = None) -> list[Path]:
-    found: list[Path] = []
+    return list_project_files(root_dir, exclude).tex_files
+
+
+def list_project_files(root_dir: Path, exclude: list[str] | None = None, read_only_paths=()) -> ProjectListing:
+    """The project's .tex files, in a stable order (each folder's files by name, then its folders
+    by name, depth first). Symbolic links are followed only while they stay inside the project
+    (resolved) or lead to a read-only path of the user's config; a link out is reported once and
+    not followed. ``os.scandir`` says which entries are links without a system call per file."""
+    root_dir = Path(root_dir)
+    listing = ProjectListing()
+    boundary = Boundary.of(root_dir, read_only_paths)
     seen_dirs: set[tuple[int, int]] = set()
-    for dirpath, dirnames, filenames in os.walk(root_dir, followlinks=True):
+    stack = [root_dir]
+    while stack:
+        folder = stack.pop()
         try:
-            st = os.stat(dirpath)
+            st = os.stat(folder)
+            with os.scandir(folder) as found:
+                entries = sorted(found, key=lambda entry: entry.name)
         except OSError:
-            dirnames[:] = []
             continue
-        key = (st.st_dev, st.st_ino)
-        if key in seen_dirs:  # a symlink cycle
-            dirnames[:] = []
+        if (st.st_dev, st.st_ino) in seen_dirs:  # a symlink cycle
             continue
-        seen_dirs.add(key)
-        if "colosseum.toml" in filenames and os.path.normpath(dirpath) != os.path.normpath(root_dir):
-            dirnames[:] = []  # a folder with its own colosseum.toml is a project of its own
-            continue
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            if name.endswith(".tex"):
-                path = Path(dirpath) / name
-                rel = path.relative_to(root_dir).as_posix()
-                if exclude and any(Path(rel).match(pattern) for pattern in exclude):
-                    continue
-                found.append(path)
-                if len(found) >= MAX_PROJECT_FILES:
-                    return found
-    return found
+        seen_dirs.add((st.st_dev, st.st_ino))
+        if folder != root_dir and any(e.name == "colosseum.toml" and not _is_dir(e) for e in entries):
+            continue  # a folder with its own colosseum.toml is a project of its own
+        folders = []
+        for entry in entries:
+            if _is_dir(entry):
+                if entry.name not in SKIPPED_DIRS and not entry.name.startswith(".") \
+                        and _stays_inside(entry, boundary, listing):
+                    folders.append(Path(entry.path))
+            elif entry.name.endswith(".tex") and not _excluded(entry, root_dir, exclude) \
+                    and _stays_inside(entry, boundary, listing):
+                listing.tex_files.append(Path(entry.path))
+                if len(listing.tex_files) >= MAX_PROJECT_FILES:
+                    return listing
+        stack.extend(reversed(folders))
+    return listing
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()  # follows a symbolic link, as reading through it would
+    except OSError:
+        return False
+
+
+def _excluded(entry: os.DirEntry, root_dir: Path, exclude: list[str] | None) -> bool:
+    if not exclude:
+        return False
+    rel = Path(entry.path).relative_to(root_dir)
+    return any(rel.match(pattern) for pattern in exclude)
+
+
+def _stays_inside(entry: os.DirEntry, boundary: Boundary, listing: ProjectListing) -> bool:
+    """Whether the walk may read ``entry``: anything but a symbolic link is inside (the walk starts
+    inside and follows only links that stay so); a link out is reported in ``listing``."""
+    if not entry.is_symlink() or boundary.may_read(Path(entry.path)):
+        return True
+    listing.problems.append(PathProblem(Path(entry.path), f"{entry.name} is a symbolic link to "
+                                        f"{os.readlink(entry.path)}, outside the project folder; not read"))
+    return False
 
 
 def root_signature(text: str) -> tuple:

@@ -25,6 +25,8 @@ from colosseum.project.files import (
     probe_include_target,
     resolve_include,
 )
+from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, is_under
+from colosseum.settings.project import ProjectConfig
 
 MAX_INCLUDE_DEPTH = 64
 
@@ -34,6 +36,11 @@ class WalkSource(Protocol):
 
     @property
     def root_dir(self) -> Path: ...
+
+    @property
+    def config(self) -> ProjectConfig:
+        """Its settings: the read-only paths outside it that the user's config lets it read."""
+        ...
 
     def text_of(self, path: Path) -> FileText | None: ...
 
@@ -241,7 +248,8 @@ class Walker:
         if found is None:  # building and resolving paths costs: once per include until files change
             candidates = tuple(resolve_include(key[0], key[1], key[2], path, root, import_base))
             target = self._resolve_first(candidates) if candidates else None
-            inside = isinstance(target, Path) and is_within(target, source.root_dir)
+            inside = isinstance(target, Path) and (is_within(target, source.root_dir) or any(
+                is_under(target, allowed) for allowed in source.config.read_only_paths))
             found = self._include_targets[key] = (candidates, target, inside)
         candidates, target, inside = found
         if not candidates:
@@ -257,7 +265,7 @@ class Walker:
                           + ", ".join(source.relative(c) for c in candidates[:3]) + ")", root)
             return None
         if not inside:
-            self._problem(path, ev, "include-outside-project", "warning",
+            self._problem(path, ev, PATH_OUTSIDE_PROJECT, "warning",
                           f"\\{ev.name}{{{ev.value}}} points outside the project ({target}); not followed", root)
             return None
         if target in chain:

@@ -111,7 +111,7 @@ def closest(name: str, candidates) -> str | None:
     return found[0] if found else None
 
 
-def _unknown(key: str, name: str, candidates, kind: str) -> ConfigProblem:
+def unknown_key(key: str, name: str, candidates, kind: str) -> ConfigProblem:
     guess = closest(name, candidates)
     hint = f": did you mean `{guess}`?" if guess else f" (known: {', '.join(sorted(candidates))})"
     return ConfigProblem(key, f"unknown {kind} `{key}`{hint}", severity="warning", code=UNKNOWN_KEY)
@@ -127,7 +127,7 @@ def check_keys(raw: dict) -> list[ConfigProblem]:
                 problems.append(ConfigProblem(name, f"`{name}` must be {top[name].what}, got {value!r}"))
         elif name not in TABLE_CLASSES:
             kind = "table" if isinstance(value, dict) else "key"
-            problems.append(_unknown(name, name, [*top, *TABLE_CLASSES], kind))
+            problems.append(unknown_key(name, name, [*top, *TABLE_CLASSES], kind))
         elif not isinstance(value, dict):
             problems.append(ConfigProblem(name, f"`{name}` must be a table ([{name}])"))
         else:
@@ -141,7 +141,7 @@ def _check_table(table: str, section: dict) -> list[ConfigProblem]:
     for key, value in section.items():
         name = f"{table}.{key}"
         if key not in known:
-            problems.append(_unknown(name, key, known, "key"))
+            problems.append(unknown_key(name, key, known, "key"))
         elif not known[key].check(value):
             problems.append(ConfigProblem(name, f"`{name}` must be {known[key].what}, got {value!r}"))
     widths, leaves = section.get("widths"), section.get("leaves")

@@ -1,6 +1,8 @@
 """``colosseum.toml``: the project's configuration, read against the schema (colosseum.settings.schema).
 A broken file is a clear message naming the key on its line, an unknown table or key a warning with
-the closest valid name, and the defaults stay in force: a typo never stops the index."""
+the closest valid name, and the defaults stay in force: a typo never stops the index. A root or a
+catalog path that leads outside the project folder is refused the same way
+(colosseum.settings.boundary)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary
 from colosseum.settings.load import ConfigProblem, check_keys, place
 from colosseum.settings.schema import IndexConfig, rules, table_class
+from colosseum.settings.user import load_user_config
 
 CONFIG_NAME = "colosseum.toml"
 
@@ -20,11 +24,12 @@ class ProjectConfig:
     index: IndexConfig = field(default_factory=IndexConfig)
     raw: dict = field(default_factory=dict)  # every table as written; the typed view is ``table``
     problems: list[ConfigProblem] = field(default_factory=list)
+    read_only_paths: tuple[Path, ...] = ()  # what the user's own config lets projects read outside them
 
 
 def load_config(project_dir: Path) -> ProjectConfig:
     path = project_dir / CONFIG_NAME
-    config = ProjectConfig()
+    config = ProjectConfig(read_only_paths=load_user_config().read_only_paths)
     if not path.is_file():
         return config
     import tomllib  # here: most projects have no colosseum.toml, and a cold `check` pays for imports
@@ -46,11 +51,36 @@ def load_config(project_dir: Path) -> ProjectConfig:
         return config
     config.raw = raw
     config.problems = check_keys(raw)
+    outside = paths_outside(raw, Boundary.of(project_dir, config.read_only_paths))
+    config.problems += outside
     place(config.problems, text)
     top = table(config, None)
     config.index = table(config, "index")
-    config.index.roots = top.root + top.roots
+    refused = {problem.key for problem in outside}
+    config.index.roots = [name for key in ("root", "roots")
+                          for i, name in enumerate(getattr(top, key)) if f"{key}.{i}" not in refused]
     return config
+
+
+def paths_outside(raw: dict, boundary: Boundary) -> list[ConfigProblem]:
+    """A problem per root that is not inside the project (nor a read-only path of the user's config),
+    keyed ``root.<i>`` / ``roots.<i>`` so the other roots stay, and for a catalog path outside it."""
+    problems = []
+    for key in ("root", "roots"):
+        value = raw.get(key)
+        names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        for i, name in enumerate(names):
+            if isinstance(name, str) and not boundary.may_read(Path(name)):
+                problems.append(ConfigProblem(f"{key}.{i}", f"`{key}`: {name} is outside the project folder "
+                                              f"({boundary.project_dir}); not read", severity="warning",
+                                              code=PATH_OUTSIDE_PROJECT))
+    catalog = raw.get("catalog")
+    name = catalog.get("path") if isinstance(catalog, dict) else None
+    if isinstance(name, str) and name.strip() and not boundary.may_write(Path(name)):
+        problems.append(ConfigProblem("catalog.path", f"`catalog.path`: {name} is outside the project folder; "
+                                      "the catalog stays in knowledge/ beside the root", severity="warning",
+                                      code=PATH_OUTSIDE_PROJECT))
+    return problems
 
 
 def valid_table(config: ProjectConfig, name: str | None) -> dict:

@@ -151,6 +151,7 @@ class ServerContext:
         self.server = server
         self.features = features if features is not None else Features()
         self.workspace_roots: list[Path] = []
+        self.boundary_set = False  # the first initialize fixed workspace_roots: no later one changes them
         self.projects: dict[Path, Project] = {}
         self.options: EditorOptions = DEFAULTS
         self.settings: dict = {}  # the editor's settings object as last merged (untyped, as sent)
@@ -164,6 +165,16 @@ class ServerContext:
         self.watched_files_supported = False
         self.observer = None
         self._obligations: dict[Path, tuple] = {}  # project -> (graph, how many open obligations it has)
+
+    def set_workspace(self, roots: list[Path]) -> bool:
+        """The folders the server serves, from the first initialize only. A second initialize (a
+        protocol error) must not widen them: with no folder it would serve any file it is shown.
+        Returns whether they were set."""
+        if self.boundary_set:
+            return False
+        self.workspace_roots = roots
+        self.boundary_set = True
+        return True
 
     # ---- settings and feature state ------------------------------------------------------------
     def settings_received(self, settings, replace: bool = False) -> None:

@@ -79,6 +79,10 @@ def engine_position(pos: types.Position) -> structure.Position:
     return structure.Position(pos.line, pos.character)
 
 
+def engine_range(rng: types.Range) -> structure.Range:
+    return structure.Range(engine_position(rng.start), engine_position(rng.end))
+
+
 def diagnostic(diag: structure.Diagnostic) -> types.Diagnostic:
     tags = [types.DiagnosticTag.Unnecessary] if diag.code.endswith("unused-label") else None
     return types.Diagnostic(
@@ -126,8 +130,10 @@ def utf16_to_index(line: str, units: int) -> int:
 
 # ---- answers to requests: the features describe them with engine values, these build them ----
 
-def markdown_hover(value: str, rng: structure.Range) -> types.Hover:
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value), range=range_(rng))
+def markdown_hover(value: str, rng: structure.Range | None = None) -> types.Hover:
+    """Markdown to show; without ``rng`` the client decides what the hover covers."""
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
+                       range=range_(rng) if rng is not None else None)
 
 
 SYMBOL_KIND = {"section": types.SymbolKind.Namespace, "definition": types.SymbolKind.Interface,
@@ -142,7 +148,27 @@ def document_symbol(name: str, detail: str, kind: str, rng: structure.Range, sel
 
 
 def code_lens(rng: structure.Range, title: str, command: str, arguments: list) -> types.CodeLens:
-    return types.CodeLens(range=range_(rng), command=types.Command(title=title, command=command, arguments=arguments))
+    return types.CodeLens(range=range_(rng), command=command_call(title, command, arguments))
+
+
+def command_call(title: str, command: str, arguments: list) -> types.Command:
+    """A command the client runs (on the server) when the author picks what carries it."""
+    return types.Command(title=title, command=command, arguments=arguments)
+
+
+ACTION_KIND = {"quickfix": types.CodeActionKind.QuickFix, "rewrite": types.CodeActionKind.RefactorRewrite,
+               "empty": types.CodeActionKind.Empty}
+
+
+def code_action(title: str, kind: str, *, command: types.Command | None = None,
+                edit: types.WorkspaceEdit | None = None, diagnostic: types.Diagnostic | None = None,
+                preferred: bool | None = None) -> types.CodeAction:
+    """A code action; ``kind``: "quickfix", "rewrite" (refactor.rewrite) or "empty" (no kind, for
+    commands on a claim). ``diagnostic`` is the client's own diagnostic the action fixes, sent back
+    as it came; ``preferred`` is sent when given, false included."""
+    return types.CodeAction(title=title, kind=ACTION_KIND[kind],
+                            diagnostics=[diagnostic] if diagnostic is not None else None,
+                            is_preferred=preferred, edit=edit, command=command)
 
 
 def text_edit(rng: structure.Range, new_text: str) -> types.TextEdit:
@@ -154,6 +180,35 @@ def document_edits(changes: list[tuple[str, int | None, list[types.TextEdit]]]) 
     return types.WorkspaceEdit(document_changes=[
         types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
                                edits=edits) for uri, version, edits in changes])
+
+
+def document_edit(uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    """A workspace edit of one document (``version``: the open document's, or None)."""
+    return document_edits([(uri, version, edits)])
+
+
+def new_file_edit(new_uri: str, text: str, changes: list[tuple[str, int | None, list[types.TextEdit]]]) -> \
+        types.WorkspaceEdit:
+    """One workspace edit: create ``new_uri`` (never over an existing file) holding ``text``, then
+    the ``changes`` of other documents as in ``document_edits``."""
+    start = structure.Range(structure.Position(0, 0), structure.Position(0, 0))
+    create = types.CreateFile(uri=new_uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=False))
+    return types.WorkspaceEdit(document_changes=[create] + document_edits(
+        [(new_uri, None, [text_edit(start, text)])] + changes).document_changes)
+
+
+def apply_edit(edit: types.WorkspaceEdit, label: str) -> types.ApplyWorkspaceEditParams:
+    """The request that asks the client to apply ``edit``; ``label`` names it in the editor's undo."""
+    return types.ApplyWorkspaceEditParams(edit=edit, label=label)
+
+
+def show_document(uri: str, focus: bool = True) -> types.ShowDocumentParams:
+    """The request that opens ``uri`` in the editor (focused unless ``focus`` is False)."""
+    return types.ShowDocumentParams(uri=uri, take_focus=focus)
+
+
+def warning_message(message: str) -> types.ShowMessageParams:
+    return types.ShowMessageParams(type=types.MessageType.Warning, message=message)
 
 
 def rename_placeholder(rng: structure.Range, placeholder: str) -> types.PrepareRenamePlaceholder:

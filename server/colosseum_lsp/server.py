@@ -165,7 +165,9 @@ class Handlers:
         roots = [uri_to_path(f.uri) for f in folders]
         if not roots and params.root_uri:
             roots = [uri_to_path(params.root_uri)]
-        self.ctx.workspace_roots = [r for r in roots if r is not None]
+        if not self.ctx.set_workspace([r for r in roots if r is not None]):
+            log.warning("a second initialize request was ignored: the workspace stays %s", self.ctx.workspace_roots)
+            return
         self.ctx.settings_received(params.initialization_options, replace=True)
 
     async def initialized(self, params: types.InitializedParams) -> None:

@@ -20,7 +20,7 @@ def _between(text: str, start: str, end: str) -> str:
 
 
 def _document(text: str, name: str) -> str:
-    return _between(text, f'<document name="{name}">\n', "\n</document>")
+    return _between(text, f' name="{name}">\n', "\n</document-")  # a fence: <document-HASH name="...">
 
 
 DISTINCT_FLAWS = (
@@ -129,7 +129,7 @@ class ResearchScript:
 
     def _redecomposer(self, system: str, user: str) -> dict:
         section = _document(user, "its section as it is now")
-        label = _between(user, '<document name="the failing lemma (', ')">')
+        label = _between(user, ' name="the failing lemma (', ')">')
         new = label + "-part"
         marker = "% colosseum: obligation\n\\begin{lemma}\\label{" + label + "}"
         piece = (f"% colosseum: obligation\n\\begin{{lemma}}\\label{{{new}}}\n  A smaller step towards "
@@ -160,7 +160,7 @@ class ResearchScript:
 
     # ---- review --------------------------------------------------------------------------------
     def _local_reviewer(self, system: str, user: str) -> dict:
-        label = _between(user, '<document name="statement of ', '">')
+        label = _between(user, ' name="statement of ', '">')
         key = next((k for k in self.local_failures if label.endswith(k)), None)
         self.counts["local:" + label] += 1
         if key is not None and self.counts["local:" + label] <= self.local_failures[key]:

@@ -3,18 +3,19 @@ routes of a claim, and the catalog's findings (suspect claims, malformed entries
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsprotocol import types
-
-from colosseum.catalog.store import load_catalog
-from colosseum.catalog.checks import catalog_diagnostics
 from colosseum.app.knowledge import CatalogRefused, add_entry, catalog_directory, retract
 from colosseum.app.knowledge import record_failed_route as record_route
-from colosseum_lsp.convert import path_to_uri
+from colosseum.catalog.checks import catalog_diagnostics
+from colosseum.catalog.store import load_catalog
+from colosseum_lsp import convert
+from colosseum_lsp.convert import path_to_uri, uri_to_path
 from colosseum_lsp.features import registry
+from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.registry import CommandFailed
 
 _CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
@@ -52,7 +53,7 @@ def publish_catalog_findings(ctx, project) -> None:
         ctx.extra_diagnostics[(SOURCE, uri)] = (diags, None)
 
 
-def cite_hover(ctx, project, line: str, character: int) -> types.Hover | None:
+def cite_hover(ctx, project, line: str, character: int):
     for m in _CITE.finditer(line):
         if not (m.start() <= character <= m.end()):
             continue
@@ -66,7 +67,7 @@ def cite_hover(ctx, project, line: str, character: int) -> types.Hover | None:
     return None
 
 
-def _literature(project, key: str) -> types.Hover | None:
+def _literature(project, key: str):
     catalog = project_catalog(project)
     matches = [e for e in catalog.entries.values()
                if (e.data.get("source") or {}).get("key") == key or e.id == key]
@@ -80,7 +81,7 @@ def _literature(project, key: str) -> types.Hover | None:
         parts.append(f"**{e.title}** (`{e.id}`, {e.status})\n\n{str(data.get('statement', '')).strip()}\n\n"
                      + (f"Hypotheses:\n{hyps}\n\n" if hyps else "")
                      + f"Source: {source.get('reference', '')} {source.get('locator', '')}".strip())
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)))
+    return convert.markdown_hover("\n\n---\n\n".join(parts))
 
 
 def claim_catalog_lines(project, label: str) -> str:
@@ -105,10 +106,6 @@ class CatalogCommandError(CommandFailed):
 
 
 async def add_to_catalog(ctx, args) -> dict:
-    import asyncio
-
-    from colosseum_lsp.convert import uri_to_path
-
     if len(args) < 2:
         raise CatalogCommandError("usage: colosseum.addToCatalog [document uri, claim label]")
     path = uri_to_path(args[0])
@@ -126,10 +123,6 @@ async def add_to_catalog(ctx, args) -> dict:
 
 
 async def record_failed_route(ctx, args) -> dict:
-    import asyncio
-
-    from colosseum_lsp.convert import uri_to_path
-
     if len(args) < 3:
         raise CatalogCommandError("usage: colosseum.recordFailedRoute [document uri, claim label, critique]")
     path = uri_to_path(args[0])
@@ -145,7 +138,7 @@ async def record_failed_route(ctx, args) -> dict:
 
 async def _show(ctx, path: Path) -> None:
     try:
-        await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
+        await ctx.server.window_show_document_async(convert.show_document(path.as_uri()))
     except Exception:  # a client that cannot show documents still has the file
         pass
 
@@ -159,30 +152,23 @@ def _linked_project_entries(project, label: str) -> list:
 
 
 @registry.code_action_provider
-def retract_actions(ctx, path: Path, uri: str, params: types.CodeActionParams, snap, version) -> list[types.CodeAction]:
+def retract_actions(ctx, path: Path, uri: str, params, snap, version) -> list:
     """"Retract" on a claim, one per active catalog entry that names it. The reason is asked by the
     client (LSP has no text prompt): our VS Code and Neovim clients prompt, then call the command
     again with the reason as third argument."""
-    from colosseum_lsp.convert import engine_position
-    from colosseum_lsp.features.code_actions import claim_at
-
-    claim = claim_at(snap, path, engine_position(params.range.start))
+    claim = claim_at(snap, path, convert.engine_position(params.range.start))
     if claim is None:
         return []
     project = ctx.project_for(path)
-    return [types.CodeAction(title=f"Retract catalog entry `{e.id}` ({e.kind})…", kind=types.CodeActionKind.Empty,
-                             command=types.Command(title=f"Retract `{e.id}`", command="colosseum.retractEntry",
-                                                   arguments=[uri, e.id]))
+    return [convert.code_action(f"Retract catalog entry `{e.id}` ({e.kind})…", "empty",
+                                command=convert.command_call(f"Retract `{e.id}`", "colosseum.retractEntry",
+                                                             [uri, e.id]))
             for e in _linked_project_entries(project, claim.id)]
 
 
 @registry.command("colosseum.retractEntry")
 async def retract_entry(ctx, args) -> dict:
     """[document uri, entry id, reason]: retract a project entry; what depends on it turns suspect."""
-    import asyncio
-
-    from colosseum_lsp.convert import uri_to_path
-
     if len(args) < 2 or not all(isinstance(a, str) for a in args[:2]):
         raise CatalogCommandError("usage: colosseum.retractEntry [document uri, entry id, reason]")
     reason = str(args[2]).strip() if len(args) > 2 and args[2] is not None else ""

@@ -5,90 +5,106 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lsprotocol import types
-
 from colosseum.checks.findings import similar_labels
-from colosseum.core.structure import Position
-from colosseum_lsp.convert import engine_position
+from colosseum.core.structure import Position, Range
+from colosseum_lsp import convert
+from colosseum_lsp.features.solve import SOURCE as SOLVE_SOURCE
 
 _MARKER_COMMENT = re.compile(r"^\s*%+\s*colosseum\s*:\s*obligation\b.*$", re.I)
+_MARKS = re.compile(r"\\obligation(?![A-Za-z@])\s*|^\s*%+\s*colosseum\s*:\s*obligation.*$")
 
 
-def code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams) -> list[types.CodeAction]:
+def code_actions(ctx, path: Path, uri: str, params) -> list:
+    """The actions at ``params``' range and for the client's diagnostics there: ours, then every
+    feature's (``ctx.features.code_actions``)."""
     project = ctx.project_for(path)
     snap = project.snapshot()
     if snap is None:
         return []
     doc = ctx.server.workspace.text_documents.get(uri)
     version = doc.version if doc else None
-    actions: list[types.CodeAction] = []
+    actions = []
+    report = ctx.extra_diagnostics.get((SOLVE_SOURCE, uri), ([], None))[1]
     for diag in params.context.diagnostics:
-        if diag.source == "colosseum-solve":
-            claim_here = claim_at(snap, path, engine_position(diag.range.start))
-            if claim_here is not None:
-                actions.append(types.CodeAction(
-                    title="Record as a failed route in the catalog", kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[diag], command=types.Command(
-                        title="Record as a failed route", command="colosseum.recordFailedRoute",
-                        arguments=[uri, claim_here.id, diag.message])))
-            report = ctx.extra_diagnostics.get(("colosseum-solve", uri), ([], None))[1]
-            if report and not any(a.command and a.command.command == "colosseum.openReport" for a in actions):
-                actions.append(types.CodeAction(
-                    title="Open the run's report", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-                    command=types.Command(title="Open the run's report", command="colosseum.openReport",
-                                          arguments=[report])))
-            continue
-        if diag.code != "colosseum/undefined-reference":
-            continue
-        hit = ctx.item_at(path, engine_position(diag.range.start))
-        if hit is None or hit[1] != "ref":
-            continue
-        wrong = hit[2].label
-        for candidate in similar_labels(wrong, snap.labels):
-            actions.append(types.CodeAction(
-                title=f"Change to `{candidate}`", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-                is_preferred=len(similar_labels(wrong, snap.labels)) == 1,
-                edit=_edit(uri, version, [types.TextEdit(range=diag.range, new_text=candidate)])))
-    cursor = engine_position(params.range.start)
-    claim = claim_at(snap, path, cursor)
+        if diag.source == SOLVE_SOURCE:
+            actions += _solve_fixes(snap, path, uri, diag, report)
+            report = None  # offered once, on the first critique
+        elif diag.code == "colosseum/undefined-reference":
+            actions += _reference_fixes(ctx, snap, path, uri, version, diag)
+    claim = claim_at(snap, path, convert.engine_position(params.range.start))
     ft = project.index.text_of(path)
     if claim is not None and ft is not None:
-        begin_line = claim.location.range.start.line
-        status = snap.graph.status.get(claim.id)
-        actions.append(types.CodeAction(
-            title=f"Add `{claim.id}` to the catalog", kind=types.CodeActionKind.Empty,
-            command=types.Command(title=f"Add `{claim.id}` to the catalog", command="colosseum.addToCatalog",
-                                  arguments=[uri, claim.id])))
-        if claim.obligation and status == "obligation":
-            actions.append(types.CodeAction(
-                title=f"Solve obligation `{claim.id}`", kind=types.CodeActionKind.Empty,
-                command=types.Command(title=f"Solve obligation `{claim.id}`", command="colosseum.solveObligation",
-                                      arguments=[uri, claim.id])))
-        if claim.obligation:
-            edits = []
-            if begin_line > 0 and _MARKER_COMMENT.match(ft.lines.line_text(begin_line - 1)):
-                edits.append(types.TextEdit(range=types.Range(start=types.Position(line=begin_line - 1, character=0),
-                                                              end=types.Position(line=begin_line, character=0)),
-                                            new_text=""))
-            for line in range(begin_line, claim.end.range.end.line + 1):
-                text = ft.lines.line_text(line)
-                for m in re.finditer(r"\\obligation(?![A-Za-z@])\s*|^\s*%+\s*colosseum\s*:\s*obligation.*$", text):
-                    edits.append(types.TextEdit(range=types.Range(start=types.Position(line=line, character=m.start()),
-                                                                  end=types.Position(line=line, character=m.end())),
-                                                new_text=""))
-            if edits:
-                actions.append(types.CodeAction(title=f"Unmark `{claim.id}` as an obligation",
-                                                kind=types.CodeActionKind.RefactorRewrite,
-                                                edit=_edit(uri, version, edits)))
-        else:
-            indent = re.match(r"\s*", ft.lines.line_text(begin_line)).group()
-            at = types.Position(line=begin_line, character=0)
-            actions.append(types.CodeAction(
-                title=f"Mark `{claim.id}` as an obligation", kind=types.CodeActionKind.RefactorRewrite,
-                edit=_edit(uri, version, [types.TextEdit(range=types.Range(start=at, end=at),
-                                                         new_text=f"{indent}% colosseum: obligation\n")])))
+        actions += _claim_actions(snap, claim, ft, uri, version)
     actions.extend(ctx.features.code_actions(ctx, path, uri, params, snap, version))
     return actions
+
+
+def _solve_fixes(snap, path: Path, uri: str, diag, report: str | None) -> list:
+    """On a surviving critique of a solve: record it as a failed route; open the run's ``report``."""
+    actions = []
+    claim_here = claim_at(snap, path, convert.engine_position(diag.range.start))
+    if claim_here is not None:
+        actions.append(convert.code_action(
+            "Record as a failed route in the catalog", "quickfix", diagnostic=diag,
+            command=convert.command_call("Record as a failed route", "colosseum.recordFailedRoute",
+                                         [uri, claim_here.id, diag.message])))
+    if report:
+        actions.append(convert.code_action(
+            "Open the run's report", "quickfix", diagnostic=diag,
+            command=convert.command_call("Open the run's report", "colosseum.openReport", [report])))
+    return actions
+
+
+def _reference_fixes(ctx, snap, path: Path, uri: str, version, diag) -> list:
+    """On an undefined reference: change it to each label close to it (preferred when only one is)."""
+    hit = ctx.item_at(path, convert.engine_position(diag.range.start))
+    if hit is None or hit[1] != "ref":
+        return []
+    candidates = similar_labels(hit[2].label, snap.labels)
+    where = convert.engine_range(diag.range)
+    return [convert.code_action(f"Change to `{candidate}`", "quickfix", diagnostic=diag,
+                                preferred=len(candidates) == 1,
+                                edit=convert.document_edit(uri, version, [convert.text_edit(where, candidate)]))
+            for candidate in candidates]
+
+
+def _claim_actions(snap, claim, ft, uri: str, version) -> list:
+    """On a claim: add it to the catalog, solve it when it is an open obligation, (un)mark it as one."""
+    actions = [convert.code_action(
+        f"Add `{claim.id}` to the catalog", "empty",
+        command=convert.command_call(f"Add `{claim.id}` to the catalog", "colosseum.addToCatalog", [uri, claim.id]))]
+    if claim.obligation and snap.graph.status.get(claim.id) == "obligation":
+        actions.append(convert.code_action(
+            f"Solve obligation `{claim.id}`", "empty",
+            command=convert.command_call(f"Solve obligation `{claim.id}`", "colosseum.solveObligation",
+                                         [uri, claim.id])))
+    begin_line = claim.location.range.start.line
+    if claim.obligation:
+        spans = _obligation_marks(ft, begin_line, claim.end.range.end.line)
+        if spans:
+            actions.append(convert.code_action(
+                f"Unmark `{claim.id}` as an obligation", "rewrite",
+                edit=convert.document_edit(uri, version, [convert.text_edit(span, "") for span in spans])))
+    else:
+        indent = re.match(r"\s*", ft.lines.line_text(begin_line)).group()
+        at = Position(begin_line, 0)
+        actions.append(convert.code_action(
+            f"Mark `{claim.id}` as an obligation", "rewrite",
+            edit=convert.document_edit(uri, version, [convert.text_edit(Range(at, at),
+                                                                        f"{indent}% colosseum: obligation\n")])))
+    return actions
+
+
+def _obligation_marks(ft, begin_line: int, end_line: int) -> list[Range]:
+    """What marks a claim as an obligation: a marker comment on the line before it (the whole
+    line), and each ``\\obligation`` or marker comment from its first line to its last."""
+    spans = []
+    if begin_line > 0 and _MARKER_COMMENT.match(ft.lines.line_text(begin_line - 1)):
+        spans.append(Range(Position(begin_line - 1, 0), Position(begin_line, 0)))
+    for line in range(begin_line, end_line + 1):
+        spans += [Range(Position(line, m.start()), Position(line, m.end()))
+                  for m in _MARKS.finditer(ft.lines.line_text(line))]
+    return spans
 
 
 def claim_at(snap, path: Path, pos: Position):
@@ -99,8 +115,3 @@ def claim_at(snap, path: Path, pos: Position):
             if best is None or claim.location.range.start > best.location.range.start:
                 best = claim
     return best
-
-
-def _edit(uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
-    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits)])

@@ -13,12 +13,12 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsprotocol import types
-
 from colosseum.app.lean import lean_setup, plan_lean_check, record_evidence, results_and_findings
+from colosseum.core.structure import Range
 from colosseum.lean import (
     SOURCE,
     CancelToken,
+    apply_cached_results,
     claim_results,
     lean_diagnostics,
     lean_settings,
@@ -26,7 +26,8 @@ from colosseum.lean import (
     run_plan,
 )
 from colosseum.lean.findings import CODE_CHECKED, checked_claim
-from colosseum_lsp.convert import engine_position, path_to_uri, position
+from colosseum_lsp import convert
+from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.commands import caught_up, command_project, indexed
@@ -185,8 +186,6 @@ def after_index(ctx, project) -> None:
 
 
 async def _formal_from_cache(ctx, project) -> None:
-    from colosseum.lean import apply_cached_results
-
     async with project.lock:
         index = project.index
         before = set(index.formal_labels) if index is not None else set()
@@ -197,7 +196,6 @@ async def _formal_from_cache(ctx, project) -> None:
             return
     if after != before:
         ctx.publish(project)  # statuses changed: so may the index's findings
-
 
 
 def _publish(ctx, project, diagnostics) -> None:
@@ -225,14 +223,13 @@ def _say_once(ctx, problem: str | None) -> None:
         return
     said.add(problem)
     try:
-        ctx.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
-                                                               message=f"Colosseum: Lean: {problem}"))
+        ctx.server.window_show_message(convert.warning_message(f"Colosseum: Lean: {problem}"))
     except Exception:
         log.info("Lean: %s", problem)
 
 
 @registry.code_action_provider
-def lean_code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams, snap, version) -> list:
+def lean_code_actions(ctx, path: Path, uri: str, params, snap, version) -> list:
     project = ctx.project_for(path)
     if project.index is None:
         return []
@@ -248,15 +245,13 @@ def lean_code_actions(ctx, path: Path, uri: str, params: types.CodeActionParams,
             continue  # no longer checked as it was (edited, renamed, another \lean): no edit offered
         edit = _leanok_edit(ctx, project, claim)
         if edit is not None:
-            actions.append(types.CodeAction(title=f"Add \\leanok to `{claim.id}` (checked by Lean)",
-                                            kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-                                            is_preferred=True, edit=edit))
-    claim = claim_at(snap, path, engine_position(params.range.start))
+            actions.append(convert.code_action(f"Add \\leanok to `{claim.id}` (checked by Lean)", "quickfix",
+                                               diagnostic=diag, preferred=True, edit=edit))
+    claim = claim_at(snap, path, convert.engine_position(params.range.start))
     if claim is not None and claim.lean_decls:
-        actions.append(types.CodeAction(
-            title="Check the Lean declarations", kind=types.CodeActionKind.Empty,
-            command=types.Command(title="Check the Lean declarations", command="colosseum.checkLean",
-                                  arguments=[uri])))
+        actions.append(convert.code_action(
+            "Check the Lean declarations", "empty",
+            command=convert.command_call("Check the Lean declarations", "colosseum.checkLean", [uri])))
     return actions
 
 
@@ -275,19 +270,17 @@ def _checked_claim_now(project, state, message: str):
     return claim if result is not None and result.status == "formal" and not result.fully_marked else None
 
 
-def _leanok_edit(ctx, project, claim) -> types.WorkspaceEdit | None:
+def _leanok_edit(ctx, project, claim):
     """``\\leanok`` after ``\\lean{...}`` (and in the proof), as an edit of the version the index
     read: an editor whose document moved on since refuses it instead of inserting it elsewhere."""
     edits: dict[str, list] = {}
     for file, at in leanok_insertions(project.index, claim):
-        edits.setdefault(path_to_uri(file), []).append(
-            types.TextEdit(range=types.Range(start=position(at), end=position(at)), new_text="\\leanok"))
+        edits.setdefault(path_to_uri(file), []).append(convert.text_edit(Range(at, at), "\\leanok"))
     if not edits:
         return None
     changes = []
     for uri, text_edits in edits.items():
         doc = ctx.server.workspace.text_documents.get(uri)
         version = project.indexed_versions.get(uri, doc.version) if doc is not None else None
-        changes.append(types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=text_edits))
-    return types.WorkspaceEdit(document_changes=changes)
+        changes.append((uri, version, text_edits))
+    return convert.document_edits(changes)

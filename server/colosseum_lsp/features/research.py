@@ -16,8 +16,6 @@ import asyncio
 import logging
 from pathlib import Path
 
-from lsprotocol import types
-
 from colosseum.app.research import (
     default_output,
     input_line,
@@ -28,8 +26,9 @@ from colosseum.app.research import (
 )
 from colosseum.app.run_settings import RunOverrides
 from colosseum.app.stops import RunRefused
+from colosseum.core.structure import Range
 from colosseum.models import ProviderError
-from colosseum_lsp.convert import path_to_uri, range_, uri_to_path
+from colosseum_lsp.convert import apply_edit, new_file_edit, path_to_uri, show_document, text_edit, uri_to_path
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
@@ -129,8 +128,7 @@ async def _answer(ctx, project, label: str, outcome) -> dict:
     if outcome.stop is not None and outcome.stop.kind == "model-unreachable":
         raise ResearchError(result.message + f"; what was done is in {directory.name}")
     try:
-        await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=report_path.as_uri(),
-                                                                             take_focus=False))
+        await ctx.server.window_show_document_async(show_document(report_path.as_uri(), focus=False))
     except Exception as exc:  # a client without showDocument still gets the path
         log.info("showDocument failed: %s", exc)
     claim = project.snapshot().claims.get(label)
@@ -162,24 +160,13 @@ async def _offer_skeleton(ctx, project, label: str, result, target: Path) -> boo
     version = project.indexed_versions.get(uri, doc.version) if doc is not None else None
     line = input_line(target, root)
     if replaces:
-        where = types.Range(start=range_(claim.proof.location.range).start, end=range_(claim.proof.end.range).end)
-        insert = types.TextEdit(range=where, new_text=line)
+        insert = text_edit(Range(claim.proof.location.range.start, claim.proof.end.range.end), line)
     else:
-        after = range_(claim.end.range).end
-        insert = types.TextEdit(range=types.Range(start=after, end=after), new_text="\n" + line)
-    start = types.Position(line=0, character=0)
-    edit = types.WorkspaceEdit(document_changes=[
-        types.CreateFile(uri=new_uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=False)),
-        types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=new_uri, version=None),
-                               edits=[types.TextEdit(range=types.Range(start=start, end=start),
-                                                     new_text=skeleton_file_text(result, label, target, root,
-                                                                                 replaces))]),
-        types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                               edits=[insert]),
-    ])
+        after = claim.end.range.end
+        insert = text_edit(Range(after, after), "\n" + line)
+    edit = new_file_edit(new_uri, skeleton_file_text(result, label, target, root, replaces), [(uri, version, [insert])])
     try:
-        response = await ctx.server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
-            edit=edit, label=f"Skeleton for {label}"))
+        response = await ctx.server.workspace_apply_edit_async(apply_edit(edit, f"Skeleton for {label}"))
     except Exception as exc:  # the skeleton is still in the run directory
         log.info("applyEdit failed: %s", exc)
         return False

@@ -12,14 +12,13 @@ import asyncio
 import logging
 from pathlib import Path
 
-from lsprotocol import types
-
 from colosseum.app.review import local_reviewer, refusal, review_claim, review_globally, review_setup
 from colosseum.app.run_settings import RunOverrides
 from colosseum.app.solve import start_retry
+from colosseum.core.structure import Range
 from colosseum.loops.review import DismissalStore, LocalReviewer
 from colosseum.models import ProviderError
-from colosseum_lsp.convert import engine_position, path_to_uri, range_
+from colosseum_lsp import convert
 from colosseum_lsp.features import registry
 from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.commands import caught_up, document_project
@@ -178,19 +177,17 @@ async def _replace_proof(ctx, project, label: str, proof: str) -> bool:
     text = f"\\begin{{proof}}\n{proof.strip()}\n\\end{{proof}}"
     if claim.proof is not None:
         target = claim.proof.file
-        where = types.Range(start=range_(claim.proof.location.range).start, end=range_(claim.proof.end.range).end)
+        where = Range(claim.proof.location.range.start, claim.proof.end.range.end)
     else:
         target = claim.file
-        after = range_(claim.end.range).end
-        where, text = types.Range(start=after, end=after), "\n" + text
-    uri = path_to_uri(target)
+        after = claim.end.range.end
+        where, text = Range(after, after), "\n" + text
+    uri = convert.path_to_uri(target)
     doc = ctx.server.workspace.text_documents.get(uri)
     version = project.indexed_versions.get(uri, doc.version) if doc is not None else None
-    change = types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                                    edits=[types.TextEdit(range=where, new_text=text)])
+    edit = convert.document_edit(uri, version, [convert.text_edit(where, text)])
     try:
-        response = await ctx.server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
-            edit=types.WorkspaceEdit(document_changes=[change]), label=f"Retried proof of {label}"))
+        response = await ctx.server.workspace_apply_edit_async(convert.apply_edit(edit, f"Retried proof of {label}"))
     except Exception as exc:  # a client without applyEdit still has the run's report
         log.info("applyEdit failed: %s", exc)
         return False
@@ -199,14 +196,13 @@ async def _replace_proof(ctx, project, label: str, proof: str) -> bool:
 
 # ---- code actions ----------------------------------------------------------------------------------
 @registry.code_action_provider
-def review_actions(ctx, path: Path, uri: str, params, snap, version) -> list[types.CodeAction]:
-    actions: list[types.CodeAction] = []
-    claim = claim_at(snap, path, engine_position(params.range.start))
+def review_actions(ctx, path: Path, uri: str, params, snap, version) -> list:
+    actions = []
+    claim = claim_at(snap, path, convert.engine_position(params.range.start))
     if claim is not None and claim.proof is not None and claim.proof.has_content:
-        actions.append(types.CodeAction(
-            title=f"Review `{claim.id}` (local review)", kind=types.CodeActionKind.Empty,
-            command=types.Command(title=f"Review `{claim.id}`", command="colosseum.reviewClaim",
-                                  arguments=[uri, claim.id])))
+        actions.append(convert.code_action(
+            f"Review `{claim.id}` (local review)", "empty",
+            command=convert.command_call(f"Review `{claim.id}`", "colosseum.reviewClaim", [uri, claim.id])))
     entry = ctx.extra_diagnostics.get((SOURCE, uri))
     info = (entry[1] if entry is not None else None) or {}
     report_offered = False
@@ -218,21 +214,20 @@ def review_actions(ctx, path: Path, uri: str, params, snap, version) -> list[typ
             continue
         kind, payload = item
         if kind == "failed":
-            actions.append(types.CodeAction(
-                title=f"Retry `{payload}` through the inner loop", kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diag], command=types.Command(title="Retry this section through the inner loop",
-                                                          command="colosseum.retryClaim", arguments=[uri, payload])))
+            actions.append(convert.code_action(
+                f"Retry `{payload}` through the inner loop", "quickfix", diagnostic=diag,
+                command=convert.command_call("Retry this section through the inner loop", "colosseum.retryClaim",
+                                             [uri, payload])))
             continue
-        actions.append(types.CodeAction(
-            title="Dismiss this critique", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-            command=types.Command(title="Dismiss this critique", command="colosseum.dismissReviewCritique",
-                                  arguments=[uri, payload.key])))
+        actions.append(convert.code_action(
+            "Dismiss this critique", "quickfix", diagnostic=diag,
+            command=convert.command_call("Dismiss this critique", "colosseum.dismissReviewCritique",
+                                         [uri, payload.key])))
         if kind == "global" and info.get("report") and not report_offered:
             report_offered = True
-            actions.append(types.CodeAction(
-                title="Open review report", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-                command=types.Command(title="Open review report", command="colosseum.openReport",
-                                      arguments=[info["report"]])))
+            actions.append(convert.code_action(
+                "Open review report", "quickfix", diagnostic=diag,
+                command=convert.command_call("Open review report", "colosseum.openReport", [info["report"]])))
     return actions
 
 

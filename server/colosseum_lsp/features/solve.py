@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from pathlib import Path
-
-from lsprotocol import types
 
 from colosseum.app.run_settings import RunOverrides
 from colosseum.app.solve import plan_solve, record_applied_result
 from colosseum.app.stops import RunRefused
-from colosseum.core.structure import Diagnostic, RelatedInfo
+from colosseum.core.structure import Diagnostic, Range, RelatedInfo
 from colosseum.models import ProviderError
-from colosseum_lsp.convert import path_to_uri, range_
+from colosseum_lsp import convert
+from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
 
@@ -106,8 +106,6 @@ def _critique_diagnostics(ctx, project, label: str, result, directory: Path) -> 
 def _quoted_range(ft, quote: str):
     """The document range of a quoted span (whitespace-insensitive), or None when it is not there
     (a critique of a candidate proof usually quotes the candidate, not the paper)."""
-    import re
-
     words = quote.split()
     if ft is None or len(words) < 2:
         return None
@@ -133,16 +131,13 @@ async def _offer_proof(ctx, project, label: str, proof: str, version_at_start) -
     version = project.indexed_versions.get(uri, doc.version if doc else None) if doc is not None else None
     text = f"\n\\begin{{proof}}\n{proof.strip()}\n\\end{{proof}}\n"
     if claim.proof is not None and not claim.proof.has_content:  # replace the empty proof
-        edit = types.TextEdit(range=types.Range(start=range_(claim.proof.location.range).start,
-                                                end=range_(claim.proof.end.range).end), new_text=text.strip("\n"))
+        where, text = Range(claim.proof.location.range.start, claim.proof.end.range.end), text.strip("\n")
     else:
-        after = range_(claim.end.range).end
-        edit = types.TextEdit(range=types.Range(start=after, end=after), new_text=text)
-    change = types.TextDocumentEdit(
-        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=[edit])
+        after = claim.end.range.end
+        where = Range(after, after)
+    edit = convert.document_edit(uri, version, [convert.text_edit(where, text)])
     try:
-        response = await ctx.server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
-            edit=types.WorkspaceEdit(document_changes=[change]), label=f"Proof of {label}"))
+        response = await ctx.server.workspace_apply_edit_async(convert.apply_edit(edit, f"Proof of {label}"))
     except Exception as exc:  # a client without applyEdit still gets the report and the critiques
         log.info("applyEdit failed: %s", exc)
         return False
@@ -156,7 +151,7 @@ async def open_report(ctx, args) -> dict:
     if not target.is_file():
         raise SolveError(f"no report at {target}")
     try:
-        await ctx.server.window_show_document_async(types.ShowDocumentParams(uri=target.as_uri(), take_focus=True))
+        await ctx.server.window_show_document_async(convert.show_document(target.as_uri()))
     except Exception as exc:
         log.info("showDocument failed: %s", exc)
     return {"path": str(target)}

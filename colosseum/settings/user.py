@@ -1,0 +1,86 @@
+"""The user-level config, ``$XDG_CONFIG_HOME/colosseum/config.toml`` (by default
+``~/.config/colosseum/config.toml``): what only the person at the keyboard may grant, never the
+project. Its one key today, ``read_only_paths``, lists files or folders outside a project that a
+project may read (a shared .bib, a sibling document for \\externaldocument); none is ever written.
+Unknown keys and bad values are reported on their lines, like colosseum.toml's."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colosseum.settings.boundary import resolved
+from colosseum.settings.load import ConfigProblem, place, unknown_key
+from colosseum.settings.rules import STRINGS, keys_of, setting
+
+USER_CONFIG_NAME = "config.toml"
+
+
+@dataclass(slots=True)
+class UserSettings:
+    """The keys of the user-level config."""
+
+    read_only_paths: list[str] = setting(
+        [], "Absolute paths outside a project that projects may read, never write (a shared .bib, a sibling "
+            "document).", STRINGS, example=["~/bib/refs.bib"])
+
+
+@dataclass(slots=True)
+class UserConfig:
+    path: Path
+    read_only_paths: tuple[Path, ...] = ()
+    problems: list[ConfigProblem] = field(default_factory=list)
+
+
+def user_config_path(environ=None) -> Path:
+    """``$XDG_CONFIG_HOME/colosseum/config.toml``; XDG says a relative XDG_CONFIG_HOME is ignored."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_CONFIG_HOME", "")
+    if not base or not os.path.isabs(base):
+        home = environ.get("HOME") or str(Path.home())
+        base = os.path.join(home, ".config")
+    return Path(base) / "colosseum" / USER_CONFIG_NAME
+
+
+def load_user_config(environ=None) -> UserConfig:
+    """The user-level config; an absent file is an empty config, a broken one a problem."""
+    config = UserConfig(user_config_path(environ))
+    try:
+        text = config.path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return config
+    except (OSError, UnicodeDecodeError) as exc:
+        config.problems.append(ConfigProblem("", f"cannot read {config.path}: {exc}"))
+        return config
+    import tomllib  # here: most people have no user config, and a cold `check` pays for imports
+
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        config.problems.append(ConfigProblem("", f"{config.path} is not valid TOML: {exc}"))
+        return config
+    config.read_only_paths = _read_only_paths(raw, config.problems)
+    place(config.problems, text)
+    return config
+
+
+def _read_only_paths(raw: dict, problems: list[ConfigProblem]) -> tuple[Path, ...]:
+    known = {f.name: f.metadata["rule"] for f in keys_of(UserSettings)}
+    for key in raw:
+        if key not in known:
+            problems.append(unknown_key(key, key, known, "key"))
+    value = raw.get("read_only_paths", [])
+    rule = known["read_only_paths"]
+    if not rule.check(value):
+        problems.append(ConfigProblem("read_only_paths", f"`read_only_paths` must be {rule.what}, got {value!r}"))
+        return ()
+    paths = []
+    for name in rule.convert(value):
+        path = Path(name).expanduser()
+        if path.is_absolute():
+            paths.append(resolved(path))
+        else:
+            problems.append(ConfigProblem("read_only_paths", f"`read_only_paths`: {name} is not an absolute path; "
+                                                             "ignored"))
+    return tuple(paths)

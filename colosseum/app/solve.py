@@ -14,7 +14,7 @@ from colosseum.app.run_settings import RunOverrides, RunSettings
 from colosseum.app.stops import RunRefused, StopReason, until_stopped
 from colosseum.catalog.store import load_catalog
 from colosseum.loops.inner.context import obligation_context
-from colosseum.loops.inner.records import InnerLoopConfig, SolveResult
+from colosseum.loops.inner.records import InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.loops.inner.run_record import RunRecorder, run_directory
 from colosseum.loops.inner.solve import solve
 
@@ -40,6 +40,13 @@ class SolveOutcome:
     @property
     def report(self) -> Path:
         return self.directory / "report.md"
+
+    @property
+    def dropped_note(self) -> str:
+        """"2 of 16 candidates dropped: ..." when calls failed for some candidates, else ""."""
+        if self.result is None or not self.result.dropped:
+            return ""
+        return dropped_summary(self.result.dropped, self.config.leaves)
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from typing import Awaitable, Callable, Literal, TypeVar
 
 from colosseum.core.exception_groups import first_leaf
 from colosseum.loops.review.local_review import NothingToReview
-from colosseum.models.errors import BudgetExceeded, BudgetReached, SolveCancelled
+from colosseum.models.errors import BudgetExceeded, BudgetReached, RunIncomplete, SolveCancelled
 from colosseum.models.provider import ProviderError
 
-StopKind = Literal["cancelled", "budget-exceeded", "budget-reached", "model-unreachable", "refused"]
+StopKind = Literal["cancelled", "budget-exceeded", "budget-reached", "incomplete", "model-unreachable", "refused"]
 Outcome = TypeVar("Outcome")
 
 
@@ -39,6 +39,7 @@ _KINDS: tuple[tuple[StopKind, tuple[type[BaseException], ...]], ...] = (
     ("refused", (RunRefused, NothingToReview)),
     ("budget-exceeded", (BudgetExceeded,)),
     ("budget-reached", (BudgetReached,)),
+    ("incomplete", (RunIncomplete,)),
     ("model-unreachable", (ProviderError,)),
 )
 

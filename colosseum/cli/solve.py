@@ -46,6 +46,8 @@ def run_solve(args) -> int:
     if outcome.stop is not None:
         return _stopped(outcome)
     print(file=sys.stderr)
+    if outcome.dropped_note:
+        say(outcome.dropped_note)
     _print_result(index, outcome, run.plan.settings.prices)
     return 0
 
@@ -68,6 +70,8 @@ def _stopped(outcome) -> int:
     elif stop.cancelled:
         print(f"\ncolosseum: cancelled; what was done is in {outcome.directory}", file=sys.stderr)
         return 130
+    elif stop.kind == "incomplete":
+        print(f"\ncolosseum: incomplete: {stop.detail}; what was done is in {outcome.directory}", file=sys.stderr)
     elif stop.kind == "budget-reached":
         print(f"\ncolosseum: stopped at the budget ({outcome.config.max_calls} calls); what was done is in "
               f"{outcome.directory}", file=sys.stderr)

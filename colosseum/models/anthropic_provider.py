@@ -7,7 +7,8 @@
   model what was wrong.
 - The system prefix carries ``cache_control``: every leaf of a tree shares it.
 - Retries with exponential backoff (or the server's ``retry-after``) on 429, 529, other 5xx,
-  timeouts and connection errors; the SDK's own retries are off so that one policy counts.
+  timeouts, connection errors and answers cut off mid-JSON; the SDK's own retries are off so that
+  one policy counts. Each attempt is limited to ``timeout`` seconds, and there are ``max_attempts``.
 - A semaphore bounds the calls in flight.
 - ``count_tokens`` asks the API's counter (``POST /v1/messages/count_tokens`` through
   ``client.messages.count_tokens``) with the same system, messages and answer tool as the call.
@@ -21,7 +22,8 @@ import os
 
 from colosseum.core.extras import MissingExtra, import_extra
 from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage
-from colosseum.models.retry import repair_instruction, validate, with_retries
+from colosseum.models.retry import (DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S, attempts_of, repair_instruction,
+                                    unreadable_answer, validate, with_retries)
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 ANSWER_TOOL = "answer"
@@ -33,11 +35,12 @@ class AnthropicProvider:
     exact_token_counts = True  # the Messages API has a counter
 
     def __init__(self, model: str = DEFAULT_MODEL, *, api_key: str | None = None, base_url: str | None = None,
-                 max_concurrency: int = 8, max_retries: int = 4, timeout: float = 600.0,
-                 backoff_seconds: float = 1.0, max_backoff_seconds: float = 60.0, sleep=asyncio.sleep,
-                 client=None):
+                 max_concurrency: int = 8, max_attempts: int | None = None, max_retries: int | None = None,
+                 timeout: float = DEFAULT_TIMEOUT_S, backoff_seconds: float = 1.0, max_backoff_seconds: float = 60.0,
+                 sleep=asyncio.sleep, client=None):
         self.model = model
-        self.max_retries = max_retries
+        self.max_attempts = attempts_of(max_attempts, max_retries)
+        self.timeout = timeout  # per attempt, whole; the SDK's own timeout bounds a silent connection
         self.backoff_seconds = backoff_seconds
         self.max_backoff_seconds = max_backoff_seconds
         self._sleep = sleep
@@ -50,7 +53,8 @@ class AnthropicProvider:
             key = api_key or os.environ.get("ANTHROPIC_API_KEY")
             if not key:
                 raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY (or pass api_key)")
-            client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
+            client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0,
+                                              timeout=min(timeout, IDLE_TIMEOUT_S))
         self._client = client
 
     # ---- one request ---------------------------------------------------------------------------
@@ -113,13 +117,18 @@ class AnthropicProvider:
                 return ProviderError(self.name, _error_message(exc), status=exc.status_code,
                                      request_id=getattr(exc, "request_id", None), retry_after=_retry_after(exc),
                                      retryable=exc.status_code in RETRYABLE_STATUS, attempts=attempt)
-            if isinstance(exc, (anthropic.APITimeoutError, anthropic.APIConnectionError)):
-                kind = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "connection failed"
-                return ProviderError(self.name, f"request {kind}: {exc}", retryable=True, attempts=attempt)
+            if isinstance(exc, (anthropic.APITimeoutError, TimeoutError)):
+                return ProviderError(self.name, f"request timed out (limit {self.timeout:g} s)", retryable=True,
+                                     attempts=attempt)
+            if isinstance(exc, anthropic.APIConnectionError):
+                return ProviderError(self.name, f"request connection failed: {exc}", retryable=True, attempts=attempt)
+            if isinstance(exc, (ValueError, anthropic.APIResponseValidationError)):  # JSON cut off or not JSON
+                return unreadable_answer(self.name, exc, attempt)
             raise exc
 
-        return await with_retries(call, classify, sleep=self._sleep, max_retries=self.max_retries,
-                                  backoff_seconds=self.backoff_seconds, max_backoff_seconds=self.max_backoff_seconds)
+        return await with_retries(call, classify, sleep=self._sleep, max_attempts=self.max_attempts,
+                                  backoff_seconds=self.backoff_seconds, max_backoff_seconds=self.max_backoff_seconds,
+                                  timeout_s=self.timeout)
 
 
 def _usage(response) -> Usage:

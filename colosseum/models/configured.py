@@ -1,12 +1,14 @@
 """The provider a project configures (``[models]`` in colosseum.toml), wrapped in the response
 cache. Anthropic's API by default; an OpenAI-compatible server (a local model, another vendor)
-with ``provider = "openai-compatible"`` and ``base_url``."""
+with ``provider = "openai-compatible"`` and ``base_url``. Either way each call is limited to
+``request_timeout_s`` seconds per attempt and ``max_attempts`` attempts."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from colosseum.models.provider import ProviderError
+from colosseum.models.retry import DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_S
 
 
 def configured_provider(models: dict, cache_dir: Path | None, model_override: str | None = None):
@@ -15,14 +17,17 @@ def configured_provider(models: dict, cache_dir: Path | None, model_override: st
     from colosseum.models.response_cache import CachedProvider
 
     kind = models.get("provider", "anthropic")
+    limits = {"timeout": float(models.get("request_timeout_s", DEFAULT_TIMEOUT_S)),
+              "max_attempts": int(models.get("max_attempts", DEFAULT_MAX_ATTEMPTS))}
     if kind == "openai-compatible":
         from colosseum.models.openai_compatible import OpenAICompatibleProvider
 
         model = model_override or models.get("model")
         if not model or not models.get("base_url"):
             raise ProviderError("openai-compatible", "set [models] model and base_url for an OpenAI-compatible server")
-        provider = OpenAICompatibleProvider(model, models["base_url"], api_key_env=models.get("api_key_env", "OPENAI_API_KEY"))
+        provider = OpenAICompatibleProvider(model, models["base_url"], api_key_env=models.get("api_key_env", "OPENAI_API_KEY"),
+                                            **limits)
     else:
         model = model_override or models.get("model") or DEFAULT_MODEL
-        provider = AnthropicProvider(model, base_url=models.get("base_url"))
+        provider = AnthropicProvider(model, base_url=models.get("base_url"), **limits)
     return (CachedProvider(provider, cache_dir) if cache_dir is not None else provider), model

@@ -12,3 +12,8 @@ class SolveCancelled(Exception):
 
 class BudgetReached(RuntimeError):
     """The budget ran out during the run: it stopped starting new calls (the record keeps what it did)."""
+
+
+class RunIncomplete(RuntimeError):
+    """Too few candidates survived their failed calls to go on: the run is ``incomplete`` (its
+    record keeps what it did and what was dropped)."""

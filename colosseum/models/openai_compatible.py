@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from colosseum.core.extras import MissingExtra, import_extra
 from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage, estimate_tokens
-from colosseum.models.retry import repair_instruction, validate, with_retries
+from colosseum.models.retry import (DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S, attempts_of, repair_instruction,
+                                    unreadable_answer, validate, with_retries)
 
 if TYPE_CHECKING:
     import httpx
@@ -30,7 +31,8 @@ class OpenAICompatibleProvider:
     exact_token_counts = False
 
     def __init__(self, model: str, base_url: str, *, api_key: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-                 max_concurrency: int = 8, max_retries: int = 4, timeout: float = 600.0,
+                 max_concurrency: int = 8, max_attempts: int | None = None, max_retries: int | None = None,
+                 timeout: float = DEFAULT_TIMEOUT_S,
                  backoff_seconds: float = 1.0, max_backoff_seconds: float = 60.0, sleep=asyncio.sleep):
         self.name = f"openai-compatible ({base_url})"
         try:
@@ -41,10 +43,10 @@ class OpenAICompatibleProvider:
         self.base_url = base_url.rstrip("/")
         key = api_key if api_key is not None else os.environ.get(api_key_env, "")
         self._headers = {"authorization": f"Bearer {key}"} if key else {}
-        self._timeout = timeout
+        self._timeout = min(timeout, IDLE_TIMEOUT_S)  # httpx's: the longest silence of the connection
         self._limit = asyncio.Semaphore(max_concurrency)
-        self._retry = dict(sleep=sleep, max_retries=max_retries, backoff_seconds=backoff_seconds,
-                           max_backoff_seconds=max_backoff_seconds)
+        self._retry = dict(sleep=sleep, max_attempts=attempts_of(max_attempts, max_retries), timeout_s=timeout,
+                           backoff_seconds=backoff_seconds, max_backoff_seconds=max_backoff_seconds)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         async with self._limit:
@@ -97,11 +99,14 @@ class OpenAICompatibleProvider:
                 return ProviderError(self.name, str(exc), status=status, retry_after=retry_after,
                                      request_id=exc.response.headers.get("x-request-id"),
                                      retryable=status in RETRYABLE_STATUS, attempts=attempt)
+            if isinstance(exc, TimeoutError):
+                return ProviderError(self.name, f"request timed out (limit {self._retry['timeout_s']:g} s)",
+                                     retryable=True, attempts=attempt)
             if isinstance(exc, (httpx.TimeoutException, httpx.TransportError)):
                 return ProviderError(self.name, f"request failed: {type(exc).__name__}: {exc}", retryable=True,
                                      attempts=attempt)
-            if isinstance(exc, json.JSONDecodeError):
-                return ProviderError(self.name, "the server's answer is not JSON", attempts=attempt)
+            if isinstance(exc, ValueError):  # a body cut off mid-JSON, or not JSON at all
+                return unreadable_answer(self.name, exc, attempt)
             raise exc
 
         body, attempts = await with_retries(call, classify, **self._retry)

@@ -7,7 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from colosseum.settings.rules import (BOOL, COUNT, DOLLARS, ENV_NAME, MODULES, NAME, PATH, POSITIVE_INT, PRICES,
-                                      PROVIDER, RESEARCH_WIDTHS, SECONDS, SOLVE_WIDTHS, URL, at_least, setting)
+                                      PROVIDER, RESEARCH_WIDTHS, SECONDS, SOLVE_WIDTHS, URL, Rule, at_least, setting)
+
+CALL_SECONDS = Rule(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+                    "a positive number of seconds", {"type": "number", "exclusiveMinimum": 0}, float)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +40,10 @@ class ModelsSettings:
                                    example="http://localhost:8000/v1", shown="the provider's own")
     prices: dict | None = setting(None, "USD per million tokens: input, output (and cache_read, cache_write).",
                                   PRICES, example={"input": 3, "output": 15}, shown="the list price")
+    request_timeout_s: float = setting(300.0, "Seconds one attempt of a model call may take before it is retried "
+                                       "(a silent connection ends after 60).", CALL_SECONDS)
+    max_attempts: int = setting(4, "Attempts per model call (the first and its retries); a call that fails them "
+                                "all drops its candidate.", POSITIVE_INT)
 
 
 @dataclass(frozen=True, slots=True)

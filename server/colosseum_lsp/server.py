@@ -32,7 +32,7 @@ from colosseum_lsp.features import (
     symbols,
 )
 from colosseum_lsp.options import settings_object
-from colosseum_lsp.protocol import ColosseumProtocol
+from colosseum_lsp.protocol import ColosseumProtocol, ColosseumServer
 from colosseum_lsp.watcher import start_watching
 
 log = logging.getLogger(__name__)
@@ -289,7 +289,7 @@ class Handlers:
 
 
 def build_server() -> LanguageServer:
-    server = LanguageServer("colosseum", __version__, protocol_cls=ColosseumProtocol)
+    server = ColosseumServer("colosseum", __version__, protocol_cls=ColosseumProtocol)
     ctx = ServerContext(server, registry.load_features(CORE_COMMANDS))
     server.colosseum = ctx  # for tests and debugging
     Handlers(server, ctx).register()

@@ -70,7 +70,8 @@ def error(status: int, kind: str, message: str, retry_after: float | None = None
 
 
 class MessagesAPIDouble:
-    """``script`` items are (status, body, headers), or ("sleep", seconds, item) to answer late."""
+    """``script`` items are (status, body, headers), or ("sleep", seconds, item) to answer late;
+    a body given as bytes is sent verbatim."""
 
     def __init__(self, script: list, responder=None, token_counter=characters_over_four):
         self.script = list(script)
@@ -113,7 +114,8 @@ class MessagesAPIDouble:
                         time.sleep(item[1])
                         item = item[2]
                     status, payload, extra = item
-                    data = json.dumps(payload).encode()
+                    # bytes are sent as they are: a body cut off mid-JSON (a fault test)
+                    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                     self.send_response(status)
                     self.send_header("content-type", "application/json")
                     self.send_header("request-id", f"req_{len(double.requests)}")

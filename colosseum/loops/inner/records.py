@@ -67,6 +67,23 @@ class Bundle:
     resolved: dict[str, str] = field(default_factory=dict)  # critique id -> how
 
 
+@dataclass(frozen=True)
+class Dropped:
+    """A candidate left out of the tree because one of its calls failed (after the repair and
+    every attempt): ``stage`` is "generation" or "refutation", ``reason`` the failure."""
+
+    candidate: str
+    stage: str
+    reason: str
+
+
+def dropped_summary(dropped: list[Dropped], leaves: int) -> str:
+    """One line: "2 of 16 candidates dropped: L3 (generation): why; L7 (refutation): why"."""
+    reasons = "; ".join(f"{d.candidate} ({d.stage}): {d.reason}" for d in dropped[:3])
+    more = f"; and {len(dropped) - 3} more" if len(dropped) > 3 else ""
+    return f"{len(dropped)} of {leaves} candidates dropped: {reasons}{more}"
+
+
 @dataclass
 class SolveResult:
     root: Bundle
@@ -77,6 +94,7 @@ class SolveResult:
     seed: int
     clusters: list[list[str]] = field(default_factory=list)  # leaves by strategy, when covering
     covered_by_swap: list[str] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)  # candidates whose calls failed
 
     @property
     def surviving_critiques(self) -> list[Critique]:

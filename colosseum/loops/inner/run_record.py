@@ -12,7 +12,7 @@ from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
 from colosseum.core.paths import runs_dir
-from colosseum.loops.inner.records import InnerLoopConfig, SolveResult
+from colosseum.loops.inner.records import InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.models.prompts import load_prompt
 
 
@@ -29,7 +29,7 @@ def run_directory(project_dir: Path, label: str) -> Path:
 
 def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles: dict, groups: list,
             reached_root: list, usage, clusters: list, swapped: list, cache_hits: int, prices: dict | None,
-            status: str) -> dict:
+            status: str, dropped: list) -> dict:
     from colosseum.models.pricing import cost_usd
 
     return {
@@ -39,6 +39,7 @@ def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles:
         "prompts": {role: load_prompt(role).version for role in ("generator", "refuter", "aggregator")},
         "groups": [[{"aggregator": name, "drew": members} for name, members in level] for level in groups],
         "reached_root": reached_root,
+        "dropped": [vars(d) for d in dropped],
         "strategy_clusters": clusters, "swapped_in_to_cover_clusters": swapped,
         "usage": {"calls": usage.calls, "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                   "cache_read_tokens": usage.cache_read_tokens, "cache_write_tokens": usage.cache_write_tokens,
@@ -52,7 +53,8 @@ def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles:
 
 class RunRecorder:
     """Writes the run as it goes: after every stage run.json holds everything done so far, with
-    its status (running, done, cancelled, budget-stopped, failed), so a run stopped anywhere
+    its status (running, done, cancelled, budget-stopped, incomplete, failed) and the candidates
+    dropped so far, so a run stopped anywhere
     leaves a consistent record of what it did."""
 
     def __init__(self, directory: Path, label: str, config: InnerLoopConfig, model: str, prices: dict | None = None,
@@ -64,14 +66,16 @@ class RunRecorder:
         self.seed = 0
         self.bundles: dict = {}
         self.groups: list = []
+        self.dropped: list = []  # Dropped candidates, as the run said last
 
-    def update(self, seed: int, bundles: dict, groups: list, usage) -> None:
-        self.seed, self.bundles, self.groups = seed, dict(bundles), list(groups)
+    def update(self, seed: int, bundles: dict, groups: list, usage, dropped: list = ()) -> None:
+        self.seed, self.bundles, self.groups, self.dropped = seed, dict(bundles), list(groups), list(dropped)
         self._write("running", usage)
 
     def finish(self, status: str, usage, result: SolveResult | None = None) -> Path:
         if result is not None:
             self.seed, self.bundles, self.groups = result.seed, result.bundles, result.groups
+            self.dropped = list(result.dropped)
         record = self._write(status, usage, result)
         if result is not None:
             write_atomically(self.directory / "report.md", report(self.label, result, record, self.formal_section))
@@ -80,7 +84,8 @@ class RunRecorder:
     def _write(self, status: str, usage, result: SolveResult | None = None) -> dict:
         record = _record(self.label, self.seed, self.model, self.config, self.bundles, self.groups,
                          result.reached_root if result else [], usage, result.clusters if result else [],
-                         result.covered_by_swap if result else [], self.cache_hits(), self.prices, status)
+                         result.covered_by_swap if result else [], self.cache_hits(), self.prices, status,
+                         self.dropped)
         if self.context is not None:
             record["catalog"] = {"entries": list(self.context.catalog_entries), "tokens": self.context.catalog_tokens}
         write_atomically(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
@@ -106,6 +111,7 @@ def report(label: str, result: SolveResult, record: dict, formal_section: str = 
              "unanchored (their quote is not in the candidate they attack: counted, never trusted).", "",
              f"Leaves that reached the root: {', '.join(result.reached_root) or 'none'} "
              f"(of {sum(1 for b in result.bundles.values() if b.level == 0)}).", "",
+             *([dropped_summary(result.dropped, record["config"]["leaves"]) + ".", ""] if result.dropped else []),
              *([formal_section.rstrip("\n"), ""] if formal_section else []),
              "## Proof", "", result.root.candidate.proof, "", "## Surviving critiques", ""]
     if not result.root.critiques:

@@ -13,13 +13,15 @@ import hashlib
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from colosseum.core.exception_groups import first_leaf
-from colosseum.loops.inner.records import Bundle, Candidate, Critique, InnerLoopConfig, SolveResult
+from colosseum.loops.inner.records import (Bundle, Candidate, Critique, Dropped, InnerLoopConfig, SolveResult,
+                                           dropped_summary)
 from colosseum.loops.sampling_tree import ancestors_reaching, cover_clusters, draw_groups, strategy_clusters
 from colosseum.models.budget import Budget
-from colosseum.models.errors import BudgetReached, SolveCancelled
+from colosseum.models.errors import BudgetReached, RunIncomplete, SolveCancelled
+from colosseum.models.provider import ProviderError
 from colosseum.models.step import ModelStep
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -71,7 +73,8 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
     except BaseException as exc:
         if recorder is not None:
             status = ("budget-stopped" if first_leaf(exc, BudgetReached) is not None else
-                      "cancelled" if first_leaf(exc, _CANCELLED) is not None else "failed")
+                      "cancelled" if first_leaf(exc, _CANCELLED) is not None else
+                      "incomplete" if first_leaf(exc, _REQUIRED_CALL_FAILED) is not None else "failed")
             recorder.finish(status, step.usage)
         raise
     if recorder is not None:
@@ -80,6 +83,7 @@ async def solve(context: ObligationContext, provider, config: InnerLoopConfig = 
 
 
 _CANCELLED: tuple = (asyncio.CancelledError, SolveCancelled)
+_REQUIRED_CALL_FAILED: tuple = (RunIncomplete, ProviderError)  # no candidate left, or an aggregation failed
 
 
 @dataclass
@@ -91,10 +95,24 @@ class _Run:
     report: Progress
     recorder: object
     seed: int
+    dropped: list[Dropped] = field(default_factory=list)
 
     def _record(self, bundles: dict, groups: list) -> None:
         if self.recorder is not None:
-            self.recorder.update(self.seed, bundles, groups, self.step.usage)
+            self.recorder.update(self.seed, bundles, groups, self.step.usage, self.dropped)
+
+    def _drop(self, candidate: str, stage: str, reason: str) -> None:
+        self.dropped.append(Dropped(candidate, stage, reason))
+
+    def _survivors(self, candidates: list[Candidate]) -> list[Candidate]:
+        """The candidates not dropped; none left ends the run as incomplete."""
+        self.dropped.sort(key=lambda d: (d.stage != "generation", int(d.candidate[1:])))
+        gone = {d.candidate for d in self.dropped}
+        left = [c for c in candidates if c.id not in gone]
+        if not left:
+            self._record({}, [])
+            raise RunIncomplete(dropped_summary(self.dropped, self.config.leaves))
+        return left
 
     async def solve(self) -> SolveResult:
         config = self.config
@@ -103,9 +121,11 @@ class _Run:
         if config.widths[0] != config.leaves or config.widths[-1] != 1:
             raise ValueError("widths must start at the number of leaves and end with the single root")
         rng = random.Random(self.seed)
-        candidates = await self.generate()
+        candidates = self._survivors(await self.generate())
         self._record({c.id: Bundle(c.id, 0, c) for c in candidates}, [])
         bundles = await self.refute(candidates)
+        candidates = self._survivors(candidates)
+        bundles = {c.id: bundles[c.id] for c in candidates}
         self._record(bundles, [])
         current = [c.id for c in candidates]
         groups_per_level: list[list[tuple[str, list[str]]]] = []
@@ -124,37 +144,47 @@ class _Run:
         root = bundles[current[0]]
         reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})
                          if bundles[n].level == 0)
-        return SolveResult(root, bundles, groups_per_level, reached, self.step.usage, self.seed, clusters, swapped)
+        return SolveResult(root, bundles, groups_per_level, reached, self.step.usage, self.seed, clusters, swapped,
+                           list(self.dropped))
 
     async def generate(self) -> list[Candidate]:
-        """N leaves, each from a different angle."""
+        """N leaves, each from a different angle; a leaf whose call failed is dropped (recorded)."""
         leaves = self.config.leaves
         done = 0
 
-        async def one(i: int) -> Candidate:
+        async def one(i: int) -> Candidate | None:
             nonlocal done
             angle = self.config.angles[i % len(self.config.angles)]
-            data = await self.step.ask("generator", {"angle": angle, "slot": f"prover {i + 1} of {leaves}"})
+            outcome = await self.step.call("generator", {"angle": angle, "slot": f"prover {i + 1} of {leaves}"})
             done += 1
             self.report("generating", done, leaves)
-            return Candidate(f"L{i}", data.get("proof", ""), data.get("strategy", ""), angle)
+            if not outcome.ok:
+                self._drop(f"L{i}", "generation", outcome.failure)
+                return None
+            return Candidate(f"L{i}", outcome.data.get("proof", ""), outcome.data.get("strategy", ""), angle)
 
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(one(i)) for i in range(leaves)]
-        return [t.result() for t in tasks]
+        return [t.result() for t in tasks if t.result() is not None]
 
     async def refute(self, candidates: list[Candidate]) -> dict[str, Bundle]:
-        """R adversarial reviewers per candidate; critiques attach to their candidate."""
+        """R adversarial reviewers per candidate; critiques attach to their candidate. A candidate
+        with a failed refutation call is dropped (recorded): unrefuted is not the same as unread."""
         per_candidate = self.config.refuters_per_candidate
         total = len(candidates) * per_candidate
         done = 0
 
         async def one(candidate: Candidate, r: int) -> list[Critique]:
             nonlocal done
-            data = await self.step.ask("refuter", {"candidate": candidate.proof,
-                                                   "slot": f"referee {r + 1} of candidate {candidate.id}"})
+            outcome = await self.step.call("refuter", {"candidate": candidate.proof,
+                                                       "slot": f"referee {r + 1} of candidate {candidate.id}"})
             done += 1
             self.report("refuting", done, total)
+            if not outcome.ok:
+                if all(d.candidate != candidate.id for d in self.dropped):
+                    self._drop(candidate.id, "refutation", outcome.failure)
+                return []
+            data = outcome.data
             return [Critique(f"{candidate.id}.r{r}.{j}", c.get("severity", "major"), c.get("kind", "other"),
                              c.get("quote", ""), c.get("explanation", ""), c.get("repair", ""),
                              anchored(c.get("quote", ""), candidate.proof), candidate.id)

@@ -64,7 +64,9 @@ async def solve_obligation(ctx, args) -> dict:
             "critiques": len(result.surviving_critiques), "report": str(directory / "report.md"),
             "applied": applied, "catalog": curated,
             "message": f"{label}: proof offered; {len(result.surviving_critiques)} critique(s) survived; report in "
-                       f"{directory.name}" + (f"; catalog: {', '.join(curated)}" if curated else "")}
+                       f"{directory.name}" + (f"; catalog: {', '.join(curated)}" if curated else "")
+                       + (f"; {outcome.dropped_note}" if outcome.dropped_note else ""),
+            "dropped": len(result.dropped)}
 
 
 def _stopped(outcome) -> dict:
@@ -77,6 +79,8 @@ def _stopped(outcome) -> dict:
         raise SolveError(stop.detail)
     if stop.kind == "budget-reached":
         raise SolveError(f"stopped at the budget; what was done is in {directory.name}")
+    if stop.kind == "incomplete":
+        raise SolveError(f"incomplete: {stop.detail}; what was done is in {directory.name}")
     raise SolveError(f"the model could not be reached: {stop.detail}")
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from colosseum.catalog.curator import add_claim_entry, add_failed_route, person, retract_entry
+from colosseum.app.stops import RunRefused
 from colosseum.catalog.store import read_entry
 from colosseum.settings.boundary import Boundary, resolved
 from colosseum.settings.project import load_config, table
@@ -42,8 +43,9 @@ class CatalogRefused(Exception):
     """No such entry, or one that may not be retracted; the message says which."""
 
 
-class CatalogOutsideProject(CatalogRefused):
-    """The catalog's folder leads outside the project (colosseum/path-outside-project)."""
+class CatalogOutsideProject(CatalogRefused, RunRefused):
+    """The catalog's folder leads outside the project (colosseum/path-outside-project): a run that
+    would read or write the catalog is refused before any call."""
 
 
 def add_entry(root_dir: Path, claim) -> tuple[Path, list]:

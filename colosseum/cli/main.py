@@ -88,10 +88,14 @@ def _run(argv: list[str] | None) -> int:
         diagnostics = index.diagnostics()
         from colosseum.catalog.store import load_catalog
         from colosseum.catalog.checks import catalog_diagnostics
-        from colosseum.app.knowledge import catalog_directory
+        from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory
 
-        catalog_dir = catalog_directory(index.root_dir)
-        if catalog_dir.is_dir():  # what the catalog beside the paper says about it
+        try:
+            catalog_dir = catalog_directory(index.root_dir)
+        except CatalogOutsideProject as exc:  # the paper is still checked, without the catalog's findings
+            print(f"colosseum: the catalog is not read: {exc}", file=sys.stderr)
+            catalog_dir = None
+        if catalog_dir is not None and catalog_dir.is_dir():  # what the catalog beside the paper says about it
             diagnostics = sorted(diagnostics + catalog_diagnostics(load_catalog(catalog_dir), index),
                                  key=lambda d: d.sort_key())
         if args.format == "json":

@@ -255,3 +255,17 @@ def test_the_servers_outline_and_completion_show_nothing_read_through_a_link_out
     assert found["linked.tex"] == [] and found["linkdir/other.tex"] == []
     assert "lem:main" in found["labels"]  # the labels \cref offers: none read through a link out
     assert not {"lem:secret", "lem:other", "lem:part"} & set(found["labels"])
+
+
+def test_a_catalog_folder_that_links_outside_stops_no_check_and_refuses_a_solve(make_project, tmp_path, capsys):
+    """check reads the paper and says the catalog is not read; a solve, which would read and write
+    the catalog, refuses before any call with exit 2 and the reason, never a traceback."""
+    root = make_project(tmp_path / "proj", {"main.tex": doc(
+        "% colosseum: obligation\n\\begin{lemma}\\label{lem:owed}Statement.\\end{lemma}\n")})
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "knowledge", target_is_directory=True)
+    code, out, err = run(capsys, "check", str(root))
+    assert code == 0 and "lem:owed" in out and "1 claims" in err and "catalog is not read" in err
+    code, out, err = run(capsys, "solve", str(root), "--label", "lem:owed", "--dry-run")
+    assert code == 2 and "outside the project" in err and "Traceback" not in err
+    assert list((tmp_path / "elsewhere").iterdir()) == []

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from colosseum.catalog.curator import add_claim_entry, add_failed_route, person, retract_entry
-from colosseum.app.stops import RunRefused
+from colosseum.app.refusals import RunRefused
 from colosseum.catalog.store import read_entry
 from colosseum.settings.boundary import Boundary, resolved
 from colosseum.settings.project import load_config, table

@@ -8,6 +8,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, TypeVar
 
+from colosseum.app.refusals import RunRefused
 from colosseum.core.exception_groups import first_leaf
 from colosseum.loops.review.local_review import NothingToReview
 from colosseum.models.errors import BudgetExceeded, BudgetReached, RunIncomplete, SolveCancelled
@@ -15,10 +16,6 @@ from colosseum.models.provider import ProviderError
 
 StopKind = Literal["cancelled", "budget-exceeded", "budget-reached", "incomplete", "model-unreachable", "refused"]
 Outcome = TypeVar("Outcome")
-
-
-class RunRefused(Exception):
-    """The run cannot do what was asked (nothing to review, no such claim): said before any call."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from colosseum.app.knowledge import catalog_directory
+from colosseum.settings.trust import Trust, is_trusted
 from colosseum.lean import (
     CancelToken,
     apply_formal,
@@ -24,6 +25,13 @@ from colosseum.lean import (
 log = logging.getLogger(__name__)
 WAIT_SECONDS = 0.2  # how often a terminal's wait wakes up to notice Ctrl-C
 CANCEL_GRACE_SECONDS = 30  # how long a cancelled check may take to end (lake serve is killed at once)
+
+
+def lean_trust(index, *, flag: bool = False, editor_trusted: bool | None = None) -> Trust:
+    """Whether the Lean check may run in this project: ``lake serve`` elaborates the project's
+    lakefile.lean (code from the project) and may install a toolchain, so it asks for the
+    author's trust first (colosseum/settings/trust.py)."""
+    return is_trusted(index.root_dir, flag=flag, editor_trusted=editor_trusted)
 
 
 def lean_setup(index, time_limit: float | None = None):

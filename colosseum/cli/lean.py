@@ -5,7 +5,8 @@ Exit codes: 0 every check passed; 1 a check failed (a declaration missing or not
 ``\leanok`` whose claim Lean refutes, e.g. a proof marked \leanok that uses ``sorry``, or inline
 Lean with errors); 3 nothing failed but something could not be checked (Lean not installed, the
 project does not build, the time limit, a crash); 2 bad arguments or no LaTeX project; 130
-cancelled (Ctrl-C). A statement formalized with its proof still ``sorry`` is not a failure unless
+cancelled (Ctrl-C). Without trust (``--trust``, COLOSSEUM_TRUST=1 or ``trusted_folders`` in the
+user-level config) nothing runs and the exit code is 2: ``lake serve`` runs the project's code. A statement formalized with its proof still ``sorry`` is not a failure unless
 its proof is marked \leanok."""
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ def add_arguments(sub) -> None:
     lean.add_argument("--no-cache", action="store_true", help="ask Lean again even about files it answered before")
     lean.add_argument("--no-catalog", action="store_true",
                       help="do not record passing checks as formal evidence in the catalog")
+    lean.add_argument("--trust", action="store_true",
+                      help="trust this project to run its code (lake serve elaborates its lakefile.lean)")
     lean.set_defaults(run=run_lean)
 
 
@@ -49,7 +52,7 @@ class _Bar:
 
 
 def run_lean(args) -> int:
-    from colosseum.app.lean import check_in_terminal, conclude, lean_setup, plan_lean_check
+    from colosseum.app.lean import check_in_terminal, conclude, lean_setup, lean_trust, plan_lean_check
     from colosseum.app.project import ProjectNotOpened, open_plain
 
     if args.time_limit is not None and args.time_limit <= 0:
@@ -59,6 +62,10 @@ def run_lean(args) -> int:
         index = open_plain(args.path)
     except ProjectNotOpened as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    trust = lean_trust(index, flag=args.trust)
+    if not trust:
+        print(f"colosseum: {trust.reason}", file=sys.stderr)
         return EXIT_USAGE
     settings = lean_setup(index, args.time_limit)
     for problem in settings.problems:

@@ -2,6 +2,8 @@
 ``~/.config/colosseum/config.toml``): what only the person at the keyboard may grant, never the
 project. Its one key today, ``read_only_paths``, lists files or folders outside a project that a
 project may read (a shared .bib, a sibling document for \\externaldocument); none is ever written.
+``trusted_folders`` lists folders whose projects (and their subfolders') code may run: Lean's
+``lake serve`` (colosseum/settings/trust.py).
 Unknown keys and bad values are reported on their lines, like colosseum.toml's."""
 
 from __future__ import annotations
@@ -24,12 +26,16 @@ class UserSettings:
     read_only_paths: list[str] = setting(
         [], "Absolute paths outside a project that projects may read, never write (a shared .bib, a sibling "
             "document).", STRINGS, example=["~/bib/refs.bib"])
+    trusted_folders: list[str] = setting(
+        [], "Absolute folders whose projects (and subfolders) are trusted to run their own code: Lean's lake serve "
+            "elaborates lakefile.lean.", STRINGS, example=["~/papers"])
 
 
 @dataclass(slots=True)
 class UserConfig:
     path: Path
     read_only_paths: tuple[Path, ...] = ()
+    trusted_folders: tuple[Path, ...] = ()
     problems: list[ConfigProblem] = field(default_factory=list)
 
 
@@ -60,20 +66,27 @@ def load_user_config(environ=None) -> UserConfig:
     except tomllib.TOMLDecodeError as exc:
         config.problems.append(ConfigProblem("", f"{config.path} is not valid TOML: {exc}"))
         return config
-    config.read_only_paths = _read_only_paths(raw, config.problems)
+    _report_unknown_keys(raw, config.problems)
+    config.read_only_paths = _absolute_paths(raw, "read_only_paths", config.problems)
+    config.trusted_folders = _absolute_paths(raw, "trusted_folders", config.problems)
     place(config.problems, text)
     return config
 
 
-def _read_only_paths(raw: dict, problems: list[ConfigProblem]) -> tuple[Path, ...]:
-    known = {f.name: f.metadata["rule"] for f in keys_of(UserSettings)}
+def _report_unknown_keys(raw: dict, problems: list[ConfigProblem]) -> None:
+    known = {f.name for f in keys_of(UserSettings)}
     for key in raw:
         if key not in known:
             problems.append(unknown_key(key, key, known, "key"))
-    value = raw.get("read_only_paths", [])
-    rule = known["read_only_paths"]
+
+
+def _absolute_paths(raw: dict, key: str, problems: list[ConfigProblem]) -> tuple[Path, ...]:
+    """The key's list of absolute paths, each with its symbolic links resolved; a relative one is
+    a problem and ignored (it would mean a different place in each project)."""
+    rule = next(f.metadata["rule"] for f in keys_of(UserSettings) if f.name == key)
+    value = raw.get(key, [])
     if not rule.check(value):
-        problems.append(ConfigProblem("read_only_paths", f"`read_only_paths` must be {rule.what}, got {value!r}"))
+        problems.append(ConfigProblem(key, f"`{key}` must be {rule.what}, got {value!r}"))
         return ()
     paths = []
     for name in rule.convert(value):
@@ -81,6 +94,5 @@ def _read_only_paths(raw: dict, problems: list[ConfigProblem]) -> tuple[Path, ..
         if path.is_absolute():
             paths.append(resolved(path))
         else:
-            problems.append(ConfigProblem("read_only_paths", f"`read_only_paths`: {name} is not an absolute path; "
-                                                             "ignored"))
+            problems.append(ConfigProblem(key, f"`{key}`: {name} is not an absolute path; ignored"))
     return tuple(paths)

@@ -93,7 +93,7 @@ def test_colosseum_toml_cannot_grant_trust(tmp_path):
 def test_a_bad_trusted_folders_value_is_a_problem_not_trust(tmp_path):
     from colosseum.settings.user import load_user_config
 
-    user_config(tmp_path, 'trusted_folders = "/"\n')
+    user_config(tmp_path, 'trusted_folders = true\n')
     config = load_user_config()
     assert config.trusted_folders == () and any("trusted_folders" in p.message for p in config.problems)
     user_config(tmp_path, 'trusted_folders = ["relative/path"]\n')

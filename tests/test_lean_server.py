@@ -27,7 +27,8 @@ SCRIPT, LOG = DOUBLE / "lake-double-script.json", DOUBLE / "log.jsonl"
 FINE = {"ExampleProject.edge_degree_bound": {"module": "ExampleProject.Basic", "axioms": ["propext"]}}
 SECTION = Path("sections") / "local-structure.tex"
 # the server runs the code under test: the same modules as this process (e.g. from a git worktree)
-PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
+# and trusted: these tests expect lake to run (tests/reliability/test_trust.py: not before trust)
+PASSED_ON = {**{k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}, "COLOSSEUM_TRUST": "1"}
 
 
 def script(**fields) -> None:

@@ -27,11 +27,11 @@ WAIT_SECONDS = 0.2  # how often a terminal's wait wakes up to notice Ctrl-C
 CANCEL_GRACE_SECONDS = 30  # how long a cancelled check may take to end (lake serve is killed at once)
 
 
-def lean_trust(index, *, flag: bool = False, editor_trusted: bool | None = None) -> Trust:
+def lean_trust(project_dir, *, flag: bool = False, editor_trusted: bool | None = None) -> Trust:
     """Whether the Lean check may run in this project: ``lake serve`` elaborates the project's
     lakefile.lean (code from the project) and may install a toolchain, so it asks for the
     author's trust first (colosseum/settings/trust.py)."""
-    return is_trusted(index.root_dir, flag=flag, editor_trusted=editor_trusted)
+    return is_trusted(project_dir, flag=flag, editor_trusted=editor_trusted)
 
 
 def lean_setup(index, time_limit: float | None = None):

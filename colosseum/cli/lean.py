@@ -63,7 +63,7 @@ def run_lean(args) -> int:
     except ProjectNotOpened as exc:
         print(f"colosseum: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    trust = lean_trust(index, flag=args.trust)
+    trust = lean_trust(index.root_dir, flag=args.trust)
     if not trust:
         print(f"colosseum: {trust.reason}", file=sys.stderr)
         return EXIT_USAGE

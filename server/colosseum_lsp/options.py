@@ -38,6 +38,9 @@ class EditorOptions:
     label_definition_commands: tuple[str, ...] = ()  # macros that define a label, like \label
     label_reference_commands: tuple[str, ...] = ()  # macros that refer to a label, like \ref
     review_on_save: bool = False  # a local review of the saved file's claims (costs model calls)
+    # the editor's word on trusting the workspace (VS Code's workspace trust, Neovim's `trusted`):
+    # None when the editor says nothing; only True lets the project's code (lake serve) run
+    trusted: bool | None = None
     # what was wrong with the settings last read, by wire name (the features that cannot run on a
     # default, such as a research run without the budget the author meant, refuse with this)
     problems: dict = field(default_factory=dict, compare=False)
@@ -61,7 +64,8 @@ class EditorOptions:
 
 
 WIRE_NAMES = {"model": "model", "budget": "budget", "labelDefinitionCommands": "label_definition_commands",
-              "labelReferenceCommands": "label_reference_commands", "reviewOnSave": "review_on_save"}
+              "labelReferenceCommands": "label_reference_commands", "reviewOnSave": "review_on_save",
+              "trusted": "trusted"}
 DEFAULTS = EditorOptions()
 
 
@@ -107,7 +111,8 @@ def _flag(value) -> tuple[bool, str | None]:
 
 
 READERS = {"model": _model, "budget": _budget, "labelDefinitionCommands": _commands,
-           "labelReferenceCommands": _commands, "reviewOnSave": _flag}
+           "labelReferenceCommands": _commands, "reviewOnSave": _flag,
+           "trusted": _flag}
 
 
 def settings_object(settings) -> dict | None:

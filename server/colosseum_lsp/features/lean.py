@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colosseum.app.lean import lean_setup, plan_lean_check, record_evidence, results_and_findings
+from colosseum.app.lean import lean_setup, lean_trust, plan_lean_check, record_evidence, results_and_findings
 from colosseum.core.structure import Range
 from colosseum.lean import (
     SOURCE,
@@ -48,6 +48,7 @@ class _LeanState:
     published: set = field(default_factory=set)  # uris with Lean findings
     findings_for: object = None  # the index snapshot the published findings were placed on
     formal_task: asyncio.Task | None = None  # formal claims from the cache, after an index update
+    told_untrusted: bool = False  # the author was told once that Lean waits for their trust
 
 
 def _state(project) -> _LeanState:
@@ -98,7 +99,26 @@ async def _check(ctx, project, on_save: bool = False) -> dict:
             return summary
 
 
+def _untrusted(ctx, project) -> dict | None:
+    """None when the project may run its code; else the summary of a check that did not start
+    (lake serve elaborates the project's lakefile.lean), told to the author once per project."""
+    trust = lean_trust(project.root_dir, editor_trusted=ctx.options.trusted)
+    if trust:
+        return None
+    state = _state(project)
+    if not state.told_untrusted:
+        state.told_untrusted = True
+        try:
+            ctx.server.window_show_message(convert.warning_message(f"Colosseum: Lean: {trust.reason}"))
+        except Exception:
+            log.info("Lean: %s", trust.reason)
+    return {"status": "untrusted", "message": f"Lean: {trust.reason}"}
+
+
 async def _check_once(ctx, project, on_save: bool) -> dict:
+    refused = _untrusted(ctx, project)
+    if refused is not None:
+        return refused
     index = await ctx.ensure_index(project)
     await caught_up(project)  # check what the author has just written
     if index is None or (on_save and not lean_settings(index.config).check_on_save):

@@ -44,6 +44,9 @@ local defaults = {
   -- workspace/didChangeConfiguration. Keys: model, budget = {max_calls, max_usd},
   -- labelDefinitionCommands, labelReferenceCommands, reviewOnSave (true: local review on save).
   settings = {},
+  -- Trust this project to run its own code (Lean's lake serve elaborates lakefile.lean): false
+  -- until the author says so here (or COLOSSEUM_TRUST=1, or trusted_folders in the user config).
+  trusted = false,
   filetypes = { "tex", "latex", "plaintex" },
   -- Files or directories that mark the project root, in order of preference. When none is
   -- found, the directory of the file with \documentclass is the root.
@@ -136,6 +139,7 @@ local option_types = {
     "cmd", "cmd_env", "settings", "filetypes", "root_markers", "fallback_root_markers", "capabilities",
   },
   ["function"] = { "on_attach" },
+  boolean = { "trusted" },
 }
 
 --- Explicit setup: nothing happens until this is called.

@@ -45,8 +45,14 @@ local function clean(value)
 end
 
 --- The settings as sent to the server (initializationOptions, { colosseum = ... }); nil when empty.
+--- `trusted = true` in setup() adds the author's trust: only then does the server run the
+--- project's code (Lean's lake serve elaborates lakefile.lean).
 local function settings_payload()
-  return clean(plugin().config.settings)
+  local payload = clean(plugin().config.settings)
+  if plugin().config.trusted == true then
+    payload = vim.tbl_extend("force", payload or {}, { trusted = true })
+  end
+  return payload
 end
 
 --- `colosseum/status`: kept in require("colosseum").status, then the User ColosseumStatus event.

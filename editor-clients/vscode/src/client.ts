@@ -146,6 +146,15 @@ export class ServerClient {
     if (event.affectsConfiguration("colosseum.trace.server")) {
       await client.setTrace(Trace.fromString(traceSetting()));
     }
+    await this.sendSettings();
+  }
+
+  /** The settings again, e.g. once the author trusts the workspace (they now say `trusted`). */
+  async sendSettings(): Promise<void> {
+    const client = this.client;
+    if (!isRunning(client)) {
+      return;
+    }
     await client.sendNotification(DidChangeConfigurationNotification.type, {
       settings: { colosseum: serverSettings() },
     });

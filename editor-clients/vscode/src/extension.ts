@@ -27,6 +27,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerCommands(client, output),
     vscode.workspace.onDidChangeConfiguration((event) => client.onConfigurationChanged(event)),
     vscode.window.onDidChangeActiveTextEditor(() => client.renderStatus()),
+    // trust granted while running: the server hears `trusted: true` and may now run Lean
+    ...(vscode.workspace.onDidGrantWorkspaceTrust
+      ? [vscode.workspace.onDidGrantWorkspaceTrust(() => void client.sendSettings())]
+      : []),
     { dispose: () => void client.stop() },
   );
 

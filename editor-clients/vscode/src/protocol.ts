@@ -29,4 +29,7 @@ export interface ServerSettings {
   labelDefinitionCommands?: string[];
   labelReferenceCommands?: string[];
   reviewOnSave?: boolean;
+  /** The workspace is trusted (VS Code's workspace trust): only then does the server run the
+   * project's code (Lean's lake serve elaborates lakefile.lean). Left out when not trusted. */
+  trusted?: boolean;
 }

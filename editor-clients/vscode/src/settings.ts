@@ -70,6 +70,10 @@ export function serverSettings(): ServerSettings {
   if (config.get<boolean>("reviewOnSave")) {
     settings.reviewOnSave = true;
   }
+  // the editor's word on trust; the server runs no project code (lake serve) without it
+  if (vscode.workspace.isTrusted === true) {
+    settings.trusted = true;
+  }
   return settings;
 }
 

@@ -1,0 +1,103 @@
+"""A run killed with SIGKILL must not read ``running`` forever: run.json records ``pid``, ``host``
+and ``heartbeat_at``, and reading the run (``app.runs.run_state``) says ``abandoned`` when the
+process that wrote it is gone (same host) or its heartbeat is stale (another host)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.loops.inner.run_record import RunRecorder
+from colosseum.models import Usage
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited and been reaped: nobody answers to it."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _running_record(tmp_path):
+    recorder = RunRecorder(tmp_path / "run", "lem:a", InnerLoopConfig(), "scripted")
+    recorder.update(0, {}, [], Usage())
+    return tmp_path / "run"
+
+
+def _rewrite(folder, **changes):
+    record = json.loads((folder / "run.json").read_text())
+    record.update(changes)
+    (folder / "run.json").write_text(json.dumps(record))
+
+
+def test_a_run_record_names_its_process_host_and_heartbeat(tmp_path):
+    folder = _running_record(tmp_path)
+    record = json.loads((folder / "run.json").read_text())
+    assert record["pid"] == os.getpid()
+    assert record["host"] == socket.gethostname()
+    beat = datetime.fromisoformat(record["heartbeat_at"])
+    assert abs(datetime.now(timezone.utc) - beat) < timedelta(minutes=1)
+
+
+def test_a_live_run_reads_running(tmp_path):
+    from colosseum.app.runs import run_state
+
+    assert run_state(_running_record(tmp_path)) == "running"
+
+
+def test_a_run_whose_process_died_reads_abandoned(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    _rewrite(folder, pid=_dead_pid())
+    assert run_state(folder) == "abandoned"
+
+
+def test_a_run_on_another_host_is_abandoned_only_when_its_heartbeat_is_stale(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    fresh = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    _rewrite(folder, host="elsewhere.invalid", pid=_dead_pid(), heartbeat_at=fresh)
+    assert run_state(folder) == "running"  # its pid means nothing here; the heartbeat is recent
+    stale = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
+    _rewrite(folder, heartbeat_at=stale)
+    assert run_state(folder) == "abandoned"
+
+
+def test_a_record_from_before_the_heartbeat_reads_abandoned_when_running(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    record = json.loads((folder / "run.json").read_text())
+    for key in ("pid", "host", "heartbeat_at"):
+        record.pop(key)
+    (folder / "run.json").write_text(json.dumps(record))
+    assert run_state(folder) == "abandoned"  # nobody can be writing it: no process claims it
+
+
+def test_a_finished_run_keeps_its_status(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    _rewrite(folder, status="done", pid=_dead_pid())
+    assert run_state(folder) == "done"
+
+
+def test_a_research_run_records_the_same_and_reads_abandoned_when_dead(tmp_path):
+    from colosseum.app.runs import run_state
+    from colosseum.loops.research.records import ResearchConfig
+    from colosseum.loops.research.run_log import ResearchRecorder
+
+    recorder = ResearchRecorder(tmp_path / "run", "lem:a", "scripted", ResearchConfig())
+    recorder.flush()
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (record["pid"], record["host"]) == (os.getpid(), socket.gethostname())
+    assert run_state(tmp_path / "run") == "running"
+    _rewrite(tmp_path / "run", pid=_dead_pid())
+    assert run_state(tmp_path / "run") == "abandoned"

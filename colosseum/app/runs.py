@@ -11,6 +11,8 @@ import socket
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from colosseum.core.paths import runs_dir
+
 # Another host's pid cannot be asked; its run is taken for dead when it has not written for this long.
 STALE_HEARTBEAT = timedelta(minutes=10)
 
@@ -64,3 +66,11 @@ def _parse_time(text) -> datetime | None:
     except (TypeError, ValueError):
         return None
     return beat if beat.tzinfo else beat.replace(tzinfo=timezone.utc)
+
+
+def find_run(root_dir: Path, run: str) -> Path | None:
+    """The run folder named ``run``: a folder under ``.colosseum/runs/`` or a path to one."""
+    for folder in (runs_dir(root_dir) / run, Path(run)):
+        if (folder / "run.json").is_file():
+            return folder.resolve()
+    return None

@@ -101,3 +101,61 @@ def test_a_research_run_records_the_same_and_reads_abandoned_when_dead(tmp_path)
     assert run_state(tmp_path / "run") == "running"
     _rewrite(tmp_path / "run", pid=_dead_pid())
     assert run_state(tmp_path / "run") == "abandoned"
+
+
+# ---- a solve killed with SIGKILL, then resumed ----------------------------------------------------
+def _solve_process(project, url, *extra, **popen):
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
+    command = [sys.executable, "-m", "colosseum", "solve", str(project), "--label", "lem:resampling", *extra]
+    return subprocess.Popen(command, env=env, **popen)
+
+
+def _held_at_the_first_refutation(reached):
+    """Every generation answered; the first refutation (all 16 candidates are cached by then: the
+    loop refutes only after the whole generation stage) signals ``reached`` and is never answered."""
+    from doubles.messages_api import tool_answer
+    from test_solve_cli import answer_by_role
+
+    def answer(body):
+        if "critiques" in body["tools"][0]["input_schema"]["required"]:
+            reached.set()
+            return ("sleep", 60, tool_answer({"critiques": []}))  # the run is killed before this comes
+        return answer_by_role(body)
+    return answer
+
+
+def test_a_solve_killed_with_sigkill_reads_abandoned_and_resumes_without_asking_again(tmp_path):
+    import shutil
+    import signal
+    import threading
+
+    from colosseum.app.runs import run_state
+    from doubles.messages_api import MessagesAPIDouble
+    from test_solve_cli import EXAMPLE, answer_by_role
+
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    reached = threading.Event()
+    with MessagesAPIDouble([], responder=_held_at_the_first_refutation(reached)) as server:
+        server.server.daemon_threads, server.server.block_on_close = True, False  # held answers die with the test
+        killed = _solve_process(project, server.url, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert reached.wait(120), "the solve never reached its refutations"
+        os.kill(killed.pid, signal.SIGKILL)
+        killed.wait()
+        answered = sum(1 for r in server.requests if "strategy" in r["tools"][0]["input_schema"]["required"])
+    assert answered == 16
+    (folder,) = (project / ".colosseum" / "runs").iterdir()
+    assert json.loads((folder / "run.json").read_text())["status"] == "running"
+    assert run_state(folder) == "abandoned"
+    with MessagesAPIDouble([], responder=answer_by_role) as server:
+        resumed = subprocess.run(_solve_process(project, server.url, "--resume", folder.name).args,
+                                 capture_output=True, text=True, timeout=180,
+                                 env={**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": server.url})
+        asked = list(server.requests)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(asked) == 46 - 16  # the 16 answered generations came from the answer cache
+    assert not any("strategy" in r["tools"][0]["input_schema"]["required"] for r in asked)
+    assert [p.name for p in (project / ".colosseum" / "runs").iterdir()] == [folder.name]  # the same folder
+    record = json.loads((folder / "run.json").read_text())
+    assert record["status"] == "done" and record["pid"] != killed.pid
+    assert run_state(folder) == "done"

@@ -124,6 +124,11 @@ def _held_at_the_first_refutation(reached):
     return answer
 
 
+def _role(request: dict) -> str:
+    required = request.get("tools", [{}])[0].get("input_schema", {}).get("required", [])
+    return "generator" if "strategy" in required else "refuter" if "critiques" in required else "other"
+
+
 def test_a_solve_killed_with_sigkill_reads_abandoned_and_resumes_without_asking_again(tmp_path):
     import shutil
     import signal
@@ -142,7 +147,7 @@ def test_a_solve_killed_with_sigkill_reads_abandoned_and_resumes_without_asking_
         assert reached.wait(120), "the solve never reached its refutations"
         os.kill(killed.pid, signal.SIGKILL)
         killed.wait()
-        answered = sum(1 for r in server.requests if "strategy" in r["tools"][0]["input_schema"]["required"])
+        answered = sum(1 for r in server.requests if _role(r) == "generator")
     assert answered == 16
     (folder,) = (project / ".colosseum" / "runs").iterdir()
     assert json.loads((folder / "run.json").read_text())["status"] == "running"
@@ -153,8 +158,10 @@ def test_a_solve_killed_with_sigkill_reads_abandoned_and_resumes_without_asking_
                                  env={**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": server.url})
         asked = list(server.requests)
     assert resumed.returncode == 0, resumed.stderr
-    assert len(asked) == 46 - 16  # the 16 answered generations came from the answer cache
-    assert not any("strategy" in r["tools"][0]["input_schema"]["required"] for r in asked)
+    # the 16 answered generations came from the answer cache; the 30 other calls were asked (a
+    # transport retry of the same request under load is the SDK's, so distinct requests are counted)
+    assert not any(_role(r) == "generator" for r in asked)
+    assert len({json.dumps([r.get("system"), r["messages"]], sort_keys=True) for r in asked}) == 46 - 16
     assert [p.name for p in (project / ".colosseum" / "runs").iterdir()] == [folder.name]  # the same folder
     record = json.loads((folder / "run.json").read_text())
     assert record["status"] == "done" and record["pid"] != killed.pid

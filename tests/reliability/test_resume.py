@@ -166,3 +166,21 @@ def test_a_solve_killed_with_sigkill_reads_abandoned_and_resumes_without_asking_
     record = json.loads((folder / "run.json").read_text())
     assert record["status"] == "done" and record["pid"] != killed.pid
     assert run_state(folder) == "done"
+
+
+def test_resume_refuses_a_run_that_is_alive_or_finished(tmp_path):
+    import shutil
+
+    from colosseum.core.paths import runs_dir
+    from test_solve_cli import EXAMPLE
+
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    alive = RunRecorder(runs_dir(project) / "alive", "lem:resampling", InnerLoopConfig(), "scripted")
+    alive.update(0, {}, [], Usage())  # written by this (living) process
+    finished = RunRecorder(runs_dir(project) / "finished", "lem:resampling", InnerLoopConfig(), "scripted")
+    finished._write("done", Usage())
+    for run, said in (("alive", "still running"), ("finished", "finished"), ("nowhere", "no run")):
+        done = subprocess.run([sys.executable, "-m", "colosseum", "solve", str(project), "--label", "lem:resampling",
+                               "--resume", run], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -13,6 +13,7 @@ from colosseum.app.knowledge import catalog_directory
 from colosseum.app.run_settings import RunOverrides, RunSettings
 from colosseum.app.stops import RunRefused, StopReason, until_stopped
 from colosseum.catalog.store import load_catalog
+from colosseum.core.paths import runs_dir
 from colosseum.loops.inner.context import obligation_context
 from colosseum.loops.inner.records import InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.loops.inner.run_record import RunRecorder, run_directory
@@ -69,6 +70,7 @@ class SolvePlan:
     settings: RunSettings
     config: InnerLoopConfig
     context: object
+    directory: Path | None = None  # a resumed run goes on in its own folder
 
     def estimate(self) -> SolveEstimate:
         from colosseum.models.pricing import cost_usd
@@ -94,7 +96,8 @@ class SolvePlan:
     def start(self, formal_evidence: str) -> "SolveRun":
         """The provider and the run's record; raises ProviderError when no provider can be made."""
         provider, model = self.settings.provider()
-        recorder = RunRecorder(run_directory(self.index.root_dir, self.label), self.label, self.config, model,
+        directory = self.directory or run_directory(self.index.root_dir, self.label)
+        recorder = RunRecorder(directory, self.label, self.config, model,
                                self.settings.prices, lambda: getattr(provider, "hits", 0), self.context,
                                formal_evidence)
         return SolveRun(self, provider, model, recorder)
@@ -109,6 +112,36 @@ def plan_solve(index, label: str, overrides: RunOverrides) -> SolvePlan:
     except KeyError as exc:
         raise RunRefused(exc.args[0]) from exc
     return SolvePlan(index, label, settings, settings.inner_loop(index), context)
+
+
+def plan_resume(index, label: str, run: str, overrides: RunOverrides) -> SolvePlan:
+    """The run named ``run`` (its folder's name or path) planned again as recorded: its model, its
+    settings and its seed, so it asks the same questions and the answer cache serves every call
+    answered before it died. Raises RunRefused for a run that is alive, finished or not this claim's."""
+    from colosseum.app.runs import find_run, read_run, run_state
+
+    folder = find_run(index.root_dir, run)
+    if folder is None:
+        raise RunRefused(f"no run {run!r} in {runs_dir(index.root_dir)}")
+    state, record = run_state(folder), read_run(folder)
+    if state in ("running", "done"):
+        raise RunRefused(f"run {folder.name} is {'still running' if state == 'running' else 'finished'}: "
+                         "only an abandoned, failed or incomplete run can be resumed")
+    if record.get("label") != label:
+        raise RunRefused(f"run {folder.name} solved {record.get('label')!r}, not {label!r}")
+    plan = plan_solve(index, label, replace(overrides, model=record.get("model") or overrides.model, use_cache=True))
+    plan.config = _recorded_config(plan.config, record)
+    plan.directory = folder
+    return plan
+
+
+def _recorded_config(config: InnerLoopConfig, record: dict) -> InnerLoopConfig:
+    recorded = record.get("config") or {}
+    return replace(config, seed=record.get("seed", config.seed),
+                   leaves=recorded.get("leaves", config.leaves),
+                   refuters_per_candidate=recorded.get("refuters_per_candidate", config.refuters_per_candidate),
+                   widths=tuple(recorded.get("widths", config.widths)), k=recorded.get("k", config.k),
+                   cover_strategies=recorded.get("cover_strategies", config.cover_strategies))
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""``colosseum solve PATH --label LABEL [--dry-run]``: one obligation through the inner loop."""
+"""``colosseum solve PATH --label LABEL [--dry-run] [--resume RUN]``: one obligation through the inner loop."""
 
 from __future__ import annotations
 
@@ -15,12 +15,14 @@ def add_arguments(sub) -> None:
     solve.add_argument("--model", help="model name (default: [models] model in colosseum.toml)")
     solve.add_argument("--max-calls", type=int, help="budget: refuse to start a run that needs more calls")
     solve.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
+    solve.add_argument("--resume", metavar="RUN", help="continue an abandoned, failed or incomplete run (its folder "
+                       "name under .colosseum/runs/ or its path): calls answered before come from the cache")
     solve.set_defaults(run=run_solve)
 
 
 def run_solve(args) -> int:
     from colosseum.app.run_settings import RunOverrides
-    from colosseum.app.solve import plan_solve
+    from colosseum.app.solve import plan_resume, plan_solve
     from colosseum.app.stops import RunRefused, run_in_terminal
     from colosseum.models import ProviderError
 
@@ -30,7 +32,9 @@ def run_solve(args) -> int:
     for problem in index.config.problems:
         say(f"colosseum.toml: {problem.message} (the default is used)")
     try:
-        plan = plan_solve(index, args.label, RunOverrides(args.model, args.max_calls, not args.no_cache))
+        overrides = RunOverrides(args.model, args.max_calls, not args.no_cache)
+        plan = (plan_resume(index, args.label, args.resume, overrides) if args.resume
+                else plan_solve(index, args.label, overrides))
     except RunRefused as exc:
         say(str(exc))
         return 2

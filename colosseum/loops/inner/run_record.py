@@ -6,8 +6,11 @@ written atomically."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
@@ -27,13 +30,20 @@ def run_directory(project_dir: Path, label: str) -> Path:
     return path
 
 
+def process_stamp() -> dict:
+    """Who is writing the run and when it last made progress: a later command reads these to tell
+    a run still going from one whose process died (SIGKILL leaves ``status: "running"`` behind)."""
+    return {"pid": os.getpid(), "host": socket.gethostname(),
+            "heartbeat_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
 def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles: dict, groups: list,
             reached_root: list, usage, clusters: list, swapped: list, cache_hits: int, prices: dict | None,
             status: str, dropped: list) -> dict:
     from colosseum.models.pricing import cost_usd
 
     return {
-        "label": label, "status": status, "seed": seed, "model": model,
+        "label": label, "status": status, **process_stamp(), "seed": seed, "model": model,
         "config": {"leaves": config.leaves, "refuters_per_candidate": config.refuters_per_candidate,
                    "widths": list(config.widths), "k": config.k, "cover_strategies": config.cover_strategies},
         "prompts": {role: load_prompt(role).version for role in ("generator", "refuter", "aggregator")},

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
+from colosseum.loops.inner.run_record import process_stamp
 from colosseum.loops.research.calls import usage_json
 from colosseum.loops.research.records import Decomposition, Exploration, ReadinessVerdict, RoundRecord, SectionOutcome
 
@@ -149,7 +150,7 @@ class ResearchRecorder:
 
     # ---- the whole run -------------------------------------------------------------------------
     def flush(self, result=None, provider=None) -> None:
-        record = {"label": self.label, "status": self.status, "model": self.model,
+        record = {"label": self.label, "status": self.status, **process_stamp(), "model": self.model,
                   "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(self.config).items()
                              if k != "angles"},
                   "stages": self.stages, "progress": self.last_progress,

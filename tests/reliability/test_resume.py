@@ -1,0 +1,186 @@
+"""A run killed with SIGKILL must not read ``running`` forever: run.json records ``pid``, ``host``
+and ``heartbeat_at``, and reading the run (``app.runs.run_state``) says ``abandoned`` when the
+process that wrote it is gone (same host) or its heartbeat is stale (another host)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.loops.inner.run_record import RunRecorder
+from colosseum.models import Usage
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited and been reaped: nobody answers to it."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _running_record(tmp_path):
+    recorder = RunRecorder(tmp_path / "run", "lem:a", InnerLoopConfig(), "scripted")
+    recorder.update(0, {}, [], Usage())
+    return tmp_path / "run"
+
+
+def _rewrite(folder, **changes):
+    record = json.loads((folder / "run.json").read_text())
+    record.update(changes)
+    (folder / "run.json").write_text(json.dumps(record))
+
+
+def test_a_run_record_names_its_process_host_and_heartbeat(tmp_path):
+    folder = _running_record(tmp_path)
+    record = json.loads((folder / "run.json").read_text())
+    assert record["pid"] == os.getpid()
+    assert record["host"] == socket.gethostname()
+    beat = datetime.fromisoformat(record["heartbeat_at"])
+    assert abs(datetime.now(timezone.utc) - beat) < timedelta(minutes=1)
+
+
+def test_a_live_run_reads_running(tmp_path):
+    from colosseum.app.runs import run_state
+
+    assert run_state(_running_record(tmp_path)) == "running"
+
+
+def test_a_run_whose_process_died_reads_abandoned(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    _rewrite(folder, pid=_dead_pid())
+    assert run_state(folder) == "abandoned"
+
+
+def test_a_run_on_another_host_is_abandoned_only_when_its_heartbeat_is_stale(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    fresh = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    _rewrite(folder, host="elsewhere.invalid", pid=_dead_pid(), heartbeat_at=fresh)
+    assert run_state(folder) == "running"  # its pid means nothing here; the heartbeat is recent
+    stale = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
+    _rewrite(folder, heartbeat_at=stale)
+    assert run_state(folder) == "abandoned"
+
+
+def test_a_record_from_before_the_heartbeat_reads_abandoned_when_running(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    record = json.loads((folder / "run.json").read_text())
+    for key in ("pid", "host", "heartbeat_at"):
+        record.pop(key)
+    (folder / "run.json").write_text(json.dumps(record))
+    assert run_state(folder) == "abandoned"  # nobody can be writing it: no process claims it
+
+
+def test_a_finished_run_keeps_its_status(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    _rewrite(folder, status="done", pid=_dead_pid())
+    assert run_state(folder) == "done"
+
+
+def test_a_research_run_records_the_same_and_reads_abandoned_when_dead(tmp_path):
+    from colosseum.app.runs import run_state
+    from colosseum.loops.research.records import ResearchConfig
+    from colosseum.loops.research.run_log import ResearchRecorder
+
+    recorder = ResearchRecorder(tmp_path / "run", "lem:a", "scripted", ResearchConfig())
+    recorder.flush()
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (record["pid"], record["host"]) == (os.getpid(), socket.gethostname())
+    assert run_state(tmp_path / "run") == "running"
+    _rewrite(tmp_path / "run", pid=_dead_pid())
+    assert run_state(tmp_path / "run") == "abandoned"
+
+
+# ---- a solve killed with SIGKILL, then resumed ----------------------------------------------------
+def _solve_process(project, url, *extra, **popen):
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
+    command = [sys.executable, "-m", "colosseum", "solve", str(project), "--label", "lem:resampling", *extra]
+    return subprocess.Popen(command, env=env, **popen)
+
+
+def _held_at_the_first_refutation(reached):
+    """Every generation answered; the first refutation (all 16 candidates are cached by then: the
+    loop refutes only after the whole generation stage) signals ``reached`` and is never answered."""
+    from doubles.messages_api import tool_answer
+    from test_solve_cli import answer_by_role
+
+    def answer(body):
+        if "critiques" in body["tools"][0]["input_schema"]["required"]:
+            reached.set()
+            return ("sleep", 60, tool_answer({"critiques": []}))  # the run is killed before this comes
+        return answer_by_role(body)
+    return answer
+
+
+def _role(request: dict) -> str:
+    required = request.get("tools", [{}])[0].get("input_schema", {}).get("required", [])
+    return "generator" if "strategy" in required else "refuter" if "critiques" in required else "other"
+
+
+def test_a_solve_killed_with_sigkill_reads_abandoned_and_resumes_without_asking_again(tmp_path):
+    import shutil
+    import signal
+    import threading
+
+    from colosseum.app.runs import run_state
+    from doubles.messages_api import MessagesAPIDouble
+    from test_solve_cli import EXAMPLE, answer_by_role
+
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    reached = threading.Event()
+    with MessagesAPIDouble([], responder=_held_at_the_first_refutation(reached)) as server:
+        server.server.daemon_threads, server.server.block_on_close = True, False  # held answers die with the test
+        killed = _solve_process(project, server.url, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert reached.wait(120), "the solve never reached its refutations"
+        os.kill(killed.pid, signal.SIGKILL)
+        killed.wait()
+        answered = sum(1 for r in server.requests if _role(r) == "generator")
+    assert answered == 16
+    (folder,) = (project / ".colosseum" / "runs").iterdir()
+    assert json.loads((folder / "run.json").read_text())["status"] == "running"
+    assert run_state(folder) == "abandoned"
+    with MessagesAPIDouble([], responder=answer_by_role) as server:
+        resumed = subprocess.run(_solve_process(project, server.url, "--resume", folder.name).args,
+                                 capture_output=True, text=True, timeout=180,
+                                 env={**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": server.url})
+        asked = list(server.requests)
+    assert resumed.returncode == 0, resumed.stderr
+    # the 16 answered generations came from the answer cache; the 30 other calls were asked (a
+    # transport retry of the same request under load is the SDK's, so distinct requests are counted)
+    assert not any(_role(r) == "generator" for r in asked)
+    assert len({json.dumps([r.get("system"), r["messages"]], sort_keys=True) for r in asked}) == 46 - 16
+    assert [p.name for p in (project / ".colosseum" / "runs").iterdir()] == [folder.name]  # the same folder
+    record = json.loads((folder / "run.json").read_text())
+    assert record["status"] == "done" and record["pid"] != killed.pid
+    assert run_state(folder) == "done"
+
+
+def test_resume_refuses_a_run_that_is_alive_or_finished(tmp_path):
+    import shutil
+
+    from colosseum.core.paths import runs_dir
+    from test_solve_cli import EXAMPLE
+
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    alive = RunRecorder(runs_dir(project) / "alive", "lem:resampling", InnerLoopConfig(), "scripted")
+    alive.update(0, {}, [], Usage())  # written by this (living) process
+    finished = RunRecorder(runs_dir(project) / "finished", "lem:resampling", InnerLoopConfig(), "scripted")
+    finished._write("done", Usage())
+    for run, said in (("alive", "still running"), ("finished", "finished"), ("nowhere", "no run")):
+        done = subprocess.run([sys.executable, "-m", "colosseum", "solve", str(project), "--label", "lem:resampling",
+                               "--resume", run], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr

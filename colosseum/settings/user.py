@@ -84,3 +84,16 @@ def _read_only_paths(raw: dict, problems: list[ConfigProblem]) -> tuple[Path, ..
             problems.append(ConfigProblem("read_only_paths", f"`read_only_paths`: {name} is not an absolute path; "
                                                              "ignored"))
     return tuple(paths)
+
+
+def user_config_diagnostics(config: UserConfig) -> list:
+    """The problems of the user config as findings on its lines (for `check`: a file outside the
+    project, named by its full path), with the codes of colosseum.toml's."""
+    from colosseum.core.structure import Diagnostic, Position, Range
+
+    found = []
+    for problem in config.problems:
+        start = Position(problem.line, 0)
+        found.append(Diagnostic(config.path, Range(start, start), problem.severity, f"colosseum/{problem.code}",
+                                problem.message))
+    return found

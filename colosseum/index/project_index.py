@@ -385,14 +385,18 @@ class ProjectIndex:
             return
         listing = list_project_files(self.root_dir, self.config.index.exclude, self.config.read_only_paths)
         files = listing.tex_files
-        texts = {}
+        texts, too_large = {}, []
         for f in files:
             ft = self.text_of(f)
             if ft is not None:
                 texts[f] = ft.text
+                if ft.problem is not None and ft.problem[1] == "file-too-large":
+                    # its text is not read, so whether it is a root is unknown: the finding goes on it
+                    # here (a root or not), and an include of it adds none (checks.inputs)
+                    too_large.append(PathProblem(f, ft.problem[2], "file-too-large", ft.problem[0]))
         found = discover_roots(self.root_dir, texts, self.config.index.roots)
         self.roots = [r.resolve() for r in found.roots]
-        self.root_problems = found.problems + listing.problems
+        self.root_problems = found.problems + listing.problems + too_large
 
     def scan_file(self, path: Path, ft: FileText, table: MacroTable,
                   updates: list[tuple[int, MacroTable]]) -> ScanResult:

@@ -76,6 +76,7 @@ class IncludeProblem:
     severity: str
     message: str
     root: Path
+    target: Path | None = None  # the file it names, when it was found (a path outside the project)
 
     @property
     def start(self) -> int:
@@ -266,7 +267,7 @@ class Walker:
             return None
         if not inside:
             self._problem(path, ev, PATH_OUTSIDE_PROJECT, "warning",
-                          f"\\{ev.name}{{{ev.value}}} points outside the project ({target}); not followed", root)
+                          f"\\{ev.name}{{{ev.value}}} points outside the project ({target}); not followed", root, target)
             return None
         if target in chain:
             cycle = " -> ".join(source.relative(p) for p in chain[chain.index(target):] + [target])
@@ -347,8 +348,9 @@ class Walker:
             self._problem(path, ev, "unreadable-input", "error",
                           f"{command}: {where} cannot be read ({problem.detail}); not followed", root)
 
-    def _problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path) -> None:
-        self._current.problems.append(IncludeProblem(path, ev, code, severity, message, root))
+    def _problem(self, path: Path, ev, code: str, severity: str, message: str, root: Path,
+                 target: Path | None = None) -> None:
+        self._current.problems.append(IncludeProblem(path, ev, code, severity, message, root, target))
 
     @staticmethod
     def _drop_included_roots(walks: list[tuple[Path, Visit]],

@@ -96,3 +96,16 @@ def _absolute_paths(raw: dict, key: str, problems: list[ConfigProblem]) -> tuple
         else:
             problems.append(ConfigProblem(key, f"`{key}`: {name} is not an absolute path; ignored"))
     return tuple(paths)
+
+
+def user_config_diagnostics(config: UserConfig) -> list:
+    """The problems of the user config as findings on its lines (for `check`: a file outside the
+    project, named by its full path), with the codes of colosseum.toml's."""
+    from colosseum.core.structure import Diagnostic, Position, Range
+
+    found = []
+    for problem in config.problems:
+        start = Position(problem.line, 0)
+        found.append(Diagnostic(config.path, Range(start, start), problem.severity, f"colosseum/{problem.code}",
+                                problem.message))
+    return found

@@ -172,6 +172,7 @@ class Handlers:
 
     async def initialized(self, params: types.InitializedParams) -> None:
         self.ctx.report_option_problems()
+        self._report_user_config_problems()
         caps = self.server.client_capabilities
         ws = caps.workspace if caps else None
         self.ctx.watched_files_supported = bool(ws and ws.did_change_watched_files
@@ -187,6 +188,17 @@ class Handlers:
                 self.ctx.watched_files_supported = False
         if not self.ctx.watched_files_supported:
             start_watching(self.ctx)
+
+    def _report_user_config_problems(self) -> None:
+        """The user's own config lies outside the workspace, where the editor shows no diagnostics:
+        its problems go in one warning per server start, naming the file and each line."""
+        from colosseum.settings.user import load_user_config
+
+        config = load_user_config()
+        if config.problems:
+            said = "; ".join(f"{config.path}:{p.line + 1}: {p.message}" for p in config.problems)
+            self.server.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"Colosseum: your config has problems: {said}"))
 
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
         settings = settings_object(params.settings)

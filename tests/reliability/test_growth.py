@@ -153,3 +153,31 @@ def test_a_line_too_long_is_a_finding_and_the_rest_is_indexed(tmp_path):
     assert "line" in too_large[0].message
     assert "kept" in index.labels and "gone" not in index.labels
     assert peak < 60 * 2**20  # the 5 MB file once (as bytes and text), not hundreds of MiB
+
+
+def test_a_root_file_with_a_line_too_long_is_a_finding_and_the_other_roots_are_indexed(tmp_path, capsys):
+    """A root itself over the line limit: its finding on it (an error: exit 1), the other root indexed."""
+    from colosseum.cli.main import main
+
+    root = write(tmp_path, {"huge.tex": HEAD + "x" * 5_000_000 + "\n" + TAIL,
+                            "main.tex": HEAD + "\\begin{lemma}\\label{kept}\nA.\n\\end{lemma}\n" + TAIL})
+    code = main(["check", str(root), "--format", "json"])
+    out, err = capsys.readouterr()
+    import json
+
+    records = json.loads(out)["diagnostics"]
+    too_large = [r for r in records if r["code"] == "colosseum/file-too-large"]
+    assert [r["file"] for r in too_large] == ["huge.tex"] and "line" in too_large[0]["message"]
+    assert code == 1
+    assert "kept" in ProjectIndex.open(root).labels
+
+
+def test_a_project_whose_only_root_is_too_large_says_so_in_one_line(tmp_path, capsys):
+    from colosseum.cli.main import main
+
+    root = write(tmp_path, {"main.tex": HEAD + "x" * 5_000_000 + "\n" + TAIL})
+    code = main(["check", str(root)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert "main.tex" in err and "line" in err

@@ -269,3 +269,61 @@ def test_a_catalog_folder_that_links_outside_stops_no_check_and_refuses_a_solve(
     code, out, err = run(capsys, "solve", str(root), "--label", "lem:owed", "--dry-run")
     assert code == 2 and "outside the project" in err and "Traceback" not in err
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+# ---- reported once per path per run -----------------------------------------------------------------
+
+def test_an_input_outside_written_in_several_places_is_reported_once_at_its_first(make_project, tmp_path):
+    make_project(tmp_path / "outside", {"x.tex": lemma("lem:x"), "y.tex": lemma("lem:y")})
+    root = make_project(tmp_path / "proj", {
+        "main.tex": doc("\\input{../outside/x}\n\\input{part}\n\\input{../outside/x}\n\\input{../outside/y}"),
+        "part.tex": "\\input{../outside/x}\n"})
+    index = ProjectIndex.open(root)
+    found = sorted((d for d in index.diagnostics() if d.code == OUTSIDE), key=lambda d: d.sort_key())
+    assert len(found) == 2  # x once, y once
+    first = found[0]
+    assert first.file == root / "main.tex" and first.range.start.line == 4
+    assert "x" in first.message and "also included at 2 other places" in first.message
+    assert "other places" not in found[1].message and "y" in found[1].message
+
+
+# ---- the user's own config: its problems are shown ---------------------------------------------------
+
+def test_check_shows_the_problems_of_the_user_config_on_its_lines(make_project, tmp_path, capsys):
+    xdg = make_project(tmp_path / "xdg", {"colosseum/config.toml": 'read_only_paths = []\nread_only_path = []\n'})
+    root = make_project(tmp_path / "proj", {"main.tex": doc(lemma("lem:near") + "\\cref{lem:near}")})
+    code, out, _ = run(capsys, "check", str(root), "--format", "json")
+    (found,) = [r for r in json.loads(out)["diagnostics"] if r["code"] == "colosseum/config-unknown-key"]
+    assert found["file"] == (xdg / "colosseum" / "config.toml").as_posix() and found["line"] == 2
+    assert "read_only_paths" in found["message"] and found["severity"] == "warning"
+    assert code == 0
+    (xdg / "colosseum" / "config.toml").write_text("read_only_paths = [\n")
+    code, out, _ = run(capsys, "check", str(root))
+    assert "config.toml" in out and "colosseum/config-error" in out and code == 1
+
+
+def test_the_server_names_the_user_config_problems_in_one_message(make_project, tmp_path):
+    from lsprotocol import types
+    from pytest_lsp import ClientServerConfig, client_capabilities
+
+    make_project(tmp_path / "xdg", {"colosseum/config.toml": 'read_only_paths = []\nread_only_path = []\n'})
+    workspace = make_project(tmp_path / "ws", {"main.tex": doc(lemma("lem:ws"))})
+
+    async def session():
+        config = ClientServerConfig(server_command=[sys.executable, "-m", "colosseum", "serve"],
+                                    server_env={**{k: v for k, v in os.environ.items()
+                                                   if not k.startswith("ANTHROPIC_")},
+                                                "XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+        client = await config.start()
+        await client.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"), root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")]))
+        await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+            text_document=types.TextDocumentIdentifier(uri=(workspace / "main.tex").as_uri())))
+        shown = [m for m in client.messages if "config.toml" in m.message]
+        await client.shutdown_session()
+        return shown
+
+    shown = asyncio.run(asyncio.wait_for(session(), 60))
+    assert len(shown) == 1 and shown[0].type == types.MessageType.Warning
+    assert "config.toml:2" in shown[0].message and "read_only_paths" in shown[0].message

@@ -6,14 +6,12 @@ written atomically."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
+from colosseum.core.liveness import process_stamp
 from colosseum.core.paths import runs_dir
 from colosseum.loops.inner.records import InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.models.prompts import load_prompt
@@ -28,13 +26,6 @@ def run_directory(project_dir: Path, label: str) -> Path:
         suffix += 1
         path = path.with_name(f"{stamp}-{safe}-{suffix}")
     return path
-
-
-def process_stamp() -> dict:
-    """Who is writing the run and when it last made progress: a later command reads these to tell
-    a run still going from one whose process died (SIGKILL leaves ``status: "running"`` behind)."""
-    return {"pid": os.getpid(), "host": socket.gethostname(),
-            "heartbeat_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
 def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles: dict, groups: list,

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
-from colosseum.loops.inner.run_record import process_stamp
+from colosseum.core.liveness import process_stamp
 from colosseum.loops.research.calls import usage_json
 from colosseum.loops.research.records import Decomposition, Exploration, ReadinessVerdict, RoundRecord, SectionOutcome
 

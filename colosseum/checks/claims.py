@@ -7,6 +7,7 @@ or went."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 
 from colosseum.checks.family import Edit, Findings, code
@@ -42,7 +43,7 @@ def claim_findings(claim: Claim, is_referenced: bool, labels: Mapping[str, list[
     return unused_label_findings(claim, is_referenced, labels) + lean_mark_findings(claim)
 
 
-class _PerClaim:
+class _PerClaim(ABC):
     """A family keyed by claim: its findings are dropped with the claim."""
 
     name: str
@@ -67,8 +68,9 @@ class _PerClaim:
             self.judged.add(cid)
             findings.set((self.name, cid), [(d, None) for d in self.find(view, claim)])
 
+    @abstractmethod
     def find(self, view: BuildView, claim: Claim) -> list[Diagnostic]:
-        raise NotImplementedError
+        """The findings about one claim."""
 
 
 class LeanMarks(_PerClaim):

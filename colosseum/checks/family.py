@@ -10,6 +10,8 @@ on every build that may have changed them.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,7 +101,7 @@ class Family(Protocol):
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None: ...
 
 
-class EveryBuild:
+class EveryBuild(ABC):
     """A family found again from nothing on every build that may have changed it (the first
     build, and builds whose reading of files, includes or environments changed): few findings."""
 
@@ -110,8 +112,9 @@ class EveryBuild:
     def __init__(self):
         self.files: set[Path] = set()  # files it has findings in
 
+    @abstractmethod
     def find(self, view: BuildView) -> Iterable[Entry]:
-        raise NotImplementedError
+        """Every finding of the family in this build."""
 
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
         if not (edit.full or edit.change.structural):

@@ -11,7 +11,6 @@ on every build that may have changed them.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path

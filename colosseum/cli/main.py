@@ -85,10 +85,10 @@ def _run(argv: list[str] | None) -> int:
     from colosseum.graph import export
 
     if args.command == "check":
-        from colosseum.settings.user import load_user_config, user_config_diagnostics
+        from colosseum.settings.user import user_config_diagnostics
 
         # the user's own config is outside the project: its problems are shown here, on its lines
-        diagnostics = index.diagnostics() + user_config_diagnostics(load_user_config())
+        diagnostics = index.diagnostics() + (user_config_diagnostics(index.config.user) if index.config.user else [])
         from colosseum.catalog.store import load_catalog
         from colosseum.catalog.checks import catalog_diagnostics
         from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory

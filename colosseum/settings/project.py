@@ -13,7 +13,7 @@ from pathlib import Path
 from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary
 from colosseum.settings.load import ConfigProblem, check_keys, place
 from colosseum.settings.schema import IndexConfig, rules, table_class
-from colosseum.settings.user import load_user_config
+from colosseum.settings.user import UserConfig, load_user_config
 
 CONFIG_NAME = "colosseum.toml"
 
@@ -24,12 +24,17 @@ class ProjectConfig:
     index: IndexConfig = field(default_factory=IndexConfig)
     raw: dict = field(default_factory=dict)  # every table as written; the typed view is ``table``
     problems: list[ConfigProblem] = field(default_factory=list)
-    read_only_paths: tuple[Path, ...] = ()  # what the user's own config lets projects read outside them
+    user: UserConfig | None = None  # the user's own config, read with this one (its problems are its own)
+
+    @property
+    def read_only_paths(self) -> tuple[Path, ...]:
+        """What the user's own config lets projects read outside them."""
+        return self.user.read_only_paths if self.user is not None else ()
 
 
 def load_config(project_dir: Path) -> ProjectConfig:
     path = project_dir / CONFIG_NAME
-    config = ProjectConfig(read_only_paths=load_user_config().read_only_paths)
+    config = ProjectConfig(user=load_user_config())
     if not path.is_file():
         return config
     import tomllib  # here: most projects have no colosseum.toml, and a cold `check` pays for imports

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from colosseum.cli.terminal import open_project, say
+from colosseum.cli.terminal import open_project, price_phrase, say
 
 
 def _at_least_one(text: str) -> int:
@@ -106,9 +106,7 @@ def _dry_run(args, index, setup) -> int:
     config, inner_config, selection = setup.config, setup.inner_config, setup.selection
     estimate = estimate_research(index, setup, bool(args.select_with))
     plan, model = estimate.plan, estimate.model
-    money = (f"; at most about ${estimate.upper_cost_usd:.2f} at {model}'s list price for the typical run (less "
-             "with prompt caching)" if estimate.upper_cost_usd is not None
-             else f"; no price known for {model} (set [models] prices)")
+    money = price_phrase(estimate.upper_cost_usd, model, " for the typical run")
     print(f"{args.label}: exploration {plan['exploration']} calls (widths {config.exploration_widths}, k = {config.k}, "
           f"{'adaptive' if config.adaptive_widths else 'fixed'} widths, then the readiness gate); decomposition "
           f"{plan['decomposition']}; each obligation {plan['per_obligation']} (inner loop widths "

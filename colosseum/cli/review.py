@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from colosseum.cli.terminal import open_project, progress_bar, say
+from colosseum.cli.terminal import open_project, price_phrase, progress_bar, say
 from colosseum.core.paths import STATE_DIR_NAME
 
 EXIT_REJECTED = 3
@@ -100,8 +100,7 @@ async def _dry_run(index, provider, model, setup, args) -> int:
               "Nothing was sent.")
         return 0
     estimate = await estimate_global_review(index, provider, model, setup.config, setup.settings.prices)
-    money = (f"; at most about ${estimate.upper_cost_usd:.2f} at {model}'s list price (less with prompt caching)"
-             if estimate.upper_cost_usd is not None else f"; no price known for {model} (set [models] prices)")
+    money = price_phrase(estimate.upper_cost_usd, model)
     print(f"global review: the document is {estimate.tokens:,} tokens ({estimate.measured_by}), {estimate.note}; "
           f"about {estimate.calls} model calls ({setup.config.reviewers} reviewers){money}. No model call was made.")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import open_project, progress_bar, say
+from colosseum.cli.terminal import open_project, price_phrase, progress_bar, say
 
 
 def add_arguments(sub) -> None:
@@ -58,9 +58,7 @@ def run_solve(args) -> int:
 
 def _print_estimate(label: str, plan) -> None:
     estimate, config = plan.estimate(), plan.config
-    money = (f"; at most about ${estimate.upper_cost_usd:.2f} at {estimate.model}'s list price (less with prompt "
-             "caching)" if estimate.upper_cost_usd is not None
-             else f"; no price known for {estimate.model} (set [models] prices)")
+    money = price_phrase(estimate.upper_cost_usd, estimate.model)
     print(f"{label}: {estimate.calls} model calls ({config.leaves} candidates, "
           f"{config.leaves * config.refuters_per_candidate} refutations, {sum(config.widths[1:])} aggregations; "
           f"widths {config.widths}, k = {config.k}); about {estimate.input_tokens:,} input tokens before prompt "

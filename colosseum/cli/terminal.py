@@ -10,6 +10,14 @@ def say(message: str) -> None:
     print(f"colosseum: {message}", file=sys.stderr)
 
 
+def price_phrase(upper_cost_usd: float | None, model: str, scope: str = "") -> str:
+    """What a dry run says of the money: the upper bound at the model's list price, or that no
+    price is known (``scope`` says what the bound covers, e.g. " for the typical run")."""
+    if upper_cost_usd is None:
+        return f"; no price known for {model} (set [models] prices)"
+    return f"; at most about ${upper_cost_usd:.2f} at {model}'s list price{scope} (less with prompt caching)"
+
+
 def progress_bar(stage: str, done: int, total: int) -> None:
     width = 24
     filled = width * done // max(1, total)

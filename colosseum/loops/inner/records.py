@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from colosseum.models import Usage
 
+BLOCKING_SEVERITIES = ("fatal", "major")  # a surviving critique of these makes the verdict "refuted"
+
 DEFAULT_ANGLES = (
     "a direct proof from the definitions",
     "find the one main lemma the statement reduces to, prove it, then conclude",
@@ -99,3 +101,10 @@ class SolveResult:
     @property
     def surviving_critiques(self) -> list[Critique]:
         return self.root.critiques
+
+    @property
+    def verdict(self) -> str:
+        """"refuted" when a fatal or major critique survives, else "unrefuted" (minor ones never
+        change it); a run that did not finish has no SolveResult, its verdict is "incomplete"."""
+        blocking = any(c.severity in BLOCKING_SEVERITIES for c in self.surviving_critiques)
+        return "refuted" if blocking else "unrefuted"

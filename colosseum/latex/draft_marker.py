@@ -1,0 +1,37 @@
+"""The draft marker: how a model's proof is written into the paper, and how the index knows it.
+
+A proof that solve, research or an editor action inserts begins with a comment on the line of its
+``\\begin{proof}``: ``% colosseum: draft <run-id>``. A comment, so the paper compiles without any
+package. The claim stays a draft, and its dependents conditional, until a person accepts it (the
+"Accept draft" quick fix removes the marker).
+"""
+
+from __future__ import annotations
+
+import re
+
+MARKER_PREFIX = "% colosseum: draft"
+# the run id is a run folder's name: letters, digits and . _ - (no spaces, nothing to escape)
+_MARKER = re.compile(r"%[ \t]*colosseum:[ \t]*draft(?:[ \t]+([A-Za-z0-9._-]+))?")
+
+
+def marker(run_id: str) -> str:
+    """``% colosseum: draft <run-id>``; a run id with characters a folder name would not hold is
+    reduced to the safe ones, so the marker always reads back as the same id."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "-", run_id.strip()) or "unknown"
+    return f"{MARKER_PREFIX} {safe}"
+
+
+def proof_environment(body: str, run_id: str) -> str:
+    """The proof exactly as it is inserted: ``\\begin{proof} % colosseum: draft RUN``, the body,
+    ``\\end{proof}``; no leading or trailing newline."""
+    return f"\\begin{{proof}} {marker(run_id)}\n{body.strip()}\n\\end{{proof}}"
+
+
+def draft_run(line: str) -> str | None:
+    """The run id of a marker on ``line`` (the rest of the ``\\begin{proof}`` line, or the proof's
+    first line), "" for a marker without an id, None when the line carries no marker."""
+    m = _MARKER.search(line)
+    if m is None:
+        return None
+    return m.group(1) or ""

@@ -154,41 +154,27 @@ class _Run:
 
         async def one(i: int) -> Candidate | None:
             nonlocal done
-            angle = self.config.angles[i % len(self.config.angles)]
-            outcome = await self.step.call("generator", {"angle": angle, "slot": f"prover {i + 1} of {leaves}"})
+            candidate = await self.generate_one(i)
             done += 1
             self.report("generating", done, leaves)
-            if not outcome.ok:
-                self._drop(f"L{i}", "generation", outcome.failure)
-                return None
-            return Candidate(f"L{i}", outcome.data.get("proof", ""), outcome.data.get("strategy", ""), angle)
+            return candidate
 
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(one(i)) for i in range(leaves)]
         return [t.result() for t in tasks if t.result() is not None]
 
     async def refute(self, candidates: list[Candidate]) -> dict[str, Bundle]:
-        """R adversarial reviewers per candidate; critiques attach to their candidate. A candidate
-        with a failed refutation call is dropped (recorded): unrefuted is not the same as unread."""
+        """R adversarial reviewers per candidate; critiques attach to their candidate."""
         per_candidate = self.config.refuters_per_candidate
         total = len(candidates) * per_candidate
         done = 0
 
         async def one(candidate: Candidate, r: int) -> list[Critique]:
             nonlocal done
-            outcome = await self.step.call("refuter", {"candidate": candidate.proof,
-                                                       "slot": f"referee {r + 1} of candidate {candidate.id}"})
+            critiques = await self.refute_one(candidate, r)
             done += 1
             self.report("refuting", done, total)
-            if not outcome.ok:
-                if all(d.candidate != candidate.id for d in self.dropped):
-                    self._drop(candidate.id, "refutation", outcome.failure)
-                return []
-            data = outcome.data
-            return [Critique(f"{candidate.id}.r{r}.{j}", c.get("severity", "major"), c.get("kind", "other"),
-                             c.get("quote", ""), c.get("explanation", ""), c.get("repair", ""),
-                             anchored(c.get("quote", ""), candidate.proof), candidate.id)
-                    for j, c in enumerate(data.get("critiques", []))]
+            return critiques or []
 
         async with asyncio.TaskGroup() as group:
             refutations = {(c.id, r): group.create_task(one(c, r)) for c in candidates for r in range(per_candidate)}
@@ -200,17 +186,43 @@ class _Run:
                               bundles: dict[str, Bundle]) -> None:
         """One level of the overlapping random-sampling tree; its bundles are added to ``bundles``."""
         self.report(f"aggregating level {level} of {len(self.config.widths) - 1}", 0, len(names))
-
-        async def one(name: str, members: list[str]) -> Bundle:
-            inputs = [bundles[m] for m in members]
-            data = await self.step.ask("aggregator", {"bundles": render_bundles(inputs), "slot": f"aggregator {name}"})
-            return aggregated(name, level, inputs, data)
-
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(one(n, g)) for n, g in zip(names, groups)]
+            tasks = [group.create_task(self.aggregate_one(n, level, [bundles[m] for m in g]))
+                     for n, g in zip(names, groups)]
         for task in tasks:
             bundle = task.result()
             bundles[bundle.id] = bundle
+
+    # One node of the run each: the orchestration above decides when they run, these what they do.
+
+    async def generate_one(self, i: int) -> Candidate | None:
+        """Leaf ``i`` from its angle; None (the leaf dropped, recorded) when its call failed."""
+        leaves = self.config.leaves
+        angle = self.config.angles[i % len(self.config.angles)]
+        outcome = await self.step.call("generator", {"angle": angle, "slot": f"prover {i + 1} of {leaves}"})
+        if not outcome.ok:
+            self._drop(f"L{i}", "generation", outcome.failure)
+            return None
+        return Candidate(f"L{i}", outcome.data.get("proof", ""), outcome.data.get("strategy", ""), angle)
+
+    async def refute_one(self, candidate: Candidate, r: int) -> list[Critique] | None:
+        """Referee ``r``'s critiques of ``candidate``; None when its call failed, and the candidate
+        is then dropped (recorded): unrefuted is not the same as unread."""
+        outcome = await self.step.call("refuter", {"candidate": candidate.proof,
+                                                   "slot": f"referee {r + 1} of candidate {candidate.id}"})
+        if not outcome.ok:
+            if all(d.candidate != candidate.id for d in self.dropped):
+                self._drop(candidate.id, "refutation", outcome.failure)
+            return None
+        return [Critique(f"{candidate.id}.r{r}.{j}", c.get("severity", "major"), c.get("kind", "other"),
+                         c.get("quote", ""), c.get("explanation", ""), c.get("repair", ""),
+                         anchored(c.get("quote", ""), candidate.proof), candidate.id)
+                for j, c in enumerate(outcome.data.get("critiques", []))]
+
+    async def aggregate_one(self, name: str, level: int, inputs: list[Bundle]) -> Bundle:
+        """Aggregator ``name`` of ``level`` over its input bundles."""
+        data = await self.step.ask("aggregator", {"bundles": render_bundles(inputs), "slot": f"aggregator {name}"})
+        return aggregated(name, level, inputs, data)
 
 
 def aggregated(name: str, level: int, inputs: list[Bundle], data: dict) -> Bundle:

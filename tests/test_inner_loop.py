@@ -28,7 +28,7 @@ def script(resolve: set[str] = frozenset()):
             ids = [line.split("[", 1)[1].split("]", 1)[0] for line in user.splitlines() if line.startswith("- [")]
             return {"checks": [{"critique": cid, "confirmed": True, "reason": "the step is gone"} for cid in ids]}
         if request.role == "generator":
-            angle = user.rsplit("Take this angle, so that the provers differ: ", 1)[1].split(".\n")[0]
+            angle = user.split(' name="your angle">\n', 1)[1].split("\n</document-", 1)[0]
             flaw = " By a union bound over dependent events, done." if angle == FLAWED_ANGLE else " Done."
             return {"strategy": angle, "proof": f"We argue via {angle}.{flaw}"}
         if request.role == "refuter":

@@ -58,7 +58,8 @@ def test_solve_writes_an_auditable_run_and_a_rerun_costs_nothing(tmp_path):
     record = json.loads((runs[0] / "run.json").read_text())
     assert record["usage"]["calls"] == 49 and record["usage"]["cache_read_tokens"] == 16 * 2000
     assert [len(level) for level in record["groups"]] == [8, 5, 1]
-    assert record["prompts"] == {role: load_prompt(role).version for role in ("generator", "refuter", "aggregator")}
+    roles = ("angle_planner", "generator", "refuter", "resolution_checker", "aggregator")
+    assert record["prompts"] == {role: load_prompt(role).version for role in roles}
     assert record["catalog"]["entries"][0] == "resampling-by-direct-count" and record["catalog"]["tokens"] > 0
     assert json.loads((runs[1] / "run.json").read_text())["usage"]["response_cache_hits"] == 49
     assert "Surviving critiques" in (runs[0] / "report.md").read_text()

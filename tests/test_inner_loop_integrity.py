@@ -60,8 +60,8 @@ def script(*, checker: str = "reject", how: str = "the dependence is handled by 
                                    "explanation": "the events are not independent", "repair": ""}]
                     if FLAW in user else []}
         if request.role == "resolution_checker":
-            return {"checks": [{"critique": cid, "confirmed": checker == "confirm",
-                                "reason": "the step is gone" if checker == "confirm" else "the union bound is still there"}
+            reason = "the step is gone" if checker == "confirm" else "the union bound is still there"
+            return {"checks": [{"critique": cid, "confirmed": checker == "confirm", "reason": reason}
                                for cid in _ids(_fenced(user, "critiques and the claimed resolutions"))]}
         return {"proof": "Merged proof.", "alternative": alternative, "open_conflicts": [],
                 "resolved": [{"critique": cid, "how": how} for cid in _ids(user)]}

@@ -210,8 +210,8 @@ class ResearchScript:
 
 
 ROLES = ("explorer", "strategy_falsifier", "strategy_aggregator", "readiness_gate", "decomposer", "redecomposer",
-         "angle_planner", "generator", "refuter", "resolution_checker", "aggregator", "local_reviewer", "global_reviewer", "review_synthesis", "reviser",
-         "selection_judge")
+         "angle_planner", "generator", "refuter", "resolution_checker", "aggregator", "local_reviewer",
+         "global_reviewer", "review_synthesis", "reviser", "selection_judge")
 
 
 def role_of(system: str) -> str:

@@ -81,9 +81,10 @@ class SolvePlan:
         c = self.context
         prefix = sum(len(x) for x in (c.statement, c.assumable, c.notation, c.catalog))
         template = sum(len(load_prompt(r).system_template) for r in ("generator", "refuter", "aggregator")) // 3
-        tokens = planned * (prefix + template) // 4
+        most = self.config.maximum_calls()  # the upper bound counts a resolution check per aggregator
+        tokens = most * (prefix + template) // 4
         model = self.settings.model_name()
-        output = planned * OUTPUT_TOKENS_PER_CALL
+        output = most * OUTPUT_TOKENS_PER_CALL
         upper = cost_usd(Usage(input_tokens=tokens, output_tokens=output), model, self.settings.prices)
         return SolveEstimate(planned, tokens, output, model, upper)
 

@@ -57,7 +57,7 @@ def run_solve(args) -> int:
 
 
 def _print_estimate(label: str, plan) -> None:
-    from colosseum.loops.inner.call_plan import describe_calls
+    from colosseum.loops.inner import describe_calls
 
     estimate, config = plan.estimate(), plan.config
     money = price_phrase(estimate.upper_cost_usd, estimate.model)

@@ -14,6 +14,7 @@ from colosseum.app.run_settings import RunOverrides, RunSettings
 from colosseum.app.stops import RunRefused, StopReason, until_stopped
 from colosseum.catalog.store import load_catalog
 from colosseum.core.paths import runs_dir
+from colosseum.loops.inner.call_plan import describe_calls
 from colosseum.loops.inner.context import obligation_context
 from colosseum.loops.inner.records import InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.loops.inner.run_record import RunRecorder, run_directory
@@ -59,6 +60,8 @@ class SolveEstimate:
     output_tokens: int
     model: str
     upper_cost_usd: float | None
+    maximum_calls: int = 0  # with a resolution check per aggregator
+    calls_described: str = ""  # "N model calls planned, at most M (...)"
 
 
 @dataclass
@@ -86,7 +89,7 @@ class SolvePlan:
         model = self.settings.model_name()
         output = most * OUTPUT_TOKENS_PER_CALL
         upper = cost_usd(Usage(input_tokens=tokens, output_tokens=output), model, self.settings.prices)
-        return SolveEstimate(planned, tokens, output, model, upper)
+        return SolveEstimate(planned, tokens, output, model, upper, most, describe_calls(self.config))
 
     def formal_evidence(self) -> str:
         """What Lean's cache says of the claim, for the run's report (reads files: a thread in the editor)."""

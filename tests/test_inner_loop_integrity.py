@@ -34,7 +34,7 @@ def _fenced(user: str, name: str) -> str:
 
 def script(*, checker: str = "reject", how: str = "the dependence is handled by Lemma 2", final: str = "clean",
            planner: str = "plan", alternative: str = ""):
-    """checker: "reject" | "confirm"; final (the final refuters): "clean" | "fatal" | "fail-one";
+    """checker: "reject" | "confirm" | "fail"; final (the final refuters): "clean" | "fatal" | "fail-one";
     planner: "plan" | "fail" | "one-angle"."""
     finals = []
 
@@ -59,6 +59,8 @@ def script(*, checker: str = "reject", how: str = "the dependence is handled by 
             return {"critiques": [{"severity": "fatal", "kind": "misused-theorem", "quote": FLAW,
                                    "explanation": "the events are not independent", "repair": ""}]
                     if FLAW in user else []}
+        if request.role == "resolution_checker" and checker == "fail":
+            return ProviderError("scripted", "the checker is overloaded")
         if request.role == "resolution_checker":
             reason = "the step is gone" if checker == "confirm" else "the union bound is still there"
             return {"checks": [{"critique": cid, "confirmed": checker == "confirm", "reason": reason}
@@ -80,6 +82,13 @@ async def test_claimed_resolutions_a_checker_rejects_keep_the_fatal_critique_and
     # the same claims, confirmed by the checker, do remove the critiques: the check is what decides
     confirmed = await solve(CONTEXT, ScriptedProvider(script(checker="confirm")), SMALL)
     assert confirmed.verdict == "unrefuted" and confirmed.surviving_critiques == []
+
+
+async def test_a_failed_resolution_check_confirms_nothing():
+    result = await solve(CONTEXT, ScriptedProvider(script(checker="fail")), SMALL)
+    assert result.verdict == "refuted" and any(c.severity == "fatal" for c in result.surviving_critiques)
+    assert result.root.unconfirmed and all("the check failed" in why and "overloaded" in why
+                                           for why in result.root.unconfirmed.values())
 
 
 async def test_a_claim_that_states_no_argument_is_never_a_resolution():

@@ -211,3 +211,47 @@ def test_solve_settings_set_the_final_round_and_the_angle_plan(tmp_path):
     loaded = load_config(tmp_path)
     assert "solve.final_refuters" in {p.key for p in loaded.problems}
     assert inner_loop_config(loaded)[0].final_refuters == 2  # the final round cannot be switched off
+
+
+def test_solve_through_the_api_keeps_a_fatal_flaw_every_aggregator_claims_fixed(tmp_path):
+    """The issue's scripted run, end to end (real CLI, real SDK, the Messages-API double): every
+    refuter finds the same anchored fatal flaw, every aggregator claims to have fixed it, and the
+    checker does not confirm it; the flaw survives to the report instead of "0 critique(s) survived"."""
+    import shutil
+
+    from doubles.messages_api import MessagesAPIDouble, tool_answer
+    from test_solve_cli import EXAMPLE, run
+
+    def answer(body: dict):
+        required = set(body["tools"][0]["input_schema"]["required"])
+        prompt = body["messages"][-1]["content"]
+        if "angles" in required:
+            return tool_answer({"angles": [{"angle": a, "why": "it fits"} for a in PLANNED]})
+        if "strategy" in required:
+            return tool_answer({"strategy": "s", "proof": f"We count resampling steps. {FLAW}, done."})
+        if "critiques" in required:
+            flawed = FLAW in prompt and "final referee" not in prompt
+            return tool_answer({"critiques": [{"severity": "fatal", "kind": "misused-theorem", "quote": FLAW,
+                                               "explanation": "the events are not independent", "repair": ""}]
+                                if flawed else []})
+        if "checks" in required:
+            claims = _fenced(prompt, "critiques and the claimed resolutions")
+            return tool_answer({"checks": [{"critique": cid, "confirmed": False, "reason": "the union bound stays"}
+                                           for cid in _ids(claims)]})
+        return tool_answer({"proof": "Merged proof.", "alternative": "", "open_conflicts": [],
+                            "resolved": [{"critique": cid, "how": "fixed by Lemma 2"} for cid in _ids(prompt)]})
+
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".colosseum"))
+    with (project / "colosseum.toml").open("a") as toml:
+        toml.write("\n[solve]\nleaves = 4\nwidths = [4, 2, 1]\nk = 2\n")
+    with MessagesAPIDouble([], responder=answer) as server:
+        done = run(project, server.url)
+        asked = len(server.requests)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "0 critique(s) survived" not in done.stdout and "fatal misused-theorem" in done.stdout
+    assert asked == SMALL.maximum_calls()  # each aggregator claimed a resolution, each claim was checked
+    (folder,) = (project / ".colosseum" / "runs").iterdir()
+    record = json.loads((folder / "run.json").read_text())
+    assert record["verdict"] == "refuted" and record["angle_plan"]["planned"]
+    assert "0 confirmed by a checker" in (folder / "report.md").read_text()

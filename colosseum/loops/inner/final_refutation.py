@@ -12,7 +12,7 @@ from colosseum.loops.inner.records import BLOCKING_SEVERITIES, Bundle, Critique,
 
 def critiques_from(data: dict, proof: str, prefix: str, origin: str) -> list[Critique]:
     """A refuter's answer as critiques of ``proof``, with ids ``prefix.0``, ``prefix.1``, ..."""
-    from colosseum.loops.inner.solve import anchored
+    from colosseum.loops.inner.solve import anchored  # here, not at the top: solve.py imports this module
 
     return [Critique(f"{prefix}.{j}", c.get("severity", "major"), c.get("kind", "other"), c.get("quote", ""),
                      c.get("explanation", ""), c.get("repair", ""), anchored(c.get("quote", ""), proof), origin)

@@ -44,7 +44,9 @@ class LatencyDouble:
                       cache_write_tokens=prefix_tokens if first else 0, calls=1)
         role = request.role
         data = ({"strategy": "s", "proof": f"proof {self.calls}"} if role == "generator" else
-                {"critiques": []} if role == "refuter" else {"proof": "merged", "resolved": [], "open_conflicts": []})
+                {"critiques": []} if role == "refuter" else
+                {"angles": [{"angle": "one", "why": "."}, {"angle": "two", "why": "."}]} if role == "angle_planner" else
+                {"proof": "merged", "alternative": "", "resolved": [], "open_conflicts": []})
         return ModelResponse("", data, usage, self.model)
 
 
@@ -54,7 +56,8 @@ async def measure(latency: float) -> dict:
     start = time.perf_counter()
     result = await solve(CONTEXT, provider, config)
     wall = time.perf_counter() - start
-    levels = 2 + (len(config.widths) - 1)  # generate, refute, then one level per aggregation
+    # the angle plan, generate, refute, one level per aggregation, then the final refutation of the root
+    levels = int(config.plan_angles) + 2 + (len(config.widths) - 1) + int(config.final_refuters > 0)
     u = result.usage
     return {"wall_s": wall, "critical_path_s": levels * latency, "ratio": wall / (levels * latency),
             "calls": provider.calls, "overhead_per_call_ms": max(0.0, wall - levels * latency) / provider.calls * 1000,

@@ -68,7 +68,8 @@ async def measure(latency: float = 0.1, workdir: Path | None = None) -> dict:
             shutil.rmtree(workdir, ignore_errors=True)
     exploration = result.explorations[-1]
     explore_steps = 2 * len(exploration.batches) + (len(exploration.widths) - 1)
-    per_obligation = 2 + (len(inner.widths) - 1) + 1
+    # the angle plan, generate, refute, one step per aggregation level, the final refutation, the local review
+    per_obligation = int(inner.plan_angles) + 2 + (len(inner.widths) - 1) + int(inner.final_refuters > 0) + 1
     levels = len(result.decomposition.generations)
     dag_steps = levels * per_obligation
     steps = explore_steps + 1 + result.decomposition.attempts + dag_steps + len(result.rounds)

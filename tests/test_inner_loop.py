@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.loops.inner.records import DEFAULT_ANGLES, InnerLoopConfig
 from colosseum.models.errors import BudgetExceeded
 from colosseum.loops.inner.solve import ObligationContext, anchored, solve
 from colosseum.models.response_cache import CachedProvider
@@ -22,8 +22,13 @@ FLAWED_ANGLE = "a probabilistic or counting argument"
 def script(resolve: set[str] = frozenset()):
     def answer(request):
         user = request.messages[0].content
+        if request.role == "angle_planner":
+            return {"angles": [{"angle": a, "why": "it fits"} for a in DEFAULT_ANGLES]}
+        if request.role == "resolution_checker":  # confirms every claimed resolution
+            ids = [line.split("[", 1)[1].split("]", 1)[0] for line in user.splitlines() if line.startswith("- [")]
+            return {"checks": [{"critique": cid, "confirmed": True, "reason": "the step is gone"} for cid in ids]}
         if request.role == "generator":
-            angle = user.rsplit("Take this angle, so that the provers differ: ", 1)[1].split(".\n")[0]
+            angle = user.split(' name="your angle">\n', 1)[1].split("\n</document-", 1)[0]
             flaw = " By a union bound over dependent events, done." if angle == FLAWED_ANGLE else " Done."
             return {"strategy": angle, "proof": f"We argue via {angle}.{flaw}"}
         if request.role == "refuter":
@@ -47,10 +52,12 @@ async def test_tree_shape_and_call_count_with_the_defaults():
     stages = []
     result = await solve(CONTEXT, provider, InnerLoopConfig(seed=7), lambda s, d, t: stages.append(s))
     roles = Counter(r.role for r in provider.calls)
-    assert roles == {"generator": 16, "refuter": 16, "aggregator": 14} and len(provider.calls) == 46
+    # the angle plan, the tree, and the final refutation of the root (2 refuters); no resolution claimed
+    assert roles == {"angle_planner": 1, "generator": 16, "refuter": 16 + 2, "aggregator": 14}
+    assert len(provider.calls) == 49 == InnerLoopConfig().planned_calls()
     assert [len(level) for level in result.groups] == [8, 5, 1]
     assert "generating" in stages and "aggregating level 3 of 3" in stages
-    assert result.usage.calls == 46
+    assert result.usage.calls == 49
 
 
 async def test_groups_are_drawn_without_replacement_overlap_and_k_is_capped():
@@ -107,7 +114,7 @@ async def test_a_critique_quoting_nothing_real_is_marked_unanchored():
 
 async def test_a_run_over_budget_does_not_start():
     provider = ScriptedProvider(script())
-    with pytest.raises(BudgetExceeded, match="46 model calls"):
+    with pytest.raises(BudgetExceeded, match="49 model calls"):
         await solve(CONTEXT, provider, InnerLoopConfig(max_calls=40))
     assert provider.calls == []
 
@@ -117,12 +124,12 @@ async def test_a_second_identical_run_makes_no_model_call(tmp_path):
     first = await solve(CONTEXT, CachedProvider(inner, tmp_path), InnerLoopConfig())
     calls = len(inner.calls)
     second = await solve(CONTEXT, CachedProvider(inner, tmp_path), InnerLoopConfig())
-    assert calls == 46 and len(inner.calls) == 46
+    assert calls == 49 and len(inner.calls) == 49
     assert second.root.candidate.proof == first.root.candidate.proof and second.usage.calls == 0
 
 
 def test_prompt_files_state_role_inputs_and_schema():
-    for role in ("generator", "refuter", "aggregator"):
+    for role in ("generator", "refuter", "aggregator", "angle_planner", "resolution_checker"):
         spec = load_prompt(role)
         assert spec.role == role and spec.schema["type"] == "object" and spec.inputs
         system, user = spec.render({name: f"<{name}>" for name in spec.inputs})
@@ -221,15 +228,15 @@ async def test_a_run_that_reaches_its_budget_stops_and_keeps_what_it_has(tmp_pat
             answer = await super().complete(request)
             return ModelResponse(answer.text, answer.data, Usage(10, 10, calls=2), answer.model)
 
-    config = InnerLoopConfig(seed=2, max_calls=46)
+    config = InnerLoopConfig(seed=2, max_calls=49)
     recorder = _recorder(tmp_path, config)
     provider = Costly(script())
     with pytest.raises(BaseExceptionGroup) as caught:
         await solve(CONTEXT, provider, config, None, recorder)
     assert caught.group_contains(BudgetReached)
     record = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert record["status"] == "budget-stopped" and record["usage"]["calls"] >= 46
-    assert len(provider.calls) < 46  # it stopped starting new calls
+    assert record["status"] == "budget-stopped" and record["usage"]["calls"] >= 49
+    assert len(provider.calls) < 49  # it stopped starting new calls
     finished = _recorder(tmp_path / "ok", InnerLoopConfig(seed=2))
     await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(seed=2), None, finished)
     done = json.loads((tmp_path / "ok" / "run" / "run.json").read_text())

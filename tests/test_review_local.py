@@ -155,13 +155,13 @@ async def test_a_failed_claim_is_retried_alone_through_the_inner_loop_with_its_d
                                                              "other edges."}
         if request.role == "refuter":
             return {"critiques": []}
-        return {"proof": "Merged.", "resolved": [], "open_conflicts": []}
+        return {"proof": "Merged.", "alternative": "", "resolved": [], "open_conflicts": []}
 
     provider = ScriptedProvider(inner)
     config = InnerLoopConfig(leaves=2, widths=(2, 1), k=2)
     result = await retry_claim(index, "lem:edge-degree", failed, provider, config)
     generators = [r for r in provider.calls if r.role == "generator"]
-    assert len(provider.calls) == config.planned_calls() == 5 and result.root.candidate.proof == "Merged."
+    assert len(provider.calls) == config.planned_calls() == 8 and result.root.candidate.proof == "Merged."
     assert all("edges through two vertices are counted twice" in r.messages[0].content for r in generators)
     assert all("lem:edge-degree" in r.messages[0].content for r in generators)
 

@@ -51,8 +51,10 @@ def answer(body: dict):
         return tool_answer({"strategy": "per vertex", "proof": "Each vertex of $e$ lies in at most $\\Delta-1$ other edges."})
     if "critiques" in properties:
         return tool_answer({"critiques": []})
+    if "angles" in properties:
+        return tool_answer({"angles": [{"angle": "per vertex", "why": "."}, {"angle": "per edge", "why": "."}]})
     return tool_answer({"proof": "Each vertex of $e$ lies in at most $\\Delta-1$ other edges; sum over them.",
-                        "resolved": [], "open_conflicts": []})
+                        "alternative": "", "resolved": [], "open_conflicts": []})
 
 
 API = MessagesAPIDouble([], responder=answer)
@@ -161,8 +163,10 @@ async def test_local_review_retry_through_the_inner_loop_and_review_on_save(clie
     (retry,) = [c for c in await actions_for(client, uri, failed) if c.command == "colosseum.retryClaim"]
     before = len(API.requests)
     done = await command(client, "colosseum.retryClaim", *retry.arguments)
-    assert done["status"] == "done" and done["calls"] == 5 and len(API.requests) - before == 5
-    generator = API.requests[before]["messages"][-1]["content"]
+    # the angle plan, 2 provers, 2 refuters, 1 aggregator, 2 final refuters of the root
+    assert done["status"] == "done" and done["calls"] == 8 and len(API.requests) - before == 8
+    generator = next(r for r in API.requests[before:] if "strategy" in r["tools"][0]["input_schema"]["properties"])
+    generator = generator["messages"][-1]["content"]
     assert "edges counted twice" in generator and DOUBLE_COUNT in generator
     (edit,) = client.applied[-1].edit.document_changes
     assert edit.text_document.uri == uri and edit.text_document.version == 1

@@ -46,7 +46,7 @@ async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: 
     before = len(API.requests)
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="colosseum.solveObligation", arguments=[uri, "lem:resampling"]))
-    assert result["status"] == "done" and result["calls"] == 46 and len(API.requests) - before == 46
+    assert result["status"] == "done" and result["calls"] == 49 and len(API.requests) - before == 49
     # the proof is offered as an edit of that document, at its version, right after the lemma
     (params,) = client.applied
     (change,) = params.edit.document_changes

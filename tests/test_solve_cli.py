@@ -26,9 +26,14 @@ def answer_by_role(body: dict):
         return tool_answer({"critiques": [{"severity": "major", "kind": "gap", "quote": "the bound holds",
                                            "explanation": "the expectation bound needs the LLL condition",
                                            "repair": "cite thm:moser-tardos"}]})
+    if "angles" in required:
+        return tool_answer({"angles": [{"angle": "witness trees", "why": "Moser-Tardos"},
+                                       {"angle": "a direct count of resampling steps", "why": "it is elementary"}]})
+    if "checks" in required:
+        return tool_answer({"checks": []})
     assert "Candidate" in prompt
-    return tool_answer({"proof": "Merged: by the witness-tree argument the bound holds.", "resolved": [],
-                        "open_conflicts": []})
+    return tool_answer({"proof": "Merged: by the witness-tree argument the bound holds.", "alternative": "",
+                        "resolved": [], "open_conflicts": []})
 
 
 def run(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
@@ -44,18 +49,19 @@ def test_solve_writes_an_auditable_run_and_a_rerun_costs_nothing(tmp_path):
         first = run(project, server.url)
         assert first.returncode == 0, first.stderr
         assert "witness-tree argument" in first.stdout and "critique(s) survived" in first.stdout
-        assert len(server.requests) == 46
+        assert len(server.requests) == 49
         second = run(project, server.url)
         assert second.returncode == 0, second.stderr
-        assert len(server.requests) == 46  # every answer came from the response cache
+        assert len(server.requests) == 49  # every answer came from the response cache
     runs = sorted((project / ".colosseum" / "runs").iterdir())
     assert len(runs) == 2
     record = json.loads((runs[0] / "run.json").read_text())
-    assert record["usage"]["calls"] == 46 and record["usage"]["cache_read_tokens"] == 16 * 2000
+    assert record["usage"]["calls"] == 49 and record["usage"]["cache_read_tokens"] == 16 * 2000
     assert [len(level) for level in record["groups"]] == [8, 5, 1]
-    assert record["prompts"] == {role: load_prompt(role).version for role in ("generator", "refuter", "aggregator")}
+    roles = ("angle_planner", "generator", "refuter", "resolution_checker", "aggregator")
+    assert record["prompts"] == {role: load_prompt(role).version for role in roles}
     assert record["catalog"]["entries"][0] == "resampling-by-direct-count" and record["catalog"]["tokens"] > 0
-    assert json.loads((runs[1] / "run.json").read_text())["usage"]["response_cache_hits"] == 46
+    assert json.loads((runs[1] / "run.json").read_text())["usage"]["response_cache_hits"] == 49
     assert "Surviving critiques" in (runs[0] / "report.md").read_text()
     # the curator wrote the proof as a model-reviewed observation, and the second run added its
     # evidence to the same entry instead of writing a duplicate
@@ -78,7 +84,7 @@ def test_dry_run_and_budget_spend_nothing(tmp_path):
         dry = run(project, server.url, "--dry-run")
         over = run(project, server.url, "--max-calls", "20")
         assert server.requests == []
-    assert dry.returncode == 0 and "46 model calls" in dry.stdout and "Nothing was sent" in dry.stdout
+    assert dry.returncode == 0 and "49 model calls planned, at most 63 (" in dry.stdout and "Nothing was sent" in dry.stdout
     assert over.returncode == 1 and "budget is 20" in over.stderr
 
 
@@ -100,7 +106,10 @@ def test_an_openai_compatible_server_can_be_the_model(tmp_path):
             return chat_answer(json.dumps({"strategy": "local", "proof": "A local model's proof."}))
         if "critiques" in required:
             return chat_answer(json.dumps({"critiques": []}))
-        return chat_answer(json.dumps({"proof": "Merged locally.", "resolved": [], "open_conflicts": []}))
+        if "angles" in required:
+            return chat_answer(json.dumps({"angles": [{"angle": "one way", "why": "."}, {"angle": "another", "why": "."}]}))
+        return chat_answer(json.dumps({"proof": "Merged locally.", "alternative": "", "resolved": [],
+                                       "open_conflicts": []}))
 
     project = tmp_path / "paper"
     shutil.copytree(EXAMPLE, project)
@@ -112,5 +121,5 @@ def test_an_openai_compatible_server_can_be_the_model(tmp_path):
                               capture_output=True, text=True, timeout=120,
                               env={k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC")})
     assert done.returncode == 0, done.stderr
-    assert "Merged locally." in done.stdout and len(server.requests) == 46
+    assert "Merged locally." in done.stdout and len(server.requests) == 49
     assert server.requests[0]["model"] == "local-7b"

@@ -14,6 +14,7 @@ from colosseum.app.run_settings import RunOverrides, RunSettings
 from colosseum.app.stops import RunRefused, StopReason, until_stopped
 from colosseum.catalog.store import load_catalog
 from colosseum.core.paths import runs_dir
+from colosseum.loops.inner.call_plan import describe_calls
 from colosseum.loops.inner.context import obligation_context
 from colosseum.loops.inner.records import InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.loops.inner.run_record import RunRecorder, run_directory
@@ -59,6 +60,8 @@ class SolveEstimate:
     output_tokens: int
     model: str
     upper_cost_usd: float | None
+    maximum_calls: int = 0  # with a resolution check per aggregator
+    calls_described: str = ""  # "N model calls planned, at most M (...)"
 
 
 @dataclass
@@ -81,11 +84,12 @@ class SolvePlan:
         c = self.context
         prefix = sum(len(x) for x in (c.statement, c.assumable, c.notation, c.catalog))
         template = sum(len(load_prompt(r).system_template) for r in ("generator", "refuter", "aggregator")) // 3
-        tokens = planned * (prefix + template) // 4
+        most = self.config.maximum_calls()  # the upper bound counts a resolution check per aggregator
+        tokens = most * (prefix + template) // 4
         model = self.settings.model_name()
-        output = planned * OUTPUT_TOKENS_PER_CALL
+        output = most * OUTPUT_TOKENS_PER_CALL
         upper = cost_usd(Usage(input_tokens=tokens, output_tokens=output), model, self.settings.prices)
-        return SolveEstimate(planned, tokens, output, model, upper)
+        return SolveEstimate(planned, tokens, output, model, upper, most, describe_calls(self.config))
 
     def formal_evidence(self) -> str:
         """What Lean's cache says of the claim, for the run's report (reads files: a thread in the editor)."""

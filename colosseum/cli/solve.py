@@ -57,11 +57,9 @@ def run_solve(args) -> int:
 
 
 def _print_estimate(label: str, plan) -> None:
-    estimate, config = plan.estimate(), plan.config
+    estimate = plan.estimate()
     money = price_phrase(estimate.upper_cost_usd, estimate.model)
-    print(f"{label}: {estimate.calls} model calls ({config.leaves} candidates, "
-          f"{config.leaves * config.refuters_per_candidate} refutations, {sum(config.widths[1:])} aggregations; "
-          f"widths {config.widths}, k = {config.k}); about {estimate.input_tokens:,} input tokens before prompt "
+    print(f"{label}: {estimate.calls_described}; about {estimate.input_tokens:,} input tokens before prompt "
           f"caching and up to ~{estimate.output_tokens:,} output tokens{money}. Nothing was sent.")
 
 

@@ -24,6 +24,9 @@ class SolveSettings:
         example=[16, 8, 5, 1], shown="[leaves, 8, 5, 1]")
     k: int = setting(5, "Bundles each aggregator draws (capped at the current width).", POSITIVE_INT)
     cover_strategies: bool = setting(False, "Every strategy cluster of the leaves reaches some aggregator.", BOOL)
+    final_refuters: int = setting(2, "Fresh refuters of the root proof before it is offered; their fatal and major "
+                                  "critiques survive, and a failed one makes the verdict incomplete.", POSITIVE_INT)
+    plan_angles: bool = setting(True, "One call plans the provers' angles from the claim (else a fixed list).", BOOL)
 
 
 @dataclass(frozen=True, slots=True)

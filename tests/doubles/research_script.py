@@ -150,13 +150,20 @@ class ResearchScript:
         return {"strategy": "direct", "proof": f"We bound the quantity of {self._obligation(user)} directly."
                 + (" Second attempt." if retry else "")}
 
+    def _angle_planner(self, system: str, user: str) -> dict:
+        return {"angles": [{"angle": "bound the quantity directly", "why": "it is a chain of bounds"},
+                           {"angle": "induction on the generation of the step", "why": "the steps build up"}]}
+
     def _refuter(self, system: str, user: str) -> dict:
         return {"critiques": []}
+
+    def _resolution_checker(self, system: str, user: str) -> dict:
+        return {"checks": []}  # nothing is claimed in these runs: no aggregator resolves a critique
 
     def _aggregator(self, system: str, user: str) -> dict:
         retry = "Second attempt." in user
         return {"proof": f"We bound the quantity of {self._obligation(user)} by the bounds it uses."
-                + (" Second attempt." if retry else ""), "resolved": [], "open_conflicts": []}
+                + (" Second attempt." if retry else ""), "alternative": "", "resolved": [], "open_conflicts": []}
 
     # ---- review --------------------------------------------------------------------------------
     def _local_reviewer(self, system: str, user: str) -> dict:
@@ -203,8 +210,8 @@ class ResearchScript:
 
 
 ROLES = ("explorer", "strategy_falsifier", "strategy_aggregator", "readiness_gate", "decomposer", "redecomposer",
-         "generator", "refuter", "aggregator", "local_reviewer", "global_reviewer", "review_synthesis", "reviser",
-         "selection_judge")
+         "angle_planner", "generator", "refuter", "resolution_checker", "aggregator", "local_reviewer",
+         "global_reviewer", "review_synthesis", "reviser", "selection_judge")
 
 
 def role_of(system: str) -> str:

@@ -54,8 +54,10 @@ def solve_answers(*, broken_prover: str = "", overloaded_referee: str = ""):
             if overloaded_referee and f"({overloaded_referee})" in prompt:
                 return error(529, "overloaded_error", "Overloaded", retry_after=0)
             return tool_answer({"critiques": []})
-        return tool_answer({"proof": "Merged: by the witness-tree argument it holds.", "resolved": [],
-                            "open_conflicts": []})
+        if "angles" in required:
+            return tool_answer({"angles": [{"angle": "witness trees", "why": "."}, {"angle": "a count", "why": "."}]})
+        return tool_answer({"proof": "Merged: by the witness-tree argument it holds.", "alternative": "",
+                            "resolved": [], "open_conflicts": []})
     return answer
 
 
@@ -72,7 +74,7 @@ def test_a_cut_off_answer_ends_solve_with_one_line_and_exit_code_1(project):
         asked = len(server.requests)
     assert "Traceback" not in done.stderr and "ExceptionGroup" not in done.stderr, done.stderr
     assert done.returncode == 1
-    assert asked == 16 * 2  # each generation tried max_attempts times, then dropped
+    assert asked == 2 + 16 * 2  # the angle plan, then each generation tried max_attempts times, then dropped
     assert "16 of 16 candidates dropped" in done.stderr and "cut off or not JSON" in done.stderr
     record = latest_run(project)
     assert record["status"] == "incomplete" and len(record["dropped"]) == 16
@@ -92,7 +94,7 @@ def test_a_candidate_that_breaks_its_schema_after_the_repair_is_dropped_and_said
         done = colosseum(project, server.url, "solve", "--label", "lem:resampling")
         asked = len(server.requests)
     assert done.returncode == 0, done.stderr
-    assert asked == 46 + 1 - 1  # the repair was asked, the dropped candidate's refutation was not
+    assert asked == 49 + 1 - 1  # the repair was asked, the dropped candidate's refutation was not
     assert "1 of 16 candidates dropped" in done.stderr and "malformed structured answer" in done.stderr
     record = latest_run(project)
     assert record["status"] == "done"

@@ -136,7 +136,9 @@ def solve_script(request):
         return {"strategy": "direct", "proof": "Direct. " + HOSTILE}
     if request.role == "refuter":
         return {"critiques": []}
-    return {"proof": "Merged. " + HOSTILE, "resolved": [], "open_conflicts": []}
+    if request.role == "angle_planner":
+        return {"angles": [{"angle": "direct " + HOSTILE, "why": "."}, {"angle": "by cases", "why": "."}]}
+    return {"proof": "Merged. " + HOSTILE, "alternative": "", "resolved": [], "open_conflicts": []}
 
 
 async def test_solve_keeps_every_hostile_line_inside_a_fence(project):
@@ -145,7 +147,7 @@ async def test_solve_keeps_every_hostile_line_inside_a_fence(project):
     assert HOSTILE in context.assumable
     provider = ScriptedProvider(solve_script)
     await solve(context, provider, InnerLoopConfig(leaves=2, widths=(2, 1), seed=1))
-    assert {r.role for r in provider.calls} == {"generator", "refuter", "aggregator"}
+    assert {r.role for r in provider.calls} == {"angle_planner", "generator", "refuter", "aggregator"}
     assert assert_quoted(provider.calls) >= len(provider.calls)
 
 

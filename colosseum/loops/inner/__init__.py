@@ -4,10 +4,11 @@ aggregation by an overlapping random-sampling tree (``../shared/method.md``, "In
 Its public face, for the loops that run it (research, the retry of a failed local review) and
 the adapters: everything else in this package is internal."""
 
+from colosseum.loops.inner.call_plan import describe_calls
 from colosseum.loops.inner.context import obligation_context
 from colosseum.loops.inner.records import InnerLoopConfig, SolveResult
 from colosseum.loops.inner.run_record import RunRecorder, run_directory
 from colosseum.loops.inner.solve import ObligationContext, solve
 
-__all__ = ["InnerLoopConfig", "ObligationContext", "RunRecorder", "SolveResult", "obligation_context",
-           "run_directory", "solve"]
+__all__ = ["InnerLoopConfig", "ObligationContext", "RunRecorder", "SolveResult", "describe_calls",
+           "obligation_context", "run_directory", "solve"]

@@ -31,9 +31,19 @@ class InnerLoopConfig:
     angles: tuple[str, ...] = DEFAULT_ANGLES
     # beyond the paper: every strategy cluster of the leaves reaches at least one aggregator
     cover_strategies: bool = False
+    # fresh refuters of the root proof before it is offered (its fatal/major critiques survive)
+    final_refuters: int = 2
+    plan_angles: bool = True  # one call plans the provers' angles from the claim; else `angles`
 
     def planned_calls(self) -> int:
-        return self.leaves + self.leaves * self.refuters_per_candidate + sum(self.widths[1:])
+        """The calls of a run in which no aggregator claims a resolution (each claim adds at
+        most one check per aggregator: see ``maximum_calls``)."""
+        return (int(self.plan_angles) + self.leaves + self.leaves * self.refuters_per_candidate
+                + sum(self.widths[1:]) + self.final_refuters)
+
+    def maximum_calls(self) -> int:
+        """Every call a run can make: the planned ones and one resolution check per aggregator."""
+        return self.planned_calls() + sum(self.widths[1:])
 
 
 @dataclass
@@ -66,7 +76,10 @@ class Bundle:
     critiques: list[Critique] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     sources: tuple[str, ...] = ()  # the bundles this one merged
-    resolved: dict[str, str] = field(default_factory=dict)  # critique id -> how
+    resolved: dict[str, str] = field(default_factory=dict)  # critique id -> how (confirmed by a checker)
+    # critique id -> why the checker did not confirm the claimed resolution (the critique stays)
+    unconfirmed: dict[str, str] = field(default_factory=dict)
+    alternative: Candidate | None = None  # a competing proof the aggregator kept upward
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,30 @@ def dropped_summary(dropped: list[Dropped], leaves: int) -> str:
     return f"{len(dropped)} of {leaves} candidates dropped: {reasons}{more}"
 
 
+@dataclass(frozen=True)
+class AnglePlan:
+    """The provers' angles: ``planned`` when the angle planner gave them for this claim, else the
+    fixed list, with ``reason`` saying why."""
+
+    angles: tuple[str, ...]
+    planned: bool
+    reason: str = ""
+
+
+@dataclass
+class FinalRefutation:
+    """The fresh refutation of the root proof before it is offered: ``calls`` asked, the critiques
+    they wrote (the fatal and major ones joined the survivors), and the calls that failed."""
+
+    calls: int = 0
+    critiques: list[Critique] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # the failure of each call that gave no answer
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed
+
+
 @dataclass
 class SolveResult:
     root: Bundle
@@ -97,6 +134,8 @@ class SolveResult:
     clusters: list[list[str]] = field(default_factory=list)  # leaves by strategy, when covering
     covered_by_swap: list[str] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)  # candidates whose calls failed
+    final_refutation: FinalRefutation = field(default_factory=FinalRefutation)
+    angle_plan: AnglePlan | None = None
 
     @property
     def surviving_critiques(self) -> list[Critique]:
@@ -104,7 +143,11 @@ class SolveResult:
 
     @property
     def verdict(self) -> str:
-        """"refuted" when a fatal or major critique survives, else "unrefuted" (minor ones never
-        change it); a run that did not finish has no SolveResult, its verdict is "incomplete"."""
+        """"refuted" when a fatal or major critique survives (the final refutation's included),
+        "incomplete" when none does but a final refutation call failed (unread is not unrefuted),
+        else "unrefuted"; minor ones never change it. A run that did not finish has no
+        SolveResult: its verdict is "incomplete"."""
         blocking = any(c.severity in BLOCKING_SEVERITIES for c in self.surviving_critiques)
-        return "refuted" if blocking else "unrefuted"
+        if blocking:
+            return "refuted"
+        return "unrefuted" if self.final_refutation.complete else "incomplete"

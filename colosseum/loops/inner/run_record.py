@@ -13,8 +13,10 @@ from pathlib import Path
 from colosseum.core.atomic_files import write_atomically
 from colosseum.core.liveness import process_stamp
 from colosseum.core.paths import runs_dir
-from colosseum.loops.inner.records import InnerLoopConfig, SolveResult, dropped_summary
+from colosseum.loops.inner.records import BLOCKING_SEVERITIES, InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.models.prompts import load_prompt
+
+RUN_ROLES = ("angle_planner", "generator", "refuter", "resolution_checker", "aggregator")
 
 
 def run_directory(project_dir: Path, label: str) -> Path:
@@ -36,8 +38,9 @@ def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles:
     return {
         "label": label, "status": status, **process_stamp(), "seed": seed, "model": model,
         "config": {"leaves": config.leaves, "refuters_per_candidate": config.refuters_per_candidate,
-                   "widths": list(config.widths), "k": config.k, "cover_strategies": config.cover_strategies},
-        "prompts": {role: load_prompt(role).version for role in ("generator", "refuter", "aggregator")},
+                   "widths": list(config.widths), "k": config.k, "cover_strategies": config.cover_strategies,
+                   "final_refuters": config.final_refuters, "plan_angles": config.plan_angles},
+        "prompts": {role: load_prompt(role).version for role in RUN_ROLES},
         "groups": [[{"aggregator": name, "drew": members} for name, members in level] for level in groups],
         "reached_root": reached_root,
         "dropped": [vars(d) for d in dropped],
@@ -47,6 +50,8 @@ def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles:
                   "response_cache_hits": cache_hits, "cost_usd": cost_usd(usage, model, prices)},
         "bundles": {b.id: {"level": b.level, "sources": list(b.sources), "strategy": b.candidate.strategy,
                            "angle": b.candidate.angle, "proof": b.candidate.proof, "resolved": b.resolved,
+                           "unconfirmed": b.unconfirmed,
+                           "alternative": b.alternative.proof if b.alternative is not None else None,
                            "conflicts": b.conflicts, "critiques": [vars(c) for c in b.critiques]}
                     for b in bundles.values()},
     }
@@ -87,10 +92,22 @@ class RunRecorder:
                          result.reached_root if result else [], usage, result.clusters if result else [],
                          result.covered_by_swap if result else [], self.cache_hits(), self.prices, status,
                          self.dropped)
+        if result is not None:
+            record.update(outcome_record(result))
         if self.context is not None:
             record["catalog"] = {"entries": list(self.context.catalog_entries), "tokens": self.context.catalog_tokens}
         write_atomically(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
         return record
+
+
+def outcome_record(result: SolveResult) -> dict:
+    """What the verdict rests on: the angle plan, the final refutation, the verdict."""
+    final, plan = result.final_refutation, result.angle_plan
+    return {"verdict": result.verdict,
+            "angle_plan": None if plan is None else {"angles": list(plan.angles), "planned": plan.planned,
+                                                     "reason": plan.reason},
+            "final_refutation": {"calls": final.calls, "failed": list(final.failed),
+                                 "critiques": [vars(c) for c in final.critiques]}}
 
 
 def write_run(directory: Path, label: str, result: SolveResult, config: InnerLoopConfig, model: str,
@@ -114,6 +131,7 @@ def report(label: str, result: SolveResult, record: dict, formal_section: str = 
              f"(of {sum(1 for b in result.bundles.values() if b.level == 0)}).", "",
              *([dropped_summary(result.dropped, record["config"]["leaves"]) + ".", ""] if result.dropped else []),
              *([formal_section.rstrip("\n"), ""] if formal_section else []),
+             *evidence_section(result, record), "",
              "## Proof", "", result.root.candidate.proof, "", "## Surviving critiques", ""]
     if not result.root.critiques:
         lines.append("None survived. (Natural-language review is evidence, not a formal check.)")
@@ -123,4 +141,32 @@ def report(label: str, result: SolveResult, record: dict, formal_section: str = 
                      f"{c.explanation}" + (f" Repair: {c.repair}" if c.repair else ""))
     if result.root.conflicts:
         lines += ["", "## Open conflicts", ""] + [f"- {c}" for c in result.root.conflicts]
+    if result.root.alternative is not None:
+        lines += ["", "## Competing proof kept by the root aggregator (not refuted afresh)", "",
+                  result.root.alternative.proof]
     return "\n".join(lines) + "\n"
+
+
+def evidence_section(result: SolveResult, record: dict) -> list[str]:
+    """What the verdict rests on: model refuters, the final refutation, the checked resolutions."""
+    config, final, plan = record["config"], result.final_refutation, result.angle_plan
+    leaves = [b for b in result.bundles.values() if b.level == 0]
+    blocking = [c for c in final.critiques if c.severity in BLOCKING_SEVERITIES]
+    confirmed = sorted({cid for b in result.bundles.values() for cid in b.resolved})
+    unconfirmed = {cid: why for b in result.bundles.values() for cid, why in b.unconfirmed.items()}
+    lines = ["## Evidence", "",
+             f"Verdict: **{result.verdict}**. It rests on model review alone (natural-language refuters, no "
+             "formal check):", "",
+             f"- Refuters: {len(leaves)} candidate(s), each read by {config['refuters_per_candidate']} refuter(s)"
+             + (f"; {len(result.dropped)} candidate(s) dropped" if result.dropped else "") + ".",
+             f"- Final refutation: {final.calls} fresh refuter(s) read the root proof; {len(final.critiques)} "
+             f"critique(s), {len(blocking)} fatal or major (they joined the survivors)"
+             + (f"; {len(final.failed)} call(s) failed, so the verdict cannot be unrefuted: "
+                + "; ".join(final.failed) if final.failed else "") + ".",
+             f"- Resolutions claimed by aggregators: {len(confirmed)} confirmed by a checker"
+             + (f" ({', '.join(confirmed)})" if confirmed else "") + f", {len(unconfirmed)} not confirmed "
+             "(the critique was carried upward)" + (":" if unconfirmed else ".")]
+    lines += [f"  - {cid}: {why}" for cid, why in sorted(unconfirmed.items())]
+    if plan is not None:
+        lines.append(f"- Angles: {'planned for this claim' if plan.planned else 'the fixed list'} ({plan.reason}).")
+    return lines

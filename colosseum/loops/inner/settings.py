@@ -16,6 +16,7 @@ def inner_loop_config(project_config, max_calls: int | None = None) -> tuple[Inn
     if widths[0] != solve.leaves:  # a bad `leaves` beside good widths (reported): the default shape
         widths = (solve.leaves, 8, 5, 1)
     config = InnerLoopConfig(leaves=solve.leaves, refuters_per_candidate=solve.refuters, widths=widths, k=solve.k,
-                             cover_strategies=solve.cover_strategies,
+                             cover_strategies=solve.cover_strategies, final_refuters=solve.final_refuters,
+                             plan_angles=solve.plan_angles,
                              max_calls=max_calls if max_calls is not None else budget.max_calls)
     return config, valid_table(project_config, "models")

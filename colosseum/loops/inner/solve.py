@@ -13,11 +13,14 @@ import hashlib
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from colosseum.core.exception_groups import first_leaf
+from colosseum.loops.inner.angles import plan_angles
+from colosseum.loops.inner.final_refutation import refute_root
 from colosseum.loops.inner.records import (Bundle, Candidate, Critique, Dropped, InnerLoopConfig, SolveResult,
                                            dropped_summary)
+from colosseum.loops.inner.resolutions import checked_aggregate
 from colosseum.loops.sampling_tree import ancestors_reaching, cover_clusters, draw_groups, strategy_clusters
 from colosseum.models.budget import Budget
 from colosseum.models.errors import BudgetReached, RunIncomplete, SolveCancelled
@@ -120,6 +123,8 @@ class _Run:
                                                              f"calls; the budget is {config.max_calls}")
         if config.widths[0] != config.leaves or config.widths[-1] != 1:
             raise ValueError("widths must start at the number of leaves and end with the single root")
+        angle_plan = await plan_angles(self.step, config)
+        self.config = config = replace(config, angles=angle_plan.angles)
         rng = random.Random(self.seed)
         candidates = self._survivors(await self.generate())
         self._record({c.id: Bundle(c.id, 0, c) for c in candidates}, [])
@@ -142,10 +147,11 @@ class _Run:
             current = names
             self._record(bundles, groups_per_level)
         root = bundles[current[0]]
+        final = await refute_root(self.step, root, config.final_refuters, self.report)
         reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})
                          if bundles[n].level == 0)
         return SolveResult(root, bundles, groups_per_level, reached, self.step.usage, self.seed, clusters, swapped,
-                           list(self.dropped))
+                           list(self.dropped), final, angle_plan)
 
     async def generate(self) -> list[Candidate]:
         """N leaves, each from a different angle; a leaf whose call failed is dropped (recorded)."""
@@ -222,25 +228,7 @@ class _Run:
     async def aggregate_one(self, name: str, level: int, inputs: list[Bundle]) -> Bundle:
         """Aggregator ``name`` of ``level`` over its input bundles."""
         data = await self.step.ask("aggregator", {"bundles": render_bundles(inputs), "slot": f"aggregator {name}"})
-        return aggregated(name, level, inputs, data)
-
-
-def aggregated(name: str, level: int, inputs: list[Bundle], data: dict) -> Bundle:
-    """An aggregator's bundle: its merged proof, every critique of its inputs carried up except
-    those it resolved by an argument, and every open conflict."""
-    carried: dict[str, Critique] = {}
-    for b in inputs:
-        for crit in b.critiques:
-            carried.setdefault(crit.id, crit)
-    resolved = {}
-    for item in data.get("resolved", []):
-        cid = item.get("critique", "")
-        if cid in carried and item.get("how", "").strip():
-            resolved[cid] = item["how"]  # resolved by an argument, never by a count
-    conflicts = [c for b in inputs for c in b.conflicts] + list(data.get("open_conflicts", []))
-    merged = Candidate(name, data.get("proof", ""), "", "")
-    return Bundle(name, level, merged, [c for cid, c in carried.items() if cid not in resolved],
-                  list(dict.fromkeys(conflicts)), tuple(b.id for b in inputs), resolved)
+        return await checked_aggregate(self.step, name, level, inputs, data)  # resolutions checked: resolutions.py
 
 
 def render_bundles(bundles: list[Bundle]) -> str:
@@ -251,10 +239,21 @@ def render_bundles(bundles: list[Bundle]) -> str:
         if not b.critiques:
             lines.append("(none)")
         for c in b.critiques:
-            flag = "" if c.anchored else " [quote not found in the candidate]"
-            lines.append(f"- [{c.id}] {c.severity} {c.kind}{flag}: \"{c.quote}\" -- {c.explanation}"
+            lines.append(f"- [{c.id}] {c.severity} {c.kind}{quote_flag(c, b.id)}: \"{c.quote}\" -- {c.explanation}"
                          + (f" Repair: {c.repair}" if c.repair else ""))
         for conflict in b.conflicts:
             lines.append(f"- open conflict: {conflict}")
+        if b.alternative is not None:
+            lines += ["", f"Competing proof kept beside it by {b.id} (the critiques above were not checked "
+                      "against it):", b.alternative.proof]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def quote_flag(critique: Critique, bundle: str) -> str:
+    """Where a critique's quote was looked for: a critique carried up from a lower level says the
+    candidate it was written against, and whether its quote was found there."""
+    if critique.origin and critique.origin != bundle:
+        found = "found" if critique.anchored else "NOT found"
+        return f" [carried from {critique.origin}: its quote was {found} there]"
+    return "" if critique.anchored else " [quote not found in the candidate]"

@@ -62,7 +62,7 @@ def planned_calls(config: ResearchConfig, inner_config, reviewers: int, obligati
     per_obligation = inner_config.planned_calls() + 1  # the inner loop, then its local review
     review = reviewers
     first = explore + decompose + obligations * per_obligation + review
-    worst_section = per_obligation * (1 + config.section_retries)
+    worst_section = (inner_config.maximum_calls() + 1) * (1 + config.section_retries)  # every resolution checked
     worst = config.max_explorations * (explore + config.decomposition_attempts
                                        + obligations * worst_section) + config.rounds * (review + 2)
     return {"exploration": explore, "decomposition": decompose, "per_obligation": per_obligation,

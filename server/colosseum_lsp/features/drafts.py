@@ -166,6 +166,8 @@ async def draft_inserted(ctx, args) -> dict:
     project, _index = await document_project(ctx, args[0])
     item = project.state(DraftOffers).take(args[1], args[2])
     if item is None:
-        return {"label": args[1], "run": args[2], "catalog": []}
-    curated = await asyncio.to_thread(item.on_insert) if item.on_insert is not None else []
-    return {"label": item.label, "run": item.run_id, "catalog": list(curated or [])}
+        return {"label": args[1], "run": args[2], "catalog": [], "message": f"{args[1]}: draft of run {args[2]} inserted"}
+    curated = list(await asyncio.to_thread(item.on_insert) or []) if item.on_insert is not None else []
+    return {"label": item.label, "run": item.run_id, "catalog": curated,
+            "message": f"{item.label}: draft of run {item.run_id} inserted; it stays a draft until you accept it"
+                       + (f"; catalog: {', '.join(curated)}" if curated else "")}

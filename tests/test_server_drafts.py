@@ -135,3 +135,23 @@ def test_no_feature_of_the_server_sends_apply_edit():
     assert sources
     offenders = [p.name for p in sources if "apply_edit" in p.read_text().replace("apply_edit_requests", "")]
     assert offenders == []
+
+
+def test_a_confirmed_edit_annotates_every_change_only_for_a_client_that_supports_it():
+    from colosseum.core.structure import Position, Range
+    from colosseum_lsp import convert
+
+    at = Range(Position(3, 0), Position(3, 0))
+    edit = convert.new_file_edit("file:///p/new.tex", "skeleton", [("file:///p/main.tex", 2, [convert.text_edit(at, "x")])])
+    with_support = client_capabilities("visual-studio-code")
+    annotated = convert.confirmed_edit(edit, "Draft skeleton of thm:a", "a model's draft", with_support)
+    create, fill, link = annotated.document_changes
+    assert create.annotation_id == convert.DRAFT_ANNOTATION
+    assert all(isinstance(e, types.AnnotatedTextEdit) and e.annotation_id == convert.DRAFT_ANNOTATION
+               for change in (fill, link) for e in change.edits)
+    (annotation,) = annotated.change_annotations.values()
+    assert annotation.needs_confirmation is True and annotation.label == "Draft skeleton of thm:a"
+    assert link.text_document.version == 2 and link.edits[0].new_text == "x"
+    # a client that does not advertise changeAnnotationSupport gets the edit as it was
+    for caps in (client_capabilities("neovim"), types.ClientCapabilities(), None):
+        assert convert.confirmed_edit(edit, "Draft", "d", caps) == edit

@@ -115,9 +115,8 @@ async def test_the_offer_asks_for_confirmation_only_from_a_client_that_supports_
     assert client.apply_edit_requests == []
 
 
+@pytest.mark.parametrize("client", ["neovim"], indirect=True)  # the offers are the server's: one profile
 async def test_only_the_last_three_offers_of_a_claim_are_kept(client: LanguageClient):
-    if client.profile != "neovim":
-        pytest.skip("one profile is enough: the offers are the server's")
     runs = []
     for _ in range(4):
         path, uri, result = await _solve(client)

@@ -5,7 +5,7 @@
 import * as vscode from "vscode";
 
 import { errorText } from "./errors";
-import { isDraftOffer, proposedText, reviewAndInsert, reviewTitle } from "./drafts";
+import { isDraftOffer, offerLocation, proposedText, reviewAndInsert, reviewTitle } from "./drafts";
 
 export const REVIEW_DRAFT_COMMAND = "colosseum-latex.reviewAndInsertDraft";
 const PREVIEW_SCHEME = "colosseum-draft";
@@ -32,12 +32,13 @@ export function reviewDraftActions(
   });
 }
 
-/** The command: with an offer (from the light bulb) review that one; without, the offers on the
- * claim under the cursor, picked from a list when there are several. */
+/** The command: with an offer (from the light bulb) review that one; with a place (a solve's
+ * `offer_at`) or without, the offers on that claim or the one under the cursor, picked from a
+ * list when there are several. */
 export function registerDraftReview(): vscode.Disposable {
-  return vscode.commands.registerCommand(REVIEW_DRAFT_COMMAND, async (offer?: vscode.CodeAction) => {
+  return vscode.commands.registerCommand(REVIEW_DRAFT_COMMAND, async (offer?: unknown) => {
     try {
-      const chosen = offer ?? (await pickOffer());
+      const chosen = offer instanceof vscode.CodeAction ? offer : await pickOffer(offerLocation(offer));
       if (!chosen) {
         return;
       }
@@ -72,17 +73,19 @@ export function registerDraftReview(): vscode.Disposable {
   });
 }
 
-async function pickOffer(): Promise<vscode.CodeAction | undefined> {
+/** A place from offerLocation; without one, the cursor of the active editor. */
+async function pickOffer(at?: { uri: string; line: number; character: number }): Promise<vscode.CodeAction | undefined> {
   const editor = vscode.window.activeTextEditor;
-  if (!editor) {
+  const uri = at ? vscode.Uri.parse(at.uri) : editor?.document.uri;
+  const position = at ? new vscode.Position(at.line, at.character) : editor?.selection.active;
+  if (!uri || !position) {
     return undefined;
   }
-  const here = new vscode.Range(editor.selection.active, editor.selection.active);
   const actions =
     (await vscode.commands.executeCommand<(vscode.Command | vscode.CodeAction)[]>(
       "vscode.executeCodeActionProvider",
-      editor.document.uri,
-      here,
+      uri,
+      new vscode.Range(position, position),
     )) ?? [];
   // through the middleware: each offer is a review action carrying the server's action
   const offers = actions

@@ -55,6 +55,20 @@ export function proposedText(text: string, changes: readonly TextChange[]): stri
   return out;
 }
 
+/** Where a command's result says a draft was offered (`offered` and `offer_at`: the claim's uri
+ * and position), else undefined. */
+export function offerLocation(result: unknown): { uri: string; line: number; character: number } | undefined {
+  if (!result || typeof result !== "object") {
+    return undefined;
+  }
+  const record = result as Record<string, unknown>;
+  const at = record.offer_at as Record<string, unknown> | null | undefined;
+  if (record.offered !== true || !at || typeof at.uri !== "string" || typeof at.line !== "number") {
+    return undefined;
+  }
+  return { uri: at.uri, line: at.line, character: typeof at.character === "number" ? at.character : 0 };
+}
+
 /** What the author is shown and asked: the ways of the editor, given to `reviewAndInsert`. */
 export interface DraftReviewUi<Offer> {
   /** Show the draft (a diff of each document it changes). */

@@ -8,6 +8,7 @@ import {
   DRAFT_MARKER,
   DraftReviewUi,
   isDraftOffer,
+  offerLocation,
   proposedText,
   reviewAndInsert,
   reviewTitle,
@@ -78,4 +79,12 @@ test("an edit the editor refused is not reported to the server as inserted", asy
   const { ui, calls } = recordingUi(true, false);
   assert.strictEqual(await reviewAndInsert("offer", ui), "not-applied");
   assert.ok(!calls.includes("inserted offer"));
+});
+
+test("a solve's result says where its draft is offered", () => {
+  const at = { uri: "file:///p/a.tex", line: 9, character: 0 };
+  assert.deepStrictEqual(offerLocation({ status: "done", offered: true, offer_at: at }), at);
+  assert.strictEqual(offerLocation({ status: "done", offered: false, offer_at: null }), undefined);
+  assert.strictEqual(offerLocation({ status: "cancelled" }), undefined);
+  assert.strictEqual(offerLocation("text"), undefined);
 });

@@ -89,7 +89,9 @@ function commands.handle_result(command, result)
     return
   end
   local message = result_message(result)
-  if message then
+  if message and type(result) == "table" and result.offered == true then
+    notify(message .. " (insert it with :ColosseumInsertDraft on the claim)")
+  elseif message then
     notify(message)
   elseif command == colosseum.server_commands.reindex then
     local parts = {}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
+from draft_offers import draft_offers
 from lsp_session import start_session
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -54,7 +55,7 @@ async def test_explore_strategies_shows_the_cards_and_offers_the_skeleton_as_a_n
         uri=uri, language_id="latex", version=3, text=path.read_text())))
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="colosseum.exploreStrategies", arguments=[uri, "thm:goal"]))
-    assert result["status"] == "decomposed" and result["applied"] is True
+    assert result["status"] == "decomposed" and result["offered"] is True
     # the strategy cards are in the run's report, shown to the author
     report = Path(result["report"])
     assert "## Strategy cards" in report.read_text() and "Key mechanism" in report.read_text()
@@ -62,14 +63,20 @@ async def test_explore_strategies_shows_the_cards_and_offers_the_skeleton_as_a_n
     # the progress said which stage the run was at
     messages = [getattr(r, "message", "") or "" for reports in client.progress_reports.values() for r in reports]
     assert any("exploring" in m for m in messages) and any("decomposing" in m for m in messages)
-    # one edit: create a new file with the skeleton, and \input it after the theorem at version 3
-    (params,) = client.applied
-    create, fill, link = params.edit.document_changes
+    # offered as a draft, applied only when the author picks it: one edit that creates a new file
+    # with the skeleton (each proof in it marked as the run's draft) and \input's it after the
+    # theorem at version 3
+    assert client.applied == []
+    (offer,) = await draft_offers(client, uri, result["offer_at"]["line"])
+    assert offer.title.startswith("Insert draft skeleton of thm:goal (run ")
+    create, fill, link = offer.edit.document_changes
     new = client.project / "sections" / "result-thm-goal-skeleton.tex"
     assert isinstance(create, types.CreateFile) and create.uri == new.as_uri()
     assert create.options.overwrite is False and not new.exists()
     assert fill.text_document.uri == new.as_uri() and "% colosseum: obligation" in fill.edits[0].new_text
     assert "[Proof of \\cref{thm:goal}]" in fill.edits[0].new_text
+    proof_lines = [line for line in fill.edits[0].new_text.splitlines() if "\\begin{proof}" in line]
+    assert proof_lines and all("% colosseum: draft " in line for line in proof_lines)
     assert link.text_document.uri == uri and link.text_document.version == 3
     (insert,) = link.edits
     assert "\\end{theorem}" in path.read_text().splitlines()[insert.range.start.line]
@@ -158,5 +165,5 @@ async def test_bad_settings_and_a_theorem_renamed_during_the_run_are_clear_messa
         result = await running
     finally:
         API.responder = responder(ResearchScript(generations=(2, 1)))
-    assert result["status"] == "decomposed" and result["applied"] is False and result["skeleton"] is None
+    assert result["status"] == "decomposed" and result["offered"] is False and result["skeleton"] is None
     assert "no longer in the document" in result["message"]

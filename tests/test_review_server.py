@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+import os
 import re
 import shutil
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from draft_offers import draft_offers, text_edits
 from lsp_session import start_session
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -61,9 +63,13 @@ API = MessagesAPIDouble([], responder=answer)
 API.__enter__()  # one double for the module; the server reads its address from the environment
 
 
+# a checkout run with PYTHONPATH (a worktree, not the installed copy) serves its own code
+PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-m", "colosseum", "serve"],
-    server_env={"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
+    server_env={**PASSED_ON, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     project = tmp_path_factory.mktemp("ws") / "paper"
     shutil.copytree(EXAMPLE, project)
@@ -168,9 +174,14 @@ async def test_local_review_retry_through_the_inner_loop_and_review_on_save(clie
     generator = next(r for r in API.requests[before:] if "strategy" in r["tools"][0]["input_schema"]["properties"])
     generator = generator["messages"][-1]["content"]
     assert "edges counted twice" in generator and DOUBLE_COUNT in generator
-    (edit,) = client.applied[-1].edit.document_changes
+    # the new proof is a draft the author picks, in place of the failed one; nothing applied unasked
+    assert client.applied == [] and done["offered"] is True
+    (offer,) = await draft_offers(client, uri, done["offer_at"]["line"])
+    assert offer.title.startswith("Insert draft proof of lem:edge-degree in place of its proof (run ")
+    (edit,) = offer.edit.document_changes
     assert edit.text_document.uri == uri and edit.text_document.version == 1
-    (change,) = edit.edits
+    (change,) = text_edits(offer.edit, uri)
+    assert change.new_text.startswith("\\begin{proof} % colosseum: draft ")
     lines = local.read_text().splitlines()
     assert lines[change.range.start.line].strip() == "\\begin{proof}" and change.range.start.line == 20
     assert lines[change.range.end.line].strip() == "\\end{proof}" and "sum over them" in change.new_text

@@ -4,6 +4,7 @@ Messages-API double standing in for the API."""
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from draft_offers import draft_offers, text_edits
 from lsp_session import start_session
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -20,11 +22,13 @@ from test_solve_cli import answer_by_role
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 API = MessagesAPIDouble([], responder=answer_by_role)
 API.__enter__()  # one double for the module; the server reads its address from the environment
+# a checkout run with PYTHONPATH (a worktree, not the installed copy) serves its own code
+PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(
     server_command=[sys.executable, "-m", "colosseum", "serve"],
-    server_env={"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
+    server_env={**PASSED_ON, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": API.url}))
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     project = tmp_path_factory.mktemp("ws") / "paper"
     shutil.copytree(EXAMPLE, project)
@@ -47,11 +51,13 @@ async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: 
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="colosseum.solveObligation", arguments=[uri, "lem:resampling"]))
     assert result["status"] == "done" and result["calls"] == 49 and len(API.requests) - before == 49
-    # the proof is offered as an edit of that document, at its version, right after the lemma
-    (params,) = client.applied
-    (change,) = params.edit.document_changes
+    # the proof is offered as a draft on the claim: an edit of that document, at its version, right
+    # after the lemma, applied only when the author picks it (tests/test_server_drafts.py)
+    assert client.applied == [] and result["offered"] is True
+    (offer,) = await draft_offers(client, uri, result["offer_at"]["line"])
+    (change,) = offer.edit.document_changes
     assert change.text_document.uri == uri and change.text_document.version == 1
-    (edit,) = change.edits
+    (edit,) = text_edits(offer.edit, uri)
     line = path.read_text().splitlines()[edit.range.start.line]
     assert "\\end{lemma}" in line and "\\begin{proof}" in edit.new_text and "witness-tree" in edit.new_text
     # the surviving critique is a diagnostic on the obligation, with the report one action away
@@ -77,11 +83,14 @@ async def test_solve_obligation_offers_the_proof_and_pins_the_critiques(client: 
         command="colosseum.openReport", arguments=report[0].arguments))
     assert client.shown_documents and client.shown_documents[-1].uri.endswith("report.md")
     # the curator kept what the run taught: the proof as a model-reviewed observation pointing at the
-    # report and, since the author applied it and no fatal critique survived, a result in the paper
+    # report and, once the author inserted it (the offer's command) and no fatal critique survived,
+    # a result in the paper
+    inserted = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=offer.command.command, arguments=offer.command.arguments))
     from colosseum.catalog.store import read_entry
 
     knowledge = client.project / "knowledge"
-    written = {i: read_entry(knowledge / f"{i}.md") for i in result["catalog"]}
+    written = {i: read_entry(knowledge / f"{i}.md") for i in result["catalog"] + inserted["catalog"]}
     assert all(problems == [] for _, problems in written.values())
     kinds = {entry.kind: entry for entry, _ in written.values()}
     observation = kinds["observation"]

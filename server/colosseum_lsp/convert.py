@@ -197,9 +197,41 @@ def new_file_edit(new_uri: str, text: str, changes: list[tuple[str, int | None, 
         [(new_uri, None, [text_edit(start, text)])] + changes).document_changes)
 
 
-def apply_edit(edit: types.WorkspaceEdit, label: str) -> types.ApplyWorkspaceEditParams:
-    """The request that asks the client to apply ``edit``; ``label`` names it in the editor's undo."""
-    return types.ApplyWorkspaceEditParams(edit=edit, label=label)
+def supports_change_annotations(capabilities: types.ClientCapabilities | None) -> bool:
+    """Whether the client advertises ``workspace.workspaceEdit.changeAnnotationSupport``: only such
+    a client may be sent annotated edits (another would apply them as plain ones, or refuse them)."""
+    workspace = capabilities.workspace if capabilities is not None else None
+    edits = workspace.workspace_edit if workspace is not None else None
+    return bool(edits is not None and edits.change_annotation_support is not None)
+
+
+DRAFT_ANNOTATION = "colosseum-draft"  # the one change annotation a confirmed edit carries
+
+
+def confirmed_edit(edit: types.WorkspaceEdit, label: str, description: str,
+                   capabilities: types.ClientCapabilities | None) -> types.WorkspaceEdit:
+    """``edit`` as a change the author confirms: each text edit and file creation of it carries a
+    ChangeAnnotation with ``needsConfirmation`` (the editor shows a preview and applies only on
+    the author's yes), when the client advertises ``changeAnnotationSupport``; otherwise ``edit``
+    as it is (it still reaches the paper only as a code action the author picks)."""
+    if not supports_change_annotations(capabilities):
+        return edit
+    changes = []
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit):
+            change = attrs.evolve(change, edits=[types.AnnotatedTextEdit(
+                range=e.range, new_text=e.new_text, annotation_id=DRAFT_ANNOTATION) for e in change.edits])
+        elif isinstance(change, (types.CreateFile, types.RenameFile, types.DeleteFile)):
+            change = attrs.evolve(change, annotation_id=DRAFT_ANNOTATION)
+        changes.append(change)
+    annotation = types.ChangeAnnotation(label=label, needs_confirmation=True, description=description)
+    return attrs.evolve(edit, document_changes=changes, change_annotations={DRAFT_ANNOTATION: annotation})
+
+
+def confirmed_document_edit(uri: str, version: int | None, edits: list[types.TextEdit], label: str,
+                            description: str, capabilities: types.ClientCapabilities | None) -> types.WorkspaceEdit:
+    """``document_edit`` of one document as a change the author confirms (see ``confirmed_edit``)."""
+    return confirmed_edit(document_edit(uri, version, edits), label, description, capabilities)
 
 
 def show_document(uri: str, focus: bool = True) -> types.ShowDocumentParams:

@@ -12,6 +12,7 @@ import * as vscode from "vscode";
 
 import { CLIENT_NAME, ServerClient } from "./client";
 import { COMMANDS, registerCommands } from "./commands";
+import { registerDraftReview } from "./draftReview";
 import { StatusBar } from "./status";
 
 let server: ServerClient | undefined;
@@ -25,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   context.subscriptions.push(
     ...registerCommands(client, output),
+    registerDraftReview(),
     vscode.workspace.onDidChangeConfiguration((event) => client.onConfigurationChanged(event)),
     vscode.window.onDidChangeActiveTextEditor(() => client.renderStatus()),
     // trust granted while running: the server hears `trusted: true` and may now run Lean

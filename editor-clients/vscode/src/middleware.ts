@@ -1,10 +1,12 @@
 // What the language client does to the messages that pass through it: a retraction asks for its
-// reason before it is sent, every command's result is handled like a palette command's, and a
+// reason before it is sent, every command's result is handled like a palette command's, a draft
+// proof the server offers is shown as "Review and insert…" (a diff, then a confirmation), and a
 // server that pulls its settings gets the same object as its initializationOptions.
 
 import * as vscode from "vscode";
 import { Middleware } from "vscode-languageclient/node";
 
+import { reviewDraftActions } from "./draftReview";
 import { handleCommandResult } from "./results";
 import { withRetractReason } from "./retract";
 import { serverSettings, SETTINGS_SECTION } from "./settings";
@@ -24,6 +26,9 @@ export function clientMiddleware(output: vscode.OutputChannel): Middleware {
       await handleCommandResult(command, result, output);
       return result;
     },
+    // a model's proof is never inserted from the light bulb at once: see draftReview.ts
+    provideCodeActions: async (document, range, context, token, next) =>
+      reviewDraftActions(await next(document, range, context, token)),
     workspace: {
       // A server that pulls `workspace/configuration` for section "colosseum" gets the same
       // object as the initializationOptions.

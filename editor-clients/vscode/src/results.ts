@@ -4,6 +4,8 @@
 
 import * as vscode from "vscode";
 
+import { REVIEW_DRAFT_COMMAND } from "./draftReview";
+import { offerLocation } from "./drafts";
 import { openGraphResult } from "./graph";
 import { SERVER_COMMANDS } from "./protocol";
 
@@ -17,7 +19,15 @@ export async function handleCommandResult(
     return;
   }
   const message = resultMessage(result);
-  if (message) {
+  if (message && offerLocation(result)) {
+    // a draft was offered: one click to read it (nothing is inserted before the author confirms)
+    const REVIEW = "Review and insert…";
+    void vscode.window.showInformationMessage(`Colosseum: ${message}`, REVIEW).then((choice) => {
+      if (choice === REVIEW) {
+        void vscode.commands.executeCommand(REVIEW_DRAFT_COMMAND, result);
+      }
+    });
+  } else if (message) {
     void vscode.window.showInformationMessage(`Colosseum: ${message}`);
   } else if (command === SERVER_COMMANDS.reindex) {
     vscode.window.setStatusBarMessage(`Colosseum: re-indexed${countsText(result)}`, 5000);

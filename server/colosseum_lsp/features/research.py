@@ -3,9 +3,9 @@ pipeline from the editor, with work-done progress (stage, round, DAG frontier) a
 By default it explores, passes the readiness gate and cuts the skeleton; ``{"solve": true}`` in
 the options runs the whole pipeline (solve, review, revise). The strategy cards and everything
 else are in the run's Markdown report, shown to the author and returned by path; the skeleton
-(or the draft) is offered as one versioned WorkspaceEdit that creates a NEW file and puts an
-``\\input`` of it after the theorem. Nothing is written to the author's files unless the author
-applies that edit.
+(or the draft) is offered as a draft (``features.drafts``): a code action on the theorem whose edit
+creates a NEW file and puts an ``\\input`` of it after the theorem. Nothing is written to the
+author's files unless the author picks that action.
 
 The run works on its own index of the project (the editor's unsaved texts included), never on
 the editor's: the draft lives there as an overlay while the run goes."""
@@ -26,11 +26,10 @@ from colosseum.app.research import (
 )
 from colosseum.app.run_settings import RunOverrides
 from colosseum.app.stops import RunRefused
-from colosseum.core.structure import Range
 from colosseum.models import ProviderError
-from colosseum_lsp.convert import apply_edit, new_file_edit, path_to_uri, show_document, text_edit, uri_to_path
-from colosseum_lsp.features import registry
-from colosseum_lsp.features.commands import caught_up, document_project
+from colosseum_lsp.convert import path_to_uri, show_document, uri_to_path
+from colosseum_lsp.features import drafts, registry
+from colosseum_lsp.features.commands import document_project
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.options import EditorOptions
 
@@ -124,7 +123,7 @@ async def _answer(ctx, project, label: str, outcome) -> dict:
     result, directory, report_path = outcome.result, outcome.directory, outcome.report
     answer = {"status": result.status, "label": label, "calls": outcome.calls, "report": str(report_path),
               "message": f"{label}: {result.status}" + (f" ({result.message})" if result.message else ""),
-              "applied": False, "skeleton": None}
+              "offered": False, "skeleton": None}
     if outcome.stop is not None and outcome.stop.kind == "model-unreachable":
         raise ResearchError(result.message + f"; what was done is in {directory.name}")
     try:
@@ -139,35 +138,21 @@ async def _answer(ctx, project, label: str, outcome) -> dict:
     elif result.draft.strip() and not cancelled:
         target = _free_output(claim.file, label)
         answer["skeleton"] = path_to_uri(target)
-        answer["applied"] = await _offer_skeleton(ctx, project, label, result, target)
+        answer.update(_offer_skeleton(project, label, result, outcome, target))
     return answer
 
 
-async def _offer_skeleton(ctx, project, label: str, result, target: Path) -> bool:
-    """One edit: create the new file with the skeleton, and put ``\\input`` of it after the
-    theorem (in place of an empty proof of it), at the document version the index read."""
-    await caught_up(project)
-    snap = project.snapshot()
-    claim = snap.claims.get(label)
-    if claim is None:
-        log.info("%s is gone from the document: the skeleton was not offered", label)
-        return False
+def _offer_skeleton(project, label: str, result, outcome, target: Path) -> dict:
+    """The skeleton as a draft offer: a new file (each proof in it marked as a draft) and an
+    ``\\input`` of it after the theorem (in place of an empty proof of it), which the author
+    inserts with the code action on the theorem, or not."""
+    claim = project.snapshot().claims[label]
     root = project.index.roots[0]
     replaces = claim.proof is not None and not claim.proof.has_content and claim.proof.file == claim.file
-    new_uri = path_to_uri(target)
-    uri = path_to_uri(claim.file)
-    doc = ctx.server.workspace.text_documents.get(uri)
-    version = project.indexed_versions.get(uri, doc.version) if doc is not None else None
-    line = input_line(target, root)
-    if replaces:
-        insert = text_edit(Range(claim.proof.location.range.start, claim.proof.end.range.end), line)
-    else:
-        after = claim.end.range.end
-        insert = text_edit(Range(after, after), "\n" + line)
-    edit = new_file_edit(new_uri, skeleton_file_text(result, label, target, root, replaces), [(uri, version, [insert])])
-    try:
-        response = await ctx.server.workspace_apply_edit_async(apply_edit(edit, f"Skeleton for {label}"))
-    except Exception as exc:  # the skeleton is still in the run directory
-        log.info("applyEdit failed: %s", exc)
-        return False
-    return bool(getattr(response, "applied", False))
+    run_id = Path(str(result.run_dir or outcome.directory)).name
+    text = drafts.mark_proofs(skeleton_file_text(result, label, target, root, replaces), run_id)
+    # what stands against the draft: the last local review's critiques of each section that did not pass
+    survivors = sum(len(o.reviews[-1].get("critiques") or []) for o in result.sections.values()
+                    if o.status != "passed" and o.reviews)
+    return drafts.offer(project, drafts.Offer(label, run_id, result.status, survivors, "skeleton", text,
+                                              new_file=target, input_line=input_line(target, root)))

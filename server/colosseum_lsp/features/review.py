@@ -15,11 +15,10 @@ from pathlib import Path
 from colosseum.app.review import local_reviewer, refusal, review_claim, review_globally, review_setup
 from colosseum.app.run_settings import RunOverrides
 from colosseum.app.solve import start_retry
-from colosseum.core.structure import Range
 from colosseum.loops.review import DismissalStore, LocalReviewer
 from colosseum.models import ProviderError
 from colosseum_lsp import convert
-from colosseum_lsp.features import registry
+from colosseum_lsp.features import drafts, registry
 from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.commands import caught_up, document_project
 from colosseum_lsp.features.registry import CommandFailed
@@ -159,39 +158,15 @@ async def retry_claim_command(ctx, args) -> dict:
         outcome = await run.run(failed, progress)
     if outcome.stop is not None:
         return _stopped(outcome.stop, f"the retry of {label}")
-    result = outcome.result
-    applied = await _replace_proof(ctx, project, label, result.root.candidate.proof)
-    return {"status": "done", "label": label, "calls": result.usage.calls, "applied": applied,
-            "report": str(outcome.report),
-            "message": f"{label}: a new proof offered in place of the failed one; "
-                       f"{len(result.surviving_critiques)} critique(s) survived; review it again once applied"}
-
-
-async def _replace_proof(ctx, project, label: str, proof: str) -> bool:
-    """The new proof in place of the claim's proof environment (or after the claim when it has
-    none), as an edit at the version the index read; the author applies it or not."""
-    snap = project.snapshot()
-    claim = snap.claims.get(label) if snap is not None else None
-    if claim is None:
-        raise ReviewError(f"`{label}` is no longer in the document: the proof was not offered")
-    text = f"\\begin{{proof}}\n{proof.strip()}\n\\end{{proof}}"
-    if claim.proof is not None:
-        target = claim.proof.file
-        where = Range(claim.proof.location.range.start, claim.proof.end.range.end)
-    else:
-        target = claim.file
-        after = claim.end.range.end
-        where, text = Range(after, after), "\n" + text
-    uri = convert.path_to_uri(target)
-    doc = ctx.server.workspace.text_documents.get(uri)
-    version = project.indexed_versions.get(uri, doc.version) if doc is not None else None
-    edit = convert.document_edit(uri, version, [convert.text_edit(where, text)])
-    try:
-        response = await ctx.server.workspace_apply_edit_async(convert.apply_edit(edit, f"Retried proof of {label}"))
-    except Exception as exc:  # a client without applyEdit still has the run's report
-        log.info("applyEdit failed: %s", exc)
-        return False
-    return bool(getattr(response, "applied", False))
+    result, run_id = outcome.result, outcome.directory.name
+    survivors = len(result.surviving_critiques)
+    offered = drafts.offer(project, drafts.Offer(label, run_id, result.verdict, survivors, "retry",
+                                                 drafts.solve_proof(result.root.candidate.proof, run_id)))
+    return {"status": "done", "label": label, "verdict": result.verdict, "calls": result.usage.calls,
+            "report": str(outcome.report), **offered,
+            "message": f"{label}: a new draft proof is offered in place of the failed one ({result.verdict}, "
+                       f"{survivors} critique(s) survived): pick \"{offered['offer_title']}\" on the claim, "
+                       "then review it again"}
 
 
 # ---- code actions ----------------------------------------------------------------------------------

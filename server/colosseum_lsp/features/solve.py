@@ -1,6 +1,6 @@
 """"Solve obligation": the inner loop from the editor, with progress, cancellation, the proof
-offered as an edit checked against the document version, and the surviving critiques as
-diagnostics on the obligation."""
+offered as a draft (a code action on the claim the author picks: ``features.drafts``; nothing is
+applied unasked), and the surviving critiques as diagnostics on the obligation."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from colosseum.core.structure import Diagnostic, Range, RelatedInfo
 from colosseum.models import ProviderError
 from colosseum_lsp import convert
 from colosseum_lsp.convert import path_to_uri
-from colosseum_lsp.features.commands import caught_up, document_project
+from colosseum_lsp.features import drafts
+from colosseum_lsp.features.commands import document_project
 from colosseum_lsp.features.registry import CommandFailed
 
 log = logging.getLogger(__name__)
@@ -36,8 +37,6 @@ async def solve_obligation(ctx, args) -> dict:
     claim = snap.claims.get(label)
     if claim is None:
         raise SolveError(f"no claim `{label}` in the project")
-    doc = ctx.server.workspace.text_documents.get(path_to_uri(claim.file))
-    version_at_start = doc.version if doc else None
     try:
         plan = await asyncio.to_thread(plan_solve, index, label, RunOverrides.from_editor_options(ctx.options))
     except RunRefused as exc:
@@ -56,15 +55,18 @@ async def solve_obligation(ctx, args) -> dict:
         return _stopped(outcome)
     result, directory = outcome.result, outcome.directory
     _critique_diagnostics(ctx, project, label, result, directory)
+    survivors = len(result.surviving_critiques)
+    record = not any(c.severity == "fatal" for c in result.surviving_critiques)
+    offered = drafts.offer(project, drafts.Offer(
+        label, directory.name, result.verdict, survivors, "proof",
+        drafts.solve_proof(result.root.candidate.proof, directory.name),
+        on_insert=(lambda: record_applied_result(project.root_dir, outcome)) if record else None))
     curated = list(outcome.curated)
-    applied = await _offer_proof(ctx, project, label, result.root.candidate.proof, version_at_start)
-    if applied and not any(c.severity == "fatal" for c in result.surviving_critiques):
-        curated += await asyncio.to_thread(record_applied_result, project.root_dir, outcome)
-    return {"status": "done", "label": label, "calls": result.usage.calls,
-            "critiques": len(result.surviving_critiques), "report": str(directory / "report.md"),
-            "applied": applied, "catalog": curated,
-            "message": f"{label}: proof offered; {len(result.surviving_critiques)} critique(s) survived; report in "
-                       f"{directory.name}" + (f"; catalog: {', '.join(curated)}" if curated else "")
+    return {"status": "done", "label": label, "verdict": result.verdict, "calls": result.usage.calls,
+            "critiques": survivors, "report": str(directory / "report.md"), "catalog": curated, **offered,
+            "message": f"{label}: {result.verdict}; {survivors} critique(s) survived; a draft proof is offered "
+                       f"on the claim (\"{offered['offer_title']}\"); report in {directory.name}"
+                       + (f"; catalog: {', '.join(curated)}" if curated else "")
                        + (f"; {outcome.dropped_note}" if outcome.dropped_note else ""),
             "dropped": len(result.dropped)}
 
@@ -112,36 +114,6 @@ def _quoted_range(ft, quote: str):
     pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
     m = pattern.search(ft.text)
     return ft.lines.range(m.start(), m.end()) if m else None
-
-
-async def _offer_proof(ctx, project, label: str, proof: str, version_at_start) -> bool:
-    """Insert the proof after the claim (or replace its empty proof), only at the version the
-    solve started from; after other edits the claim is found again by its label."""
-    await caught_up(project)
-    snap = project.snapshot()
-    claim = snap.claims.get(label)
-    if claim is None:
-        raise SolveError(f"`{label}` is no longer in the document: the proof was not inserted")
-    uri = path_to_uri(claim.file)
-    doc = ctx.server.workspace.text_documents.get(uri)
-    if doc is not None and version_at_start is not None and doc.version != version_at_start:
-        log.info("%s changed while solving: re-anchored by its label", label)
-    # the positions come from the text the index read: the edit names that version, so an editor
-    # whose document moved on since refuses it instead of inserting at the wrong place
-    version = project.indexed_versions.get(uri, doc.version if doc else None) if doc is not None else None
-    text = f"\n\\begin{{proof}}\n{proof.strip()}\n\\end{{proof}}\n"
-    if claim.proof is not None and not claim.proof.has_content:  # replace the empty proof
-        where, text = Range(claim.proof.location.range.start, claim.proof.end.range.end), text.strip("\n")
-    else:
-        after = claim.end.range.end
-        where = Range(after, after)
-    edit = convert.document_edit(uri, version, [convert.text_edit(where, text)])
-    try:
-        response = await ctx.server.workspace_apply_edit_async(convert.apply_edit(edit, f"Proof of {label}"))
-    except Exception as exc:  # a client without applyEdit still gets the report and the critiques
-        log.info("applyEdit failed: %s", exc)
-        return False
-    return bool(getattr(response, "applied", False))
 
 
 async def open_report(ctx, args) -> dict:

@@ -89,7 +89,9 @@ function commands.handle_result(command, result)
     return
   end
   local message = result_message(result)
-  if message then
+  if message and type(result) == "table" and result.offered == true then
+    notify(message .. " (insert it with :ColosseumInsertDraft on the claim)")
+  elseif message then
     notify(message)
   elseif command == colosseum.server_commands.reindex then
     local parts = {}
@@ -169,6 +171,11 @@ function commands.explore(label, solve)
   return label_command(plugin().server_commands.explore, label, busy, solve and { solve = true } or nil)
 end
 
+--- Lists the draft offers on the claim under the cursor and inserts the one picked (colosseum.drafts).
+function commands.insert_draft(pick)
+  return require("colosseum.drafts").insert(pick)
+end
+
 function commands.check_lean()
   return buffer_command(plugin().server_commands.lean, "checking the Lean declarations")
 end
@@ -232,7 +239,7 @@ local function complete_labels(arg_lead)
 end
 
 -- `run`: the function of this module the command calls; `label`: it takes an optional label,
--- completed from the buffer's \label commands; `bang`: it takes a ! (passed on as a flag).
+-- completed from the buffer's \label commands; `arg`: it takes an optional argument of its own; `bang`: it takes a ! (passed on as a flag).
 local USER_COMMANDS = {
   { name = "ColosseumSolve", run = "solve", label = true,
     desc = "solve the obligation of the label under the cursor (or given)" },
@@ -241,6 +248,8 @@ local USER_COMMANDS = {
     desc = "local review of the claim under the cursor" },
   { name = "ColosseumExplore", run = "explore", label = true, bang = true,
     desc = "explore strategies for a theorem (with !, the whole research pipeline)" },
+  { name = "ColosseumInsertDraft", run = "insert_draft", arg = true,
+    desc = "insert a draft proof offered for the claim under the cursor (pick one; or give its number)" },
   { name = "ColosseumLean", run = "check_lean", desc = "check the Lean declarations and inline Lean" },
   { name = "ColosseumGraph", run = "graph", desc = "open the dependency graph" },
   { name = "ColosseumReindex", run = "reindex", desc = "re-index the project" },
@@ -252,7 +261,7 @@ local function user_command_callback(spec)
     return function(opts)
       run(opts.args, opts.bang)
     end
-  elseif spec.label then
+  elseif spec.label or spec.arg then
     return function(opts)
       run(opts.args)
     end
@@ -265,7 +274,7 @@ end
 function commands.create_user_commands()
   for _, spec in ipairs(USER_COMMANDS) do
     vim.api.nvim_create_user_command(spec.name, user_command_callback(spec), {
-      nargs = spec.label and "?" or 0,
+      nargs = (spec.label or spec.arg) and "?" or 0,
       bang = spec.bang,
       complete = spec.label and complete_labels or nil,
       desc = "Colosseum: " .. spec.desc,

@@ -33,6 +33,7 @@ M.server_commands = {
   review_claim = "colosseum.reviewClaim",
   explore = "colosseum.exploreStrategies",
   lean = "colosseum.checkLean",
+  draft_inserted = "colosseum.draftInserted",
 }
 
 local defaults = {

@@ -210,3 +210,20 @@ async def test_the_result_does_not_depend_on_the_order_calls_finish_in():
     config = InnerLoopConfig(seed=5, refuters_per_candidate=2)
     first, second = [summary(await solve(CONTEXT, ShuffledProvider(salt), config)) for salt in (1, 2)]
     assert first == second
+
+
+def test_the_bench_critical_path_is_the_longest_chain_of_recorded_latencies(monkeypatch):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "bench"))
+    from inner_loop_bench import call_node, critical_path, level_by_level
+
+    assert [call_node(f"... ({slot}) ...") for slot in ("prover 4 of 16", "referee 1 of candidate L3",
+                                                      "aggregator A1.2")] == ["L3", "L3.r0", "A1.2"]
+    spans = {"L0": (0, 1), "L0.r0": (1, 5), "L1": (0, 3), "L1.r0": (3, 4),
+             "A1.0": (5, 6), "A1.1": (4, 9), "A2.0": (9, 10)}
+    result = SimpleNamespace(groups=[[("A1.0", ["L0", "L1"]), ("A1.1", ["L1"])], [("A2.0", ["A1.0", "A1.1"])]],
+                             root=SimpleNamespace(id="A2.0"))
+    assert critical_path(spans, result, 1) == 3 + 1 + 5 + 1  # L1, its referee, A1.1, the root
+    assert level_by_level(spans) == 3 + 4 + 5 + 1  # each stage's slowest call

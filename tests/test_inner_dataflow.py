@@ -227,3 +227,21 @@ def test_the_bench_critical_path_is_the_longest_chain_of_recorded_latencies(monk
                              root=SimpleNamespace(id="A2.0"))
     assert critical_path(spans, result, 1) == 3 + 1 + 5 + 1  # L1, its referee, A1.1, the root
     assert level_by_level(spans) == 3 + 4 + 5 + 1  # each stage's slowest call
+
+
+async def test_a_cancellation_from_the_progress_callback_stops_the_run_before_its_next_call():
+    from colosseum.models.errors import SolveCancelled
+
+    cancelled = []
+
+    def progress(stage, done, total):  # research's way: the author's cancel shows at the next report
+        if cancelled:
+            raise SolveCancelled("the author cancelled")
+        if stage == "generating" and done == 1:
+            cancelled.append(True)  # pressed after the first candidate, before anything else began
+
+    provider = ScriptedProvider(script())  # answers at once: the first leaf is done before others start
+    with pytest.raises(BaseExceptionGroup) as caught:
+        await solve(CONTEXT, provider, InnerLoopConfig(seed=1, leaves=4, widths=(4, 1)), progress)
+    assert caught.group_contains(SolveCancelled)
+    assert [r.role for r in provider.calls] == ["generator"]  # no refuter, no other prover started

@@ -96,7 +96,8 @@ class _Run:
     as soon as the bundles it drew are, never waiting for the rest of its level. The groups are
     drawn before any call (see ``draw_tree``), all tasks live in one TaskGroup, so a failure or a
     cancellation anywhere stops every call in flight; the provider's own semaphore bounds them.
-    A step added to a node (a check after an aggregator, say) goes in its ``*_node`` method."""
+    A step added to a node (a check after an aggregator, say) goes in its ``*_node`` method, its
+    call preceded by ``_before_call`` like the others."""
 
     step: ModelStep
     config: InnerLoopConfig
@@ -118,6 +119,12 @@ class _Run:
     def _drop(self, candidate: str, stage: str, reason: str) -> None:
         self.dropped.append(Dropped(candidate, stage, reason))
         self.dropped.sort(key=lambda d: (d.stage != "generation", int(d.candidate[1:])))
+
+    def _before_call(self, stage: str, total: int) -> None:
+        """Progress is told again just before each call starts: a cancellation raised by the
+        progress callback (research's) then stops the run before its next call, as a barrier
+        between stages used to, though another node's call may have finished in between."""
+        self.report(stage, self.counts.get(stage, 0), total)
 
     def _done(self, stage: str, total: int) -> None:
         """One more node of ``stage`` done: progress is told, the record rewritten."""
@@ -189,6 +196,7 @@ class _Run:
 
     async def leaf_node(self, i: int) -> None:
         """Leaf ``i``: its candidate, then its refuters the moment it is ready."""
+        self._before_call("generating", self.config.leaves)
         candidate = await self.generate_one(i)
         bundle = None
         if candidate is not None:
@@ -203,10 +211,13 @@ class _Run:
         One failed refutation drops the candidate: unrefuted is not the same as unread."""
         per_candidate = self.config.refuters_per_candidate
 
+        def planned() -> int:
+            return (self.config.leaves - sum(d.stage == "generation" for d in self.dropped)) * per_candidate
+
         async def one(r: int) -> list[Critique] | None:
+            self._before_call("refuting", planned())
             critiques = await self.refute_one(candidate, r)
-            generated = self.config.leaves - sum(d.stage == "generation" for d in self.dropped)
-            self._done("refuting", generated * per_candidate)
+            self._done("refuting", planned())
             return critiques
 
         async with asyncio.TaskGroup() as group:
@@ -224,10 +235,12 @@ class _Run:
         """Aggregator ``name`` once the bundles it drew are ready (a dropped one is left out; with
         none left it is skipped, and its own parents do without it)."""
         inputs = [bundle for bundle in [await self.nodes[m] for m in members] if bundle is not None]
-        bundle = await self.aggregate_one(name, level, inputs) if inputs else None
-        if bundle is not None:
+        stage, bundle = f"aggregating level {level} of {len(self.config.widths) - 1}", None
+        if inputs:
+            self._before_call(stage, self.config.widths[level])
+            bundle = await self.aggregate_one(name, level, inputs)
             self.bundles[name] = bundle
-        self._done(f"aggregating level {level} of {len(self.config.widths) - 1}", self.config.widths[level])
+        self._done(stage, self.config.widths[level])
         self.nodes[name].set_result(bundle)
 
     # One node of the run each: the orchestration above decides when they run, these what they do.

@@ -111,6 +111,7 @@ class _Run:
     clusters: list[list[str]] = field(default_factory=list)
     swapped: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # calls done per progress stage
+    settled: int = 0  # leaves made and refuted, or dropped
 
     def _record(self, bundles: dict, groups: list) -> None:
         if self.recorder is not None:
@@ -126,11 +127,13 @@ class _Run:
         between stages used to, though another node's call may have finished in between."""
         self.report(stage, self.counts.get(stage, 0), total)
 
-    def _done(self, stage: str, total: int) -> None:
-        """One more node of ``stage`` done: progress is told, the record rewritten."""
+    def _done(self, stage: str, total: int, record: bool = True) -> None:
+        """One more node of ``stage`` done: progress is told; the record is rewritten when the
+        stage is complete (as often as the level-by-level loop wrote it: each write is synced)."""
         self.counts[stage] = self.counts.get(stage, 0) + 1
         self.report(stage, self.counts[stage], total)
-        self._record(*self._snapshot())
+        if record and self.counts[stage] == total:
+            self._record(*self._snapshot())
 
     def _snapshot(self) -> tuple[dict[str, Bundle], list]:
         """The bundles made so far in the tree's order, and the groups of the aggregators that ran, each
@@ -205,6 +208,9 @@ class _Run:
         if candidate is not None:
             bundle = await self.refute_node(candidate)
         self.nodes[f"L{i}"].set_result(bundle)
+        self.settled += 1
+        if self.settled == self.config.leaves:
+            self._record(*self._snapshot())
 
     async def refute_node(self, candidate: Candidate) -> Bundle | None:
         """R adversarial reviewers of one candidate; their critiques attach to it (in referee order).
@@ -217,18 +223,16 @@ class _Run:
         async def one(r: int) -> list[Critique] | None:
             self._before_call("refuting", planned())
             critiques = await self.refute_one(candidate, r)
-            self._done("refuting", planned())
+            self._done("refuting", planned(), record=False)  # recorded once the leaves are settled
             return critiques
 
         async with asyncio.TaskGroup() as group:
             refutations = [group.create_task(one(r)) for r in range(per_candidate)]
         if any(d.candidate == candidate.id for d in self.dropped):
             del self.bundles[candidate.id]
-            self._record(*self._snapshot())
             return None
         bundle = Bundle(candidate.id, 0, candidate, [c for task in refutations for c in task.result()])
         self.bundles[candidate.id] = bundle
-        self._record(*self._snapshot())
         return bundle
 
     async def aggregator_node(self, name: str, level: int, members: list[str]) -> None:

@@ -5,6 +5,31 @@ overlap and one bundle may feed several of them (or, by chance, none)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+
+Tree = list[list[tuple[str, list[str]]]]  # per level above the leaves: (aggregator, the bundles it drew)
+
+
+def aggregator_names(widths: tuple[int, ...]) -> list[list[str]]:
+    """The aggregators' names, level by level: ``A<level>.<i>`` (level 1 is the first above the leaves)."""
+    return [[f"A{level}.{i}" for i in range(width)] for level, width in enumerate(widths[1:], start=1)]
+
+
+def draw_tree(leaves: list[str], widths: tuple[int, ...], k: int, rng: random.Random,
+              after_first_level: Callable[[list[list[str]]], None] | None = None) -> Tree:
+    """Every aggregator's group, for all levels, before any aggregator runs. Each level is drawn over
+    the names of the level below, from the one ``rng`` and in the same order as drawing each level
+    when it is reached, so a seed gives the same tree either way. ``after_first_level`` may change
+    the first level's groups in place (and draw from ``rng``) before the next level is drawn."""
+    tree: Tree = []
+    current = leaves
+    for level, names in enumerate(aggregator_names(widths), start=1):
+        groups = draw_groups(current, len(names), k, rng)
+        if level == 1 and after_first_level is not None:
+            after_first_level(groups)
+        tree.append(list(zip(names, groups)))
+        current = names
+    return tree
 
 
 def draw_groups(items: list[str], width: int, k: int, rng: random.Random) -> list[list[str]]:

@@ -110,15 +110,27 @@ def _solve_process(project, url, *extra, **popen):
     return subprocess.Popen(command, env=env, **popen)
 
 
-def _held_at_the_first_refutation(reached):
-    """Every generation answered; the first refutation (all 16 candidates are cached by then: the
-    loop refutes only after the whole generation stage) signals ``reached`` and is never answered."""
+def _held_once_every_slot_refutes(reached):
+    """Every generation answered; refutations are never answered (the run is killed first). The
+    loop refutes a candidate as soon as it is made, so ``reached`` is signalled only when the
+    provider's every slot holds a refutation: the generations were queued for the slots first
+    (the semaphore serves in order), so by then all 16 were answered and cached."""
+    import inspect
+    import threading
+
+    from colosseum.models.anthropic_provider import AnthropicProvider
     from doubles.messages_api import tool_answer
     from test_solve_cli import answer_by_role
 
+    slots = inspect.signature(AnthropicProvider).parameters["max_concurrency"].default
+    held, lock = [0], threading.Lock()
+
     def answer(body):
         if "critiques" in body["tools"][0]["input_schema"]["required"]:
-            reached.set()
+            with lock:
+                held[0] += 1
+                if held[0] == slots:
+                    reached.set()
             return ("sleep", 60, tool_answer({"critiques": []}))  # the run is killed before this comes
         return answer_by_role(body)
     return answer
@@ -141,7 +153,7 @@ def test_a_solve_killed_with_sigkill_reads_abandoned_and_resumes_without_asking_
     project = tmp_path / "paper"
     shutil.copytree(EXAMPLE, project)
     reached = threading.Event()
-    with MessagesAPIDouble([], responder=_held_at_the_first_refutation(reached)) as server:
+    with MessagesAPIDouble([], responder=_held_once_every_slot_refutes(reached)) as server:
         server.server.daemon_threads, server.server.block_on_close = True, False  # held answers die with the test
         killed = _solve_process(project, server.url, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         assert reached.wait(120), "the solve never reached its refutations"

@@ -1,8 +1,8 @@
 """One obligation through the inner loop: generate, refute, aggregate.
 
-Every model call goes through a provider; concurrency is structured (one TaskGroup per stage, the
-provider's own semaphore bounds calls in flight); cancellation propagates through the task
-groups; the seed is recorded, so an unchanged rerun asks the same questions and a response cache
+Every model call goes through a provider; the run is a dataflow with structured concurrency (one
+TaskGroup for the run: each node starts when its own inputs are ready; the provider's own
+semaphore bounds calls in flight); cancellation propagates through the task group; the seed is recorded, so an unchanged rerun asks the same questions and a response cache
 serves it entirely.
 """
 
@@ -21,7 +21,8 @@ from colosseum.loops.inner.final_refutation import refute_root
 from colosseum.loops.inner.records import (Bundle, Candidate, Critique, Dropped, InnerLoopConfig, SolveResult,
                                            dropped_summary)
 from colosseum.loops.inner.resolutions import checked_aggregate
-from colosseum.loops.sampling_tree import ancestors_reaching, cover_clusters, draw_groups, strategy_clusters
+from colosseum.loops.sampling_tree import (aggregator_names, ancestors_reaching, cover_clusters, draw_tree,
+                                          strategy_clusters)
 from colosseum.models.budget import Budget
 from colosseum.models.errors import BudgetReached, RunIncomplete, SolveCancelled
 from colosseum.models.provider import ProviderError
@@ -91,7 +92,15 @@ _REQUIRED_CALL_FAILED: tuple = (RunIncomplete, ProviderError)  # no candidate le
 
 @dataclass
 class _Run:
-    """One run of the inner loop: its model calls, settings, progress, recorder and seed."""
+    """One run of the inner loop: its model calls, settings, progress, recorder and seed.
+
+    The run is a dataflow over the nodes of the tree, each with a future of its bundle (None when
+    it was dropped): a leaf's refuters start as soon as its candidate is ready, and an aggregator
+    as soon as the bundles it drew are, never waiting for the rest of its level. The groups are
+    drawn before any call (see ``draw_tree``), all tasks live in one TaskGroup, so a failure or a
+    cancellation anywhere stops every call in flight; the provider's own semaphore bounds them.
+    A step added to a node (a check after an aggregator, say) goes in its ``*_node`` method, its
+    call preceded by ``_before_call`` like the others."""
 
     step: ModelStep
     config: InnerLoopConfig
@@ -99,6 +108,13 @@ class _Run:
     recorder: object
     seed: int
     dropped: list[Dropped] = field(default_factory=list)
+    nodes: dict[str, asyncio.Future] = field(default_factory=dict)  # node -> its bundle, or None if dropped
+    bundles: dict[str, Bundle] = field(default_factory=dict)  # what is done so far (leaves as they are made)
+    tree: list = field(default_factory=list)  # per level: (aggregator, the bundles it drew)
+    clusters: list[list[str]] = field(default_factory=list)
+    swapped: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # calls done per progress stage
+    settled: int = 0  # leaves made and refuted, or dropped
 
     def _record(self, bundles: dict, groups: list) -> None:
         if self.recorder is not None:
@@ -106,16 +122,31 @@ class _Run:
 
     def _drop(self, candidate: str, stage: str, reason: str) -> None:
         self.dropped.append(Dropped(candidate, stage, reason))
-
-    def _survivors(self, candidates: list[Candidate]) -> list[Candidate]:
-        """The candidates not dropped; none left ends the run as incomplete."""
         self.dropped.sort(key=lambda d: (d.stage != "generation", int(d.candidate[1:])))
-        gone = {d.candidate for d in self.dropped}
-        left = [c for c in candidates if c.id not in gone]
-        if not left:
-            self._record({}, [])
-            raise RunIncomplete(dropped_summary(self.dropped, self.config.leaves))
-        return left
+
+    def _before_call(self, stage: str, total: int) -> None:
+        """Progress is told again just before each call starts: a cancellation raised by the
+        progress callback (research's) then stops the run before its next call, as a barrier
+        between stages used to, though another node's call may have finished in between."""
+        self.report(stage, self.counts.get(stage, 0), total)
+
+    def _done(self, stage: str, total: int, record: bool = True) -> None:
+        """One more node of ``stage`` done: progress is told; the record is rewritten when the
+        stage is complete (as often as the level-by-level loop wrote it: each write is synced)."""
+        self.counts[stage] = self.counts.get(stage, 0) + 1
+        self.report(stage, self.counts[stage], total)
+        if record and self.counts[stage] == total:
+            self._record(*self._snapshot())
+
+    def _snapshot(self) -> tuple[dict[str, Bundle], list]:
+        """The bundles made so far in the tree's order, and the groups of the aggregators that ran, each
+        as it was aggregated: a dropped leaf (or an aggregator left with no input) is in no group."""
+        bundles = {name: self.bundles[name] for name in self.nodes if name in self.bundles}
+        groups = [[(name, [m for m in members if m in bundles]) for name, members in level if name in bundles]
+                  for level in self.tree]
+        while groups and not groups[-1]:
+            groups.pop()
+        return bundles, groups
 
     async def solve(self) -> SolveResult:
         config = self.config
@@ -126,78 +157,107 @@ class _Run:
         angle_plan = await plan_angles(self.step, config)
         self.config = config = replace(config, angles=angle_plan.angles)
         rng = random.Random(self.seed)
-        candidates = self._survivors(await self.generate())
-        self._record({c.id: Bundle(c.id, 0, c) for c in candidates}, [])
-        bundles = await self.refute(candidates)
-        candidates = self._survivors(candidates)
-        bundles = {c.id: bundles[c.id] for c in candidates}
-        self._record(bundles, [])
-        current = [c.id for c in candidates]
-        groups_per_level: list[list[tuple[str, list[str]]]] = []
-        clusters: list[list[str]] = []
-        swapped: list[str] = []
-        for level, width in enumerate(self.config.widths[1:], start=1):
-            groups = draw_groups(current, width, self.config.k, rng)
-            if level == 1 and self.config.cover_strategies:
-                clusters = strategy_clusters({c.id: c.strategy for c in candidates})
-                swapped = cover_clusters(groups, clusters, rng)
-            names = [f"A{level}.{i}" for i in range(width)]
-            groups_per_level.append(list(zip(names, groups)))
-            await self.aggregate_level(level, names, groups, bundles)
-            current = names
-            self._record(bundles, groups_per_level)
-        root = bundles[current[0]]
+        leaves = [f"L{i}" for i in range(config.leaves)]
+        loop = asyncio.get_running_loop()
+        self.nodes = {name: loop.create_future() for name in leaves + sum(aggregator_names(config.widths), [])}
+        async with asyncio.TaskGroup() as group:
+            for i in range(config.leaves):
+                group.create_task(self.leaf_node(i))
+            if config.cover_strategies:
+                group.create_task(self.draw_when_the_leaves_settle(group, rng))
+            else:
+                self.start_aggregators(group, draw_tree(leaves, config.widths, config.k, rng))
+        root = self.root()
+        self._before_call("final refutation", config.final_refuters)
         final = await refute_root(self.step, root, config.final_refuters, self.report)
+        return self.result(root, final, angle_plan)
+
+    def start_aggregators(self, group: asyncio.TaskGroup, tree: list) -> None:
+        self.tree = tree
+        for level, drawn in enumerate(tree, start=1):
+            for name, members in drawn:
+                group.create_task(self.aggregator_node(name, level, members))
+
+    async def draw_when_the_leaves_settle(self, group: asyncio.TaskGroup, rng: random.Random) -> None:
+        """Covering the strategy clusters needs every leaf's strategy, so in that mode the tree is
+        drawn once every leaf is made and refuted (or dropped); refuters still start at once."""
+        settled = [await self.nodes[f"L{i}"] for i in range(self.config.leaves)]
+        strategies = {b.id: b.candidate.strategy for b in settled if b is not None}
+
+        def cover(groups: list[list[str]]) -> None:
+            for members in groups:  # a dropped leaf is left out of the groups that drew it
+                members[:] = [m for m in members if m in strategies]
+            self.clusters = strategy_clusters(strategies)
+            self.swapped = cover_clusters(groups, self.clusters, rng)
+
+        leaves = [f"L{i}" for i in range(self.config.leaves)]
+        self.start_aggregators(group, draw_tree(leaves, self.config.widths, self.config.k, rng, cover))
+
+    def root(self) -> Bundle:
+        """The tree's root; no root (every candidate dropped) ends the run as incomplete."""
+        root = self.nodes[self.tree[-1][0][0]].result() if self.tree else None
+        if root is None:
+            self._record({}, [])
+            raise RunIncomplete(dropped_summary(self.dropped, self.config.leaves))
+        return root
+
+    def result(self, root: Bundle, final: FinalRefutation, angle_plan: AnglePlan) -> SolveResult:
+        """The root, everything under it, and what the final round and the angle planner did."""
+        bundles, groups = self._snapshot()
         reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})
                          if bundles[n].level == 0)
-        return SolveResult(root, bundles, groups_per_level, reached, self.step.usage, self.seed, clusters, swapped,
+        return SolveResult(root, bundles, groups, reached, self.step.usage, self.seed, self.clusters, self.swapped,
                            list(self.dropped), final, angle_plan)
 
-    async def generate(self) -> list[Candidate]:
-        """N leaves, each from a different angle; a leaf whose call failed is dropped (recorded)."""
-        leaves = self.config.leaves
-        done = 0
+    async def leaf_node(self, i: int) -> None:
+        """Leaf ``i``: its candidate, then its refuters the moment it is ready."""
+        self._before_call("generating", self.config.leaves)
+        candidate = await self.generate_one(i)
+        bundle = None
+        if candidate is not None:
+            self.bundles[candidate.id] = Bundle(candidate.id, 0, candidate)
+        self._done("generating", self.config.leaves)
+        if candidate is not None:
+            bundle = await self.refute_node(candidate)
+        self.nodes[f"L{i}"].set_result(bundle)
+        self.settled += 1
+        if self.settled == self.config.leaves:
+            self._record(*self._snapshot())
 
-        async def one(i: int) -> Candidate | None:
-            nonlocal done
-            candidate = await self.generate_one(i)
-            done += 1
-            self.report("generating", done, leaves)
-            return candidate
-
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(one(i)) for i in range(leaves)]
-        return [t.result() for t in tasks if t.result() is not None]
-
-    async def refute(self, candidates: list[Candidate]) -> dict[str, Bundle]:
-        """R adversarial reviewers per candidate; critiques attach to their candidate."""
+    async def refute_node(self, candidate: Candidate) -> Bundle | None:
+        """R adversarial reviewers of one candidate; their critiques attach to it (in referee order).
+        One failed refutation drops the candidate: unrefuted is not the same as unread."""
         per_candidate = self.config.refuters_per_candidate
-        total = len(candidates) * per_candidate
-        done = 0
 
-        async def one(candidate: Candidate, r: int) -> list[Critique]:
-            nonlocal done
+        def planned() -> int:
+            return (self.config.leaves - sum(d.stage == "generation" for d in self.dropped)) * per_candidate
+
+        async def one(r: int) -> list[Critique] | None:
+            self._before_call("refuting", planned())
             critiques = await self.refute_one(candidate, r)
-            done += 1
-            self.report("refuting", done, total)
-            return critiques or []
+            self._done("refuting", planned(), record=False)  # recorded once the leaves are settled
+            return critiques
 
         async with asyncio.TaskGroup() as group:
-            refutations = {(c.id, r): group.create_task(one(c, r)) for c in candidates for r in range(per_candidate)}
-        return {c.id: Bundle(c.id, 0, c, [crit for r in range(per_candidate)
-                                          for crit in refutations[(c.id, r)].result()])
-                for c in candidates}
+            refutations = [group.create_task(one(r)) for r in range(per_candidate)]
+        if any(d.candidate == candidate.id for d in self.dropped):
+            del self.bundles[candidate.id]
+            return None
+        bundle = Bundle(candidate.id, 0, candidate, [c for task in refutations for c in task.result()])
+        self.bundles[candidate.id] = bundle
+        return bundle
 
-    async def aggregate_level(self, level: int, names: list[str], groups: list[list[str]],
-                              bundles: dict[str, Bundle]) -> None:
-        """One level of the overlapping random-sampling tree; its bundles are added to ``bundles``."""
-        self.report(f"aggregating level {level} of {len(self.config.widths) - 1}", 0, len(names))
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(self.aggregate_one(n, level, [bundles[m] for m in g]))
-                     for n, g in zip(names, groups)]
-        for task in tasks:
-            bundle = task.result()
-            bundles[bundle.id] = bundle
+    async def aggregator_node(self, name: str, level: int, members: list[str]) -> None:
+        """Aggregator ``name`` once the bundles it drew are ready (a dropped one is left out; with
+        none left it is skipped, and its own parents do without it)."""
+        inputs = [bundle for bundle in [await self.nodes[m] for m in members] if bundle is not None]
+        stage, bundle = f"aggregating level {level} of {len(self.config.widths) - 1}", None
+        if inputs:
+            self._before_call(stage, self.config.widths[level])
+            bundle = await self.aggregate_one(name, level, inputs)
+            self.bundles[name] = bundle
+        self._done(stage, self.config.widths[level])
+        self.nodes[name].set_result(bundle)
 
     # One node of the run each: the orchestration above decides when they run, these what they do.
 

@@ -125,7 +125,8 @@ def _run(argv: list[str] | None) -> int:
         else:
             for item in plan:
                 waits = ", ".join(item["waits_on"]) if item["waits_on"] else "nothing"
-                print(f"{item['generation']}. {item['id']} [{item['status']}] {item['file']}:{item['line']} "
+                status = f"draft of run {item['draft_run'] or '?'}" if item.get("draft") else item["status"]
+                print(f"{item['generation']}. {item['id']} [{status}] {item['file']}:{item['line']} "
                       f"- waits on: {waits}")
         return 0
     return 2

@@ -98,3 +98,82 @@ def test_the_finding_stands_on_the_marker_and_names_the_run(drafted, capsys):
     code, out, _ = run(capsys, "check", str(drafted))
     assert "colosseum/draft-proof" in out and code == 0
     assert "relies on the model's draft `lem:a`" in out
+
+
+# ---- accept and reject -----------------------------------------------------------------------
+@pytest.fixture
+def reviewer(monkeypatch, tmp_path_factory) -> str:
+    """git's user.name, from a config of the test's own (the machine's is not read)."""
+    config = tmp_path_factory.mktemp("git") / "gitconfig"
+    config.write_text("[user]\n\tname = Ada Author\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return "Ada Author"
+
+
+def catalog_entries(project: Path) -> dict[str, str]:
+    return {p.stem: p.read_text(encoding="utf-8") for p in sorted((project / "knowledge").glob("*.md"))}
+
+
+def write_run(project: Path, critiques: list[dict]) -> None:
+    folder = project / ".colosseum" / "runs" / RUN
+    folder.mkdir(parents=True)
+    bundles = {"L0-1": {"level": 0, "strategy": "a leaf", "critiques": [{"severity": "fatal", "kind": "gap",
+                                                                         "quote": "leaf", "explanation": "gone"}]},
+               "R": {"level": 2, "strategy": "induction on n", "critiques": critiques}}
+    (folder / "run.json").write_text(json.dumps({"label": "lem:a", "status": "done", "bundles": bundles}),
+                                     encoding="utf-8")
+
+
+def test_accept_removes_only_the_marker_and_records_a_persons_review(drafted, reviewer, capsys):
+    code, out, _ = run(capsys, "draft", "accept", str(drafted), "--label", "lem:a")
+    assert code == 0
+    assert (drafted / "main.tex").read_text(encoding="utf-8") == paper(DRAFT.replace(f" % colosseum: draft {RUN}", ""))
+    assert "main.tex:8" in out and "accepted the draft of `lem:a`" in out and RUN in out
+    [(entry_id, text)] = catalog_entries(drafted).items()
+    assert f"`{entry_id}`" in out
+    assert "reviewed_by: person" in text and f"reviewer: {reviewer}" in text and f"run: {RUN}" in text
+    code, _, _ = run(capsys, "knowledge", "check", str(drafted))
+    assert code == 0  # the entry validates against knowledge/schema.json
+    index = ProjectIndex.open(drafted)
+    assert (index.graph.status["lem:a"], index.graph.status["thm:b"]) == ("proved", "proved")
+
+
+def test_accept_of_a_marker_on_its_own_line_removes_the_line(make_project, tmp_path, reviewer, capsys):
+    alone = DRAFT.replace(f" % colosseum: draft {RUN}\n", f"\n  % colosseum: draft {RUN}\n")
+    project = make_project(tmp_path, {"main.tex": paper(alone)})
+    assert run(capsys, "draft", "accept", str(project), "--label", "lem:a")[0] == 0
+    assert (project / "main.tex").read_text(encoding="utf-8") == paper(DRAFT.replace(f" % colosseum: draft {RUN}", ""))
+
+
+def test_reject_removes_the_proof_and_records_the_runs_surviving_critiques(drafted, reviewer, capsys):
+    write_run(drafted, [{"severity": "major", "kind": "gap", "quote": "Because of B.", "explanation": "B is not shown"},
+                        {"severity": "fatal", "kind": "error", "quote": "Because", "explanation": "circular"}])
+    code, out, _ = run(capsys, "draft", "reject", str(drafted), "--label", "lem:a")
+    assert code == 0
+    assert (drafted / "main.tex").read_text(encoding="utf-8") == paper("")
+    assert "rejected the draft of `lem:a`" in out and "removed its proof (3 lines)" in out
+    [(entry_id, text)] = catalog_entries(drafted).items()
+    assert entry_id.startswith("failed-lem-a-induction-on-n") and f"`{entry_id}`" in out
+    # the worst survivor first, the others as further failures; the leaf's resolved critique is not there
+    assert "critique: 'fatal error: circular'" in text and "major gap: B is not shown" in text
+    assert "gone" not in text and "Because of B." in text and "author: Ada Author" in text
+    assert run(capsys, "knowledge", "check", str(drafted))[0] == 0
+    index = ProjectIndex.open(drafted)
+    assert index.graph.status["lem:a"] == "obligation"
+
+
+def test_reject_without_a_run_folder_still_records_the_rejection(drafted, reviewer, capsys):
+    assert run(capsys, "draft", "reject", str(drafted), "--label", "lem:a")[0] == 0
+    [text] = catalog_entries(drafted).values()
+    assert "kind: failed-route" in text and "rejected by Ada Author" in text
+
+
+def test_a_claim_without_a_draft_is_refused_and_nothing_changes(make_project, tmp_path, capsys):
+    own = paper(DRAFT.replace(f" % colosseum: draft {RUN}", ""))
+    project = make_project(tmp_path, {"main.tex": own})
+    for label in ("lem:a", "lem:none"):
+        code, _, err = run(capsys, "draft", "accept", str(project), "--label", label)
+        assert code == 2 and label in err
+    assert (project / "main.tex").read_text(encoding="utf-8") == own
+    assert not (project / "knowledge").exists()

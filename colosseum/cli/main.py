@@ -14,7 +14,8 @@ from colosseum import __version__
 # subcommands that live in their own module: each has add_arguments(subparsers), which gives its
 # parser a default ``run(args) -> exit code``. Building the parser imports all of them, so they
 # import their engine (asyncio, the model layer) inside ``run``: `colosseum check` starts fast.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.review", "colosseum.cli.lean", "colosseum.cli.research")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.review", "colosseum.cli.lean", "colosseum.cli.research",
+                                      "colosseum.cli.drafts")
 
 
 def _parser() -> argparse.ArgumentParser:

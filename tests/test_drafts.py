@@ -177,3 +177,13 @@ def test_a_claim_without_a_draft_is_refused_and_nothing_changes(make_project, tm
         assert code == 2 and label in err
     assert (project / "main.tex").read_text(encoding="utf-8") == own
     assert not (project / "knowledge").exists()
+
+
+def test_a_section_holding_a_draft_reads_draft_unless_it_holds_worse(make_project, tmp_path):
+    body = "\\section{One}\\label{sec:one}\n" + LEMMA + DRAFT + "\\section{Two}\\label{sec:two}\n" + THEOREM
+    index = ProjectIndex.open(make_project(tmp_path, {"main.tex": PREAMBLE + body + "\\end{document}\n"}))
+    assert (index.graph.status["sec:one"], index.graph.status["sec:two"]) == ("draft", "conditional")
+    open_lemma = "\\begin{lemma}\\label{lem:o}\\obligation\nO.\n\\end{lemma}\n"
+    index = ProjectIndex.open(make_project(tmp_path / "worse", {
+        "main.tex": PREAMBLE + body.replace("\\section{Two}", open_lemma + "\\section{Two}") + "\\end{document}\n"}))
+    assert index.graph.status["sec:one"] == "obligation"

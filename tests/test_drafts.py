@@ -80,6 +80,7 @@ def test_dag_and_obligations_json_carry_the_draft_and_its_run(drafted, capsys):
     assert (nodes["lem:a"]["draft"], nodes["lem:a"]["draft_run"]) == (True, RUN)
     assert "draft" not in nodes["thm:b"] and nodes["thm:b"]["status"] == "conditional"
     code, out, _ = run(capsys, "obligations", str(drafted), "--format", "json")
+    assert json.loads(out)["schema_version"] == 1
     [item] = json.loads(out)["obligations"]
     assert (item["id"], item["status"], item["draft"], item["draft_run"]) == ("lem:a", "draft", True, RUN)
     _, out, _ = run(capsys, "obligations", str(drafted))

@@ -10,6 +10,7 @@ import os
 import sys
 
 from colosseum import __version__
+from colosseum.core.output_schema import SCHEMA_VERSION
 
 # subcommands that live in their own module: each has add_arguments(subparsers), which gives its
 # parser a default ``run(args) -> exit code``. Building the parser imports all of them, so they
@@ -120,7 +121,7 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "obligations":
         plan = export.obligation_plan(index)
         if args.format == "json":
-            print(json.dumps({"obligations": plan}, indent=2, ensure_ascii=False))
+            print(json.dumps({"schema_version": SCHEMA_VERSION, "obligations": plan}, indent=2, ensure_ascii=False))
         elif not plan:
             print("no obligations (mark a claim with \\obligation or a line `% colosseum: obligation`)")
         else:

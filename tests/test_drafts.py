@@ -188,3 +188,18 @@ def test_a_section_holding_a_draft_reads_draft_unless_it_holds_worse(make_projec
     index = ProjectIndex.open(make_project(tmp_path / "worse", {
         "main.tex": PREAMBLE + body.replace("\\section{Two}", open_lemma + "\\section{Two}") + "\\end{document}\n"}))
     assert index.graph.status["sec:one"] == "obligation"
+
+
+def test_model_review_is_proof_reviewed_by_model_and_acceptance_adds_the_persons(tmp_path, reviewer):
+    from colosseum.catalog.curator import record_reviewed_proof
+    from colosseum.catalog.reviews import record_draft_accepted
+    from colosseum.catalog.store import load_catalog, read_entry
+
+    catalog = tmp_path / "knowledge"
+    first = record_reviewed_proof(catalog, "lem:a", "A holds.", "passed its local review", "draft.tex", RUN, "m")
+    second = record_draft_accepted(catalog, "lem:a", "A holds.", RUN, reviewer, "main.tex:5")
+    assert first == second  # the same observation gains the person's review
+    entry = load_catalog(catalog, with_starter=False).entries[first]
+    assert [(e["type"], e["reviewed_by"], e.get("reviewer")) for e in entry.data["evidence"]] == \
+        [("proof", "model", None), ("proof", "person", reviewer)]
+    assert read_entry(entry.file)[1] == []  # valid against knowledge/schema.json

@@ -131,6 +131,7 @@ def test_accept_removes_only_the_marker_and_records_a_persons_review(drafted, re
     assert code == 0
     assert (drafted / "main.tex").read_text(encoding="utf-8") == paper(DRAFT.replace(f" % colosseum: draft {RUN}", ""))
     assert "main.tex:8" in out and "accepted the draft of `lem:a`" in out and RUN in out
+    assert f"- % colosseum: draft {RUN}\n" in out
     [(entry_id, text)] = catalog_entries(drafted).items()
     assert f"`{entry_id}`" in out
     assert "reviewed_by: person" in text and f"reviewer: {reviewer}" in text and f"run: {RUN}" in text
@@ -154,6 +155,7 @@ def test_reject_removes_the_proof_and_records_the_runs_surviving_critiques(draft
     assert code == 0
     assert (drafted / "main.tex").read_text(encoding="utf-8") == paper("")
     assert "rejected the draft of `lem:a`" in out and "removed its proof (3 lines)" in out
+    assert "- \\begin{proof} % colosseum" in out and "- Because of B.\n- \\end{proof}\n" in out
     [(entry_id, text)] = catalog_entries(drafted).items()
     assert entry_id.startswith("failed-lem-a-induction-on-n") and f"`{entry_id}`" in out
     # the worst survivor first, the others as further failures; the leaf's resolved critique is not there

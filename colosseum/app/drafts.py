@@ -48,9 +48,10 @@ def find_draft(index, label: str) -> Claim:
     return claim
 
 
-def draft_at(index, path: Path, line: int) -> Claim | None:
-    """The claim whose draft proof begins or carries its marker on ``line`` (0-based) of ``path``."""
-    for claim in index.claims.values():
+def draft_at(view, path: Path, line: int) -> Claim | None:
+    """The claim whose draft proof begins or carries its marker on ``line`` (0-based) of ``path``;
+    ``view`` is anything holding ``claims`` (an index, or a snapshot of one)."""
+    for claim in view.claims.values():
         proof = claim.proof
         if proof is None or proof.draft_run is None or proof.file != path:
             continue

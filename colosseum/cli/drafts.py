@@ -36,7 +36,7 @@ def run_draft(args) -> int:
         print(f"colosseum: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print(decision.change.summary)
-    for line in decision.change.removed.strip("\n").splitlines():
+    for line in decision.change.removed.strip().splitlines():
         print(f"- {line}")  # what was taken out, as a diff shows it
     kind = "the person's review" if args.action == "accept" else "the failed route"
     print(f"catalog: {kind} recorded as `{decision.entry}`")

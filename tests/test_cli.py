@@ -93,7 +93,7 @@ def test_check_json_schema(broken, capsys):
     code, out, _ = run(capsys, "check", str(broken), "--format", "json")
     assert code == 1
     data = json.loads(out)
-    assert set(data) == {"diagnostics"}
+    assert set(data) == {"schema_version", "diagnostics"} and data["schema_version"] == 1
     records = data["diagnostics"]
     assert records
     for rec in records:
@@ -153,7 +153,7 @@ def test_dag_json_schema(broken, capsys):
     code, out, _ = run(capsys, "dag", str(broken), "--format", "json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"nodes", "edges"}
+    assert set(data) == {"schema_version", "nodes", "edges"} and data["schema_version"] == 1
     for node in data["nodes"]:
         assert set(node) == {"id", "kind", "title", "file", "line", "status", "formal", "lean_checked"}
         assert node["status"] in ("proved", "open", "obligation", "conditional")

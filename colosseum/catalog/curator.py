@@ -85,7 +85,7 @@ def record_run_outcome(directory: Path, label: str, statement: str, result, run_
                 "description": f"Proof written by {model} in run {run_id}: {refuted} candidate proofs were each "
                                f"attacked by refuters and merged by aggregation; critiques left on the final "
                                f"proof: {minor}. Not yet read by a person.",
-                "artifact": report}
+                "artifact": report, "reviewed_by": "model"}
     written.append(_add_evidence(directory, label, statement, evidence, run_id, model))
     return written
 
@@ -95,7 +95,8 @@ def record_reviewed_proof(directory: Path, label: str, statement: str, descripti
     """An observation that ``label`` has a proof checked by model review (e.g. a lemma of a research
     draft that passed its local review); ``artifact`` is where the proof is, relative to the project."""
     return _add_evidence(directory, label, statement, {"type": "proof", "description": description,
-                                                         "artifact": artifact}, run_id, model)
+                                                         "artifact": artifact, "reviewed_by": "model"},
+                         run_id, model)
 
 
 def _add_evidence(directory: Path, label: str, statement: str, evidence: dict, run_id: str, model: str) -> str:

@@ -30,7 +30,10 @@ def _unsettled_kind(view: BuildView, node: str) -> str:
     """What a conditional proof rests on: an open obligation, a conjecture-like claim, or a claim
     with no proof."""
     claim = view.claims.get(node)
-    if claim is None or claim.obligation or (claim.proof is not None and claim.proof.obligation):
+    proof = claim.proof if claim is not None else None
+    if proof is not None and proof.draft_run is not None and proof.has_content and not proof.obligation:
+        return "model's draft"  # an obligation a model has answered: a person has yet to accept it
+    if claim is None or claim.obligation or (proof is not None and proof.obligation):
         return "open obligation"
     if claim.role == "conjecture":
         return f"unproved {claim.kind}"

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from colosseum.checks.claims import LeanMarks, UnusedLabels
 from colosseum.checks.cycles import Cycles
+from colosseum.checks.drafts import DraftProofs
 from colosseum.checks.family import Family
 from colosseum.checks.inputs import InputProblems
 from colosseum.checks.obligations import Obligations
@@ -27,4 +28,5 @@ FAMILIES: tuple[Callable[[], Family], ...] = (
     Obligations,  # conditional on an open obligation
     UnusedLabels,
     LeanMarks,
+    DraftProofs,  # a model's proof waiting for a person's decision
 )

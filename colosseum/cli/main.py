@@ -10,11 +10,13 @@ import os
 import sys
 
 from colosseum import __version__
+from colosseum.core.output_schema import SCHEMA_VERSION
 
 # subcommands that live in their own module: each has add_arguments(subparsers), which gives its
 # parser a default ``run(args) -> exit code``. Building the parser imports all of them, so they
 # import their engine (asyncio, the model layer) inside ``run``: `colosseum check` starts fast.
-SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.review", "colosseum.cli.lean", "colosseum.cli.research")
+SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.review", "colosseum.cli.lean", "colosseum.cli.research",
+                                      "colosseum.cli.drafts")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -119,13 +121,14 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "obligations":
         plan = export.obligation_plan(index)
         if args.format == "json":
-            print(json.dumps({"obligations": plan}, indent=2, ensure_ascii=False))
+            print(json.dumps({"schema_version": SCHEMA_VERSION, "obligations": plan}, indent=2, ensure_ascii=False))
         elif not plan:
             print("no obligations (mark a claim with \\obligation or a line `% colosseum: obligation`)")
         else:
             for item in plan:
                 waits = ", ".join(item["waits_on"]) if item["waits_on"] else "nothing"
-                print(f"{item['generation']}. {item['id']} [{item['status']}] {item['file']}:{item['line']} "
+                status = f"draft of run {item['draft_run'] or '?'}" if item.get("draft") else item["status"]
+                print(f"{item['generation']}. {item['id']} [{status}] {item['file']}:{item['line']} "
                       f"- waits on: {waits}")
         return 0
     return 2

@@ -108,11 +108,26 @@ class Proof:
     obligation: bool = False
     rel_spans: tuple[int, int, int, int] = (0, 0, 0, 0)  # \begin{proof}, \end{proof}: relative to the anchor
     anchor: object = field(default=None, repr=False, compare=False)
+    # a model's draft (``% colosseum: draft <run-id>`` on its first line): the run id ("" when the
+    # marker names none), None for the author's own proof; and where the marker is, like rel_spans
+    draft_run: str | None = None
+    rel_draft: tuple[int, int] = (-1, -1)
 
     @property
     def spans(self) -> tuple[int, int, int, int]:
         """Offsets of \\begin{proof} and \\end{proof} in the file's current text."""
         return _moved_with(self.anchor, self.rel_spans)
+
+    @property
+    def is_draft(self) -> bool:
+        return self.draft_run is not None
+
+    @property
+    def draft_location(self) -> Location | None:
+        """The draft marker comment, or None for a proof that is not a draft."""
+        if self.draft_run is None or self.rel_draft[0] < 0:
+            return None
+        return Location(self.file, self.anchor.range(self.rel_draft[0], self.rel_draft[1]))
 
     @property
     def location(self) -> Location:

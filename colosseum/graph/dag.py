@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import networkx
 
 DEPENDENCY_KINDS = ("statement-uses", "proof-uses")
-STATUSES = ("proved", "open", "obligation", "conditional", "formal")
+STATUSES = ("proved", "open", "obligation", "conditional", "formal", "draft")
 
 
 class DependencyGraph:

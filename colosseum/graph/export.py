@@ -7,15 +7,17 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from colosseum.core.output_schema import SCHEMA_VERSION
 from colosseum.core.structure import Diagnostic
 
 if TYPE_CHECKING:
     from colosseum.graph.view import DrawnProject as ProjectIndex  # what a drawing reads of the index
 
 # the drawings colour a claim Lean has checked apart ("formal"); in the JSON its status is "proved"
-# (the status values are public: proved, open, obligation, conditional) and "lean_checked" is true
+# (the status values are public and may grow: proved, open, obligation, conditional, draft) and
+# "lean_checked" is true
 STATUS_COLOURS = {"proved": "#2e7d32", "open": "#9e9e9e", "obligation": "#c62828", "conditional": "#ef6c00",
-                 "formal": "#1565c0"}
+                 "formal": "#1565c0", "draft": "#8e24aa"}
 
 
 def drawn_status(node: dict) -> str:
@@ -43,7 +45,8 @@ def diagnostics_text(index: "ProjectIndex", diagnostics: list[Diagnostic]) -> st
 
 
 def diagnostics_json(index: "ProjectIndex", diagnostics: list[Diagnostic]) -> str:
-    return json.dumps({"diagnostics": [diagnostic_record(index, d) for d in diagnostics]}, indent=2, ensure_ascii=False)
+    return json.dumps({"schema_version": SCHEMA_VERSION, "diagnostics": [diagnostic_record(index, d) for d in diagnostics]},
+                      indent=2, ensure_ascii=False)
 
 
 def node_records(index: "ProjectIndex") -> list[dict]:
@@ -55,12 +58,23 @@ def node_records(index: "ProjectIndex") -> list[dict]:
                       "lean_checked": False})
     for cid, claim in index.claims.items():
         checked = graph.status[cid] == "formal"
-        nodes.append({"id": cid, "kind": claim.kind, "title": claim.title, "file": index.relative(claim.file),
-                      "line": claim.location.range.start.line + 1, "status": "proved" if checked else graph.status[cid],
-                      # the author's marks, as blueprints mean them; what Lean checked is lean_checked
-                      "formal": bool(claim.leanok or claim.mathlibok), "lean_checked": checked})
+        record = {"id": cid, "kind": claim.kind, "title": claim.title, "file": index.relative(claim.file),
+                  "line": claim.location.range.start.line + 1, "status": "proved" if checked else graph.status[cid],
+                  # the author's marks, as blueprints mean them; what Lean checked is lean_checked
+                  "formal": bool(claim.leanok or claim.mathlibok), "lean_checked": checked}
+        record.update(draft_fields(claim))
+        nodes.append(record)
     nodes.sort(key=lambda n: (n["file"], n["line"], n["id"]))
     return nodes
+
+
+def draft_fields(claim) -> dict:
+    """``"draft": true`` and ``"draft_run"`` for a claim whose proof is a model's draft (its marker,
+    colosseum.latex.draft_marker), nothing for any other: the fields are added, never changed."""
+    proof = claim.proof
+    if proof is None or proof.draft_run is None:
+        return {}
+    return {"draft": True, "draft_run": proof.draft_run}
 
 
 def dag_json(index: "ProjectIndex") -> str:
@@ -69,7 +83,7 @@ def dag_json(index: "ProjectIndex") -> str:
     # one node or edge per line: readable, and json's C encoder (indent= would use the slow one)
     nodes = ",\n".join(json.dumps(n, ensure_ascii=False) for n in node_records(index))
     lines = ",\n".join(json.dumps(e, ensure_ascii=False) for e in edges)
-    return '{"nodes": [\n' + nodes + '\n],\n"edges": [\n' + lines + "\n]}"
+    return f'{{"schema_version": {SCHEMA_VERSION},\n"nodes": [\n' + nodes + '\n],\n"edges": [\n' + lines + "\n]}"
 
 
 def _quote(text: str) -> str:
@@ -119,10 +133,13 @@ def obligation_plan(index: "ProjectIndex") -> list[dict]:
             node in index.sections and index.sections[node].obligation)
         if not is_obligation:
             continue
-        waits = sorted(a for a in graph.ancestors(node) if graph.status.get(a) in ("open", "obligation"))
+        waits = sorted(a for a in graph.ancestors(node) if graph.status.get(a) in ("open", "obligation", "draft"))
         item = index.claims.get(node) or index.sections.get(node)
-        plan.append({"id": node, "status": status, "generation": order.get(node, 0) + 1,
-                     "file": index.relative(item.file), "line": item.location.range.start.line + 1,
-                     "waits_on": waits})
+        entry = {"id": node, "status": status, "generation": order.get(node, 0) + 1,
+                 "file": index.relative(item.file), "line": item.location.range.start.line + 1,
+                 "waits_on": waits}
+        if node in index.claims:
+            entry.update(draft_fields(index.claims[node]))
+        plan.append(entry)
     plan.sort(key=lambda p: (p["generation"], p["file"], p["line"]))
     return plan

@@ -1,8 +1,8 @@
 """What the dependency graph concludes about its nodes: each one's status, and which sit on a circle.
 
-A claim's own status (its base) follows from the claim alone: formal, proved, open or an
-obligation. A proof that rests, along proof-uses edges, on an open claim or an obligation is
-conditional; a section's status summarises what it holds. When a graph is made from the last
+A claim's own status (its base) follows from the claim alone: formal, proved, draft (a model's
+proof no person has accepted yet), open or an obligation. A proof that rests, along proof-uses
+edges, on an open claim, an obligation or a draft is conditional; a section's status summarises what it holds. When a graph is made from the last
 one (colosseum.graph.update), statuses are computed again for the nodes whose data changed; the
 search for what is conditional on an open obligation runs again only when an obligation, or an
 edge or status on its paths, changed; the circular groups are found again only when an edge
@@ -24,8 +24,11 @@ from colosseum.graph.view import GraphInput
 if TYPE_CHECKING:
     from colosseum.graph.dag import DependencyGraph
 
-ORIGINS = ("obligation", "open")  # what a proof resting on is conditional
-_RANK = {"obligation": 3, "open": 2, "conditional": 1}  # what a section's status summarises, worst first
+# what a proof resting on is conditional: a model's draft too, until a person accepts it
+ORIGINS = ("obligation", "open", "draft")
+# what a section's status summarises, worst first: a draft has a proof (better than open) that no
+# person has read (worse than a proof that merely rests on something unsettled)
+_RANK = {"obligation": 4, "open": 3, "draft": 2, "conditional": 1}
 
 
 def settle_statuses(graph: DependencyGraph, build: GraphInput) -> None:
@@ -49,7 +52,10 @@ def claim_status(claim: Claim, formal: bool) -> str:
     proof = claim.proof
     if proof is not None and proof.has_content:
         # an \obligation inside the proof: what is there is a sketch, the proof is still owed
-        return "obligation" if proof.obligation else "proved"
+        if proof.obligation:
+            return "obligation"
+        # a model's proof (colosseum.latex.draft_marker) is a draft until a person accepts it
+        return "draft" if proof.draft_run is not None else "proved"
     if claim.obligation:
         return "obligation"
     if claim.needs_proof:
@@ -99,7 +105,7 @@ def summarise_sections(graph: DependencyGraph) -> None:
 
     for sid in parent:
         if base.get(sid) == "obligation":
-            raise_from(sid, 3)
+            raise_from(sid, _RANK["obligation"])
     info = graph._claim_info
     for cid in graph._unsettled:
         rank = _RANK.get(status.get(cid), 0)

@@ -35,3 +35,10 @@ def draft_run(line: str) -> str | None:
     if m is None:
         return None
     return m.group(1) or ""
+
+
+def marker_span(line: str) -> tuple[int, int]:
+    """Where the marker stands in ``line``: (start, end) of the comment from its ``%`` through the
+    run id, or (-1, -1) when there is none (what "Accept draft" removes)."""
+    m = _MARKER.search(line)
+    return (m.start(), m.end()) if m is not None else (-1, -1)

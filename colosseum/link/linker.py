@@ -464,7 +464,8 @@ class _SegmentReading:
         pending = places.take(places.pendings, prec.begin[0] + self.chunk.start, unit) if places is not None else None
         if pending is None:
             spans = prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin)
-            proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation, spans, anchor)
+            proof = Proof(path, prec.named, prec.leanok, prec.has_content, prec.obligation, spans, anchor,
+                          prec.draft_run, prec.draft_span)
             pending = PendingProof(proof, prec.named, fallback, refs, labels, rank,
                                    owner if prec.named is None else None)
         else:  # another root reads the same proof, perhaps with other macros: kept apart,

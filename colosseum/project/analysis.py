@@ -15,6 +15,7 @@ import re
 
 from colosseum.latex.events import Event
 from colosseum.core.source_text import LineIndex
+from colosseum.project.draft_proofs import draft_mark
 from colosseum.project.claim_roles import cites_literature, claim_role, needs_proof  # noqa: F401 (re-exported)
 from colosseum.project.records import (INCOMING, ClaimRec, FileAnalysis, LabelRec, ProofRec, RefRec,  # noqa: F401 (re-exported)
                                        SectionRec, ThmDecl)
@@ -235,6 +236,9 @@ def _open_proof(reading: _Reading, ev: Event, start: int, end: int, carry_to_new
         proof.title = (ev.vstart - reading.base, ev.vend - reading.base)
     if carry_to_new:
         proof.obligation = True
+    mark = draft_mark(reading.text, max(end, proof.title[1] + 1 if proof.title else end))
+    if mark is not None:
+        proof.draft_run, proof.draft_span = mark.run, (mark.start, mark.end)
 
 
 def _read_end(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> bool:

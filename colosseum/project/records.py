@@ -64,6 +64,8 @@ class ProofRec:
     has_content: bool = False
     section: int = INCOMING
     title: tuple[int, int] | None = None  # range of the optional argument [Proof of ...]
+    draft_run: str | None = None  # a model's draft: the run its marker names (colosseum.project.draft_proofs)
+    draft_span: tuple[int, int] = (-1, -1)  # the marker comment
 
 
 @dataclass(slots=True)

@@ -70,6 +70,9 @@ def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
             head += f" (label `{name}` inside it)"
         body = as_text(claim.statement_text, describe)
         facts = f"status: **{status}** · rests on {rests_on} result{'s' if rests_on != 1 else ''}"
+        if claim.proof is not None and claim.proof.draft_run is not None:
+            run = f" from run `{claim.proof.draft_run}`" if claim.proof.draft_run else ""
+            facts += f" · its proof is a model's draft{run}: accept or reject it"
         if claim.lean_decls:
             facts += " · Lean: " + ", ".join(f"`{d}`" for d in claim.lean_decls) + (" ✓" if claim.leanok else "")
         value = f"{head}\n\n{facts}\n\n---\n\n```text\n{body}\n```" + claim_catalog_lines(project, owner)

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 # modules imported by the server at start; each marks what it offers
 FEATURE_MODULES: tuple[str, ...] = ("colosseum_lsp.features.catalog_view", "colosseum_lsp.features.lean",
                                     "colosseum_lsp.features.review", "colosseum_lsp.features.research",
-                                    "colosseum_lsp.features.drafts")
+                                    "colosseum_lsp.features.drafts", "colosseum_lsp.features.draft_review")
 ROLES = "colosseum_roles"  # the attribute holding a function's marks: ((role, argument), ...)
 
 

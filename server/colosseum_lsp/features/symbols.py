@@ -8,7 +8,18 @@ from colosseum.core.structure import Range
 from colosseum_lsp import convert
 from colosseum_lsp.context import FeatureContext
 
-STATUS_MARK = {"proved": "✓ proved", "open": "○ open", "obligation": "● obligation", "conditional": "◐ conditional"}
+STATUS_MARK = {"proved": "✓ proved", "open": "○ open", "obligation": "● obligation", "conditional": "◐ conditional",
+               "draft": "◇ draft", "formal": "✓ formal"}
+
+
+def status_mark(status: str, claim=None) -> str:
+    """The outline's and the lenses' word for a status (a value added later reads as itself); a
+    draft names the run that wrote it."""
+    mark = STATUS_MARK.get(status, status)
+    proof = claim.proof if claim is not None else None
+    if status == "draft" and proof is not None and proof.draft_run:
+        mark += f" (run {proof.draft_run})"
+    return mark
 
 
 def document_symbols(fc: FeatureContext) -> list[types.DocumentSymbol]:
@@ -30,7 +41,7 @@ def document_symbols(fc: FeatureContext) -> list[types.DocumentSymbol]:
         name = f"{snap.kind_name(claim.kind)} {claim.label or ''}".strip()
         if claim.title:
             name += f" ({claim.title})"
-        sym = convert.document_symbol(name, STATUS_MARK[snap.graph.status[cid]],
+        sym = convert.document_symbol(name, status_mark(snap.graph.status[cid], claim),
                                       "definition" if claim.role == "definition" else "claim",
                                       whole, claim.location.range)
         parent = symbols.get(claim.section) if claim.section else None
@@ -48,8 +59,9 @@ def code_lenses(fc: FeatureContext, uri: str) -> list[types.CodeLens]:
         rng = claim.location.range
         uses, used_by = len(graph.pred.get(cid, ())), len(graph.succ.get(cid, ()))
         status = graph.status[cid]
-        lenses.append(convert.code_lens(rng, f"{STATUS_MARK[status]} · uses {uses} · used by {used_by}",
+        lenses.append(convert.code_lens(rng, f"{status_mark(status, claim)} · uses {uses} · used by {used_by}",
                                         "colosseum.showDependencyGraph", [uri]))
-        if status == "obligation" or (claim.obligation and status != "proved"):
+        # a draft has its answer: it waits for the author's decision (draft_review), not a new solve
+        if status == "obligation" or (claim.obligation and status not in ("proved", "draft")):
             lenses.append(convert.code_lens(rng, "Solve obligation", "colosseum.solveObligation", [uri, cid]))
     return lenses

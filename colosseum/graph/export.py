@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.structure import Diagnostic
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ def diagnostics_text(index: "ProjectIndex", diagnostics: list[Diagnostic]) -> st
 
 
 def diagnostics_json(index: "ProjectIndex", diagnostics: list[Diagnostic]) -> str:
-    return json.dumps({"diagnostics": [diagnostic_record(index, d) for d in diagnostics]}, indent=2, ensure_ascii=False)
+    return json.dumps({"schema_version": SCHEMA_VERSION, "diagnostics": [diagnostic_record(index, d) for d in diagnostics]},
+                      indent=2, ensure_ascii=False)
 
 
 def node_records(index: "ProjectIndex") -> list[dict]:
@@ -69,7 +71,7 @@ def dag_json(index: "ProjectIndex") -> str:
     # one node or edge per line: readable, and json's C encoder (indent= would use the slow one)
     nodes = ",\n".join(json.dumps(n, ensure_ascii=False) for n in node_records(index))
     lines = ",\n".join(json.dumps(e, ensure_ascii=False) for e in edges)
-    return '{"nodes": [\n' + nodes + '\n],\n"edges": [\n' + lines + "\n]}"
+    return '{"schema_version": ' + str(SCHEMA_VERSION) + ', "nodes": [\n' + nodes + '\n],\n"edges": [\n' + lines + "\n]}"
 
 
 def _quote(text: str) -> str:

@@ -131,3 +131,27 @@ def test_a_claim_that_is_no_obligation_is_bad_input_exit_2(tmp_path):
         assert refused.returncode == 2 and "`lem:edge-degree` is not an obligation" in refused.stderr
         assert refused.stdout == ""
     assert missing.returncode == 2 and "no claim `lem:nowhere`" in missing.stderr
+
+
+def test_each_way_a_solve_ends_has_its_exit_code():
+    from colosseum.app.solve import SolveOutcome
+    from colosseum.app.stops import StopReason
+    from colosseum.loops.inner.records import Bundle, Candidate, Critique, InnerLoopConfig, SolveResult
+    from colosseum.models import Usage
+
+    def finished(*severities: str) -> SolveResult:
+        critiques = [Critique(f"c{i}", s, "gap", "q", "why") for i, s in enumerate(severities)]
+        root = Bundle("root", 3, Candidate("root", "By counting."), critiques)
+        return SolveResult(root, {"root": root}, [], [], Usage(), seed=1)
+
+    def outcome(result=None, stop=None) -> SolveOutcome:
+        return SolveOutcome("lem:x", "", "m", InnerLoopConfig(), Path("runs/r1"), result, stop)
+
+    ends = {"unrefuted": outcome(finished("minor", "minor")), "refuted": outcome(finished("minor", "major")),
+            "budget": outcome(stop=StopReason("budget-reached")), "failed": outcome(stop=StopReason("incomplete")),
+            "cancelled": outcome(stop=StopReason("cancelled")), "refused": outcome(stop=StopReason("refused"))}
+    assert {name: (o.verdict, o.exit_code) for name, o in ends.items()} == {
+        "unrefuted": ("unrefuted", 0), "refuted": ("refuted", 3), "budget": ("incomplete", 1),
+        "failed": ("incomplete", 1), "cancelled": ("incomplete", 130), "refused": ("incomplete", 2)}
+    assert ends["refuted"].proof_environment == "\\begin{proof} % colosseum: draft r1\nBy counting.\n\\end{proof}"
+    assert ends["budget"].proof_environment is None

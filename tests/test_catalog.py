@@ -138,3 +138,15 @@ def test_the_example_project_catalog_has_all_four_kinds_and_is_valid():
     assert {e.kind for e in project} == {"result", "failed-route", "literature", "observation"}
     labels = {label for e in project for label in e.links.get("labels", [])}
     assert {"lem:mono-prob", "lem:resampling", "thm:lll", "thm:main"} <= labels
+
+
+def test_a_proofs_evidence_says_who_reviewed_it_model_or_person(tmp_path):
+    folder = tmp_path / "knowledge"
+    proof_by = "  - type: proof\n    description: 'Read line by line.'\n    reviewed_by: {who}\n    reviewer: 'Ada'\n"
+    for name, who in (("by-model", "model"), ("by-person", "person"), ("by-robot", "robot")):
+        write(folder, name, good(name).replace("strength: computation", proof_by.format(who=who)
+                                               + "strength: computation"))
+    catalog = load_catalog(folder, with_starter=False)
+    flagged = {p.file.stem for p in catalog.problems if "reviewed_by" in f"{p.field} {p.message}"}
+    assert flagged == {"by-robot"}
+    assert catalog.entries["by-person"].data["evidence"][1]["reviewer"] == "Ada"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from colosseum.catalog.store import load_catalog, read_entry
+from colosseum.core.schema_version import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -112,7 +113,7 @@ def test_knowledge_check_exits_1_on_a_malformed_entry(tmp_path):
     ok = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "check", str(tmp_path), "--format", "json"],
                         capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert json.loads(ok.stdout)["entries"] >= 31
+    assert json.loads(ok.stdout)["entries"] >= 31 and json.loads(ok.stdout)["schema_version"] == SCHEMA_VERSION
     write(tmp_path / "knowledge", "typo", good("typo").replace("status: active", "status: maybe"))
     bad = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "check", str(tmp_path)],
                          capture_output=True, text=True, timeout=60)
@@ -121,6 +122,13 @@ def test_knowledge_check_exits_1_on_a_malformed_entry(tmp_path):
     shown = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "show", str(tmp_path), "small-cases",
                             "--format", "json"], capture_output=True, text=True, timeout=60)
     assert json.loads(shown.stdout)["claim"].startswith("The bound holds")
+    assert json.loads(shown.stdout)["schema_version"] == SCHEMA_VERSION
+    listed = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "list", str(tmp_path), "--format", "json"],
+                            capture_output=True, text=True, timeout=60)
+    data = json.loads(listed.stdout)  # an object like every other JSON output, the list under "entries"
+    assert set(data) == {"schema_version", "entries"} and data["schema_version"] == SCHEMA_VERSION
+    assert {"id": "small-cases", "layer": "project"}.items() <= next(
+        e for e in data["entries"] if e["id"] == "small-cases").items()
 
 
 def test_the_example_project_catalog_has_all_four_kinds_and_is_valid():
@@ -130,3 +138,15 @@ def test_the_example_project_catalog_has_all_four_kinds_and_is_valid():
     assert {e.kind for e in project} == {"result", "failed-route", "literature", "observation"}
     labels = {label for e in project for label in e.links.get("labels", [])}
     assert {"lem:mono-prob", "lem:resampling", "thm:lll", "thm:main"} <= labels
+
+
+def test_a_proofs_evidence_says_who_reviewed_it_model_or_person(tmp_path):
+    folder = tmp_path / "knowledge"
+    proof_by = "  - type: proof\n    description: 'Read line by line.'\n    reviewed_by: {who}\n    reviewer: 'Ada'\n"
+    for name, who in (("by-model", "model"), ("by-person", "person"), ("by-robot", "robot")):
+        write(folder, name, good(name).replace("strength: computation", proof_by.format(who=who)
+                                               + "strength: computation"))
+    catalog = load_catalog(folder, with_starter=False)
+    flagged = {p.file.stem for p in catalog.problems if "reviewed_by" in f"{p.field} {p.message}"}
+    assert flagged == {"by-robot"}
+    assert catalog.entries["by-person"].data["evidence"][1]["reviewer"] == "Ada"

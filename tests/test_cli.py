@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from colosseum.cli.main import main
+from colosseum.core.schema_version import SCHEMA_VERSION
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
 LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning|information|hint) "
@@ -93,7 +94,7 @@ def test_check_json_schema(broken, capsys):
     code, out, _ = run(capsys, "check", str(broken), "--format", "json")
     assert code == 1
     data = json.loads(out)
-    assert set(data) == {"schema_version", "diagnostics"} and data["schema_version"] == 1
+    assert set(data) == {"schema_version", "diagnostics"} and data["schema_version"] == SCHEMA_VERSION
     records = data["diagnostics"]
     assert records
     for rec in records:
@@ -153,7 +154,7 @@ def test_dag_json_schema(broken, capsys):
     code, out, _ = run(capsys, "dag", str(broken), "--format", "json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"schema_version", "nodes", "edges"} and data["schema_version"] == 1
+    assert set(data) == {"schema_version", "nodes", "edges"} and data["schema_version"] == SCHEMA_VERSION
     for node in data["nodes"]:
         assert set(node) == {"id", "kind", "title", "file", "line", "status", "formal", "lean_checked"}
         assert node["status"] in ("proved", "open", "obligation", "conditional")
@@ -215,6 +216,7 @@ def test_obligations_in_solve_order(make_project, tmp_path, capsys):
         "\\begin{lemma}\\label{ob:free}\\obligation Independent.\\end{lemma}\n")})
     code, out, _ = run(capsys, "obligations", str(root), "--format", "json")
     assert code == 0
+    assert json.loads(out)["schema_version"] == SCHEMA_VERSION
     plan = json.loads(out)["obligations"]
     ids = [p["id"] for p in plan]
     assert sorted(ids) == ["ob:base", "ob:free", "ob:late"]

@@ -11,6 +11,7 @@ import json
 from colosseum.index import ProjectIndex
 from colosseum.lean import apply_formal, check_lean, claim_results, formal_ids, lean_diagnostics, leanok_insertions
 from colosseum.lean.findings import CODE_CHECKED, CODE_FAILED, CODE_STATEMENT
+from colosseum.core.schema_version import SCHEMA_VERSION
 from test_lean_cli import env_with, paper, run
 from test_lean_engine import lake_double, make_paper  # noqa: F401 - lake_double: a fixture
 
@@ -153,6 +154,7 @@ def test_a_statement_formalized_with_its_proof_unmarked_is_no_failure_for_the_cl
                                                                     "axioms": ["propext", "sorryAx"]}}}
     result = run(project, env_with(tmp_path, script), "--format", "json", "--no-catalog")
     assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["schema_version"] == SCHEMA_VERSION
     (claim,) = json.loads(result.stdout)["claims"]
     assert claim["status"] == "statement" and claim["leanok_statement"] and not claim["leanok_proof"]
     (finding,) = json.loads(result.stdout)["diagnostics"]

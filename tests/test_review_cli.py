@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from colosseum.core.schema_version import SCHEMA_VERSION
 from doubles.messages_api import MessagesAPIDouble, tool_answer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
@@ -58,7 +59,7 @@ def test_json_output_report_cost_and_a_rerun_served_from_the_cache(project):
         again = run(project, server.url, "--format", "json")
         assert again.returncode == 0 and len(server.requests) == 3  # unchanged: every answer from the cache
     data = json.loads(done.stdout)
-    assert set(data) == {"verdict", "critiques", "usage"} and data["verdict"] == "revise"
+    assert set(data) == {"schema_version", "verdict", "critiques", "usage"} and data["verdict"] == "revise"
     gap, invented = data["critiques"]  # the three identical gaps merged into one; the invented one kept
     assert gap == {"file": "sections/local-structure.tex", "line": 17, "severity": "major", "kind": "gap",
                    "message": "e is counted", "quote": GAP["quote"], "anchored": True}
@@ -114,6 +115,7 @@ def test_a_local_review_by_label_is_incremental_and_fails_on_a_concrete_critique
         assert len(server.requests) == 2  # nothing to review costs no call
     assert first.returncode == second.returncode == fresh.returncode == 3
     one, two = json.loads(first.stdout), json.loads(second.stdout)
+    assert one["schema_version"] == SCHEMA_VERSION
     assert one["verdict"] == "failed" and not one["cached"] and two["cached"] and not json.loads(fresh.stdout)["cached"]
     assert no_proof.returncode == 2 and "nothing to review: `lem:resampling` has no proof" in no_proof.stderr
     assert one["critiques"][0]["file"] == "sections/local-structure.tex" and one["critiques"][0]["line"] == 24

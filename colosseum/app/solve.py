@@ -15,6 +15,8 @@ from colosseum.app.stops import RunRefused, StopReason, until_stopped
 from colosseum.catalog.store import load_catalog
 from colosseum.core.paths import runs_dir
 from colosseum.loops.inner.call_plan import describe_calls
+from colosseum.core.schema_version import SCHEMA_VERSION
+from colosseum.latex.draft_marker import proof_environment
 from colosseum.loops.inner.context import obligation_context
 from colosseum.loops.inner.records import InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.loops.inner.run_record import RunRecorder, run_directory
@@ -23,6 +25,9 @@ from colosseum.loops.inner.solve import solve
 log = logging.getLogger(__name__)
 StageProgress = Callable[[str, int, int], None]  # (stage, done, total)
 OUTPUT_TOKENS_PER_CALL = 2000  # what a dry run assumes each call writes at most
+# the exit code of each verdict (README, "Exit codes"); a bad input exits 2 and an interruption 130
+VERDICT_EXIT = {"unrefuted": 0, "incomplete": 1, "refuted": 3}
+EXIT_BAD_INPUT, EXIT_INTERRUPTED = 2, 130
 
 
 @dataclass
@@ -42,6 +47,27 @@ class SolveOutcome:
     @property
     def report(self) -> Path:
         return self.directory / "report.md"
+
+    @property
+    def verdict(self) -> str:
+        """"unrefuted" or "refuted" for a run that finished (SolveResult.verdict), else "incomplete"."""
+        return self.result.verdict if self.result is not None else "incomplete"
+
+    @property
+    def exit_code(self) -> int:
+        if self.stop is not None and self.stop.cancelled:
+            return EXIT_INTERRUPTED
+        if self.stop is not None and self.stop.kind == "refused":
+            return EXIT_BAD_INPUT
+        return VERDICT_EXIT[self.verdict]
+
+    @property
+    def proof_environment(self) -> str | None:
+        """The proof exactly as it would be inserted: a proof environment whose first line carries
+        the draft marker with this run's id; None when the run did not finish."""
+        if self.result is None:
+            return None
+        return proof_environment(self.result.root.candidate.proof, self.directory.name)
 
     @property
     def dropped_note(self) -> str:
@@ -107,8 +133,46 @@ class SolvePlan:
         return SolveRun(self, provider, model, recorder)
 
 
+def solve_summary(outcome: SolveOutcome, root_dir: Path, prices: dict | None = None) -> dict:
+    """What a solve concluded, as one JSON object (the CLI's ``--format json``, reusable by the
+    server): the verdict, the proof as it would be inserted, the surviving critiques, the run's
+    folder and what it spent."""
+    from colosseum.models.pricing import cost_usd
+
+    result = outcome.result
+    critiques = result.surviving_critiques if result is not None else []
+    usage = result.usage if result is not None else None
+    try:
+        run = outcome.directory.relative_to(root_dir).as_posix()
+    except ValueError:
+        run = str(outcome.directory)
+    return {
+        "schema_version": SCHEMA_VERSION, "label": outcome.label, "verdict": outcome.verdict,
+        "proof": outcome.proof_environment,
+        "critiques": [{"severity": c.severity, "kind": c.kind, "quote": c.quote, "anchored": c.anchored,
+                       "text": c.explanation} for c in critiques],
+        "run": run,
+        "stopped": None if outcome.stop is None else {"kind": outcome.stop.kind, "detail": outcome.stop.detail},
+        "usage": {"calls": usage.calls if usage else 0, "input_tokens": usage.input_tokens if usage else 0,
+                  "output_tokens": usage.output_tokens if usage else 0, "response_cache_hits": outcome.cache_hits,
+                  "cost_usd": cost_usd(usage, outcome.model, prices) if usage else None},
+    }
+
+
+def refuse_unless_obligation(index, label: str) -> None:
+    """Raises RunRefused unless ``label`` is a claim marked as an obligation: solve proves what the
+    author asked for, never a claim that already has its proof or was not marked."""
+    claim = index.claims.get(label)
+    if claim is None:
+        raise RunRefused(f"no claim `{label}` in the project")
+    if not claim.obligation:
+        raise RunRefused(f"`{label}` is not an obligation: mark it with \\obligation or a line "
+                         "`% colosseum: obligation` in its statement to solve it")
+
+
 def plan_solve(index, label: str, overrides: RunOverrides) -> SolvePlan:
     """Raises RunRefused when ``label`` is no obligation the inner loop can take."""
+    refuse_unless_obligation(index, label)
     settings = RunSettings.of(index, overrides)
     catalog = load_catalog(catalog_directory(index.root_dir))
     try:

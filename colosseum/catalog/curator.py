@@ -72,20 +72,21 @@ def record_failed_routes(directory: Path, label: str, result, run_id: str, model
 
 def record_run_outcome(directory: Path, label: str, statement: str, result, run_id: str, model: str,
                        report: str) -> list[str]:
-    """Everything a finished solve teaches the catalog: its failed routes and, when its final
-    proof kept no fatal critique, an observation that the statement has a model-reviewed proof
-    (``report`` is where to re-read it, relative to the project). Returns the ids written."""
+    """Everything a finished solve teaches the catalog: its failed routes and, only when its verdict
+    is "unrefuted" (no fatal or major critique survived the final check), an observation that the
+    statement has a model-reviewed proof (``report`` is where to re-read it, relative to the
+    project). A refuted run records its failed routes only. Returns the ids written."""
     written = record_failed_routes(directory, label, result, run_id, model)
-    surviving = result.surviving_critiques
-    if any(c.severity == "fatal" for c in surviving):
+    if result.verdict != "unrefuted":
         return written
+    surviving = result.surviving_critiques
     refuted = sum(1 for b in result.bundles.values() if b.level == 0)
     minor = ", ".join(f"{c.severity} {c.kind}" for c in surviving) or "none"
     evidence = {"type": "proof",
                 "description": f"Proof written by {model} in run {run_id}: {refuted} candidate proofs were each "
-                               f"attacked by refuters and merged by aggregation; critiques left on the final "
-                               f"proof: {minor}. Not yet read by a person.",
-                "artifact": report, "reviewed_by": "model"}
+                               f"attacked by refuters and merged by aggregation; verdict unrefuted; critiques left "
+                               f"on the final proof: {minor}. Not yet read by a person.",
+                "artifact": report, "reviewed_by": "model", "reviewer": f"{model} (run {run_id})"}
     written.append(_add_evidence(directory, label, statement, evidence, run_id, model))
     return written
 
@@ -95,8 +96,8 @@ def record_reviewed_proof(directory: Path, label: str, statement: str, descripti
     """An observation that ``label`` has a proof checked by model review (e.g. a lemma of a research
     draft that passed its local review); ``artifact`` is where the proof is, relative to the project."""
     return _add_evidence(directory, label, statement, {"type": "proof", "description": description,
-                                                         "artifact": artifact, "reviewed_by": "model"},
-                         run_id, model)
+                                                         "artifact": artifact, "reviewed_by": "model",
+                                                         "reviewer": f"{model} (run {run_id})"}, run_id, model)
 
 
 def _add_evidence(directory: Path, label: str, statement: str, evidence: dict, run_id: str, model: str) -> str:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory
 from colosseum.catalog.store import load_catalog
+from colosseum.cli.terminal import print_json
 
 
 def _catalog_directory(path: Path) -> Path | None:
@@ -40,9 +40,9 @@ def run_knowledge(args) -> int:
     if args.action == "check":
         problems = sorted(catalog.problems, key=lambda p: (str(p.file), p.field))
         if args.format == "json":
-            print(json.dumps({"entries": len(catalog.entries), "problems": [
+            print_json({"entries": len(catalog.entries), "problems": [
                 {"file": rel(p.file), "line": p.line + 1, "field": p.field, "severity": p.severity,
-                 "message": p.message} for p in problems]}, indent=2, ensure_ascii=False))
+                 "message": p.message} for p in problems]})
         else:
             for p in problems:
                 where = f"{p.field}: " if p.field else ""
@@ -83,8 +83,8 @@ def run_knowledge(args) -> int:
     if args.action == "list":
         entries = sorted(catalog.entries.values(), key=lambda e: (e.layer, e.kind, e.id))
         if args.format == "json":
-            print(json.dumps([{"id": e.id, "kind": e.kind, "status": e.status, "title": e.title,
-                               "layer": e.layer, "file": rel(e.file)} for e in entries], indent=2, ensure_ascii=False))
+            print_json({"entries": [{"id": e.id, "kind": e.kind, "status": e.status, "title": e.title,
+                                     "layer": e.layer, "file": rel(e.file)} for e in entries]})
         else:
             for e in entries:
                 print(f"{e.id:40} {e.kind:13} {e.status:10} {e.title}")
@@ -94,7 +94,7 @@ def run_knowledge(args) -> int:
         print(f"colosseum: no entry `{args.entry}` in {directory}", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps({"file": rel(entry.file), "layer": entry.layer, **entry.data}, indent=2, ensure_ascii=False))
+        print_json({"file": rel(entry.file), "layer": entry.layer, **entry.data})
     else:
         print(entry.file.read_text(encoding="utf-8"))
     return 0

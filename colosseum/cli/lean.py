@@ -11,9 +11,10 @@ its proof is marked \leanok."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
+
+from colosseum.cli.terminal import print_json
 
 EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED, EXIT_CANCELLED = 1, 2, 3, 130
 
@@ -78,7 +79,7 @@ def run_lean(args) -> int:
         return EXIT_CANCELLED
     outcome = conclude(index, settings, report, record_in_catalog=not args.no_catalog)
     if args.format == "json":
-        print(json.dumps(_json(index, outcome), indent=2, ensure_ascii=False))
+        print_json(_json(index, outcome))
     else:
         _print_text(index, outcome)
     if report.problem:

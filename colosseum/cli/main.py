@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
-import json
 import os
 import sys
 
 from colosseum import __version__
-from colosseum.core.output_schema import SCHEMA_VERSION
 
 # subcommands that live in their own module: each has add_arguments(subparsers), which gives its
 # parser a default ``run(args) -> exit code``. Building the parser imports all of them, so they
@@ -76,7 +74,7 @@ def _run(argv: list[str] | None) -> int:
         from colosseum.cli.knowledge import run_knowledge
 
         return run_knowledge(args)
-    from colosseum.cli.terminal import open_project  # one way to open a project for every command
+    from colosseum.cli.terminal import open_project, print_json  # one way to open a project for every command
 
     # check, dag, obligations: one index, a report, exit. The cyclic collector would walk the
     # whole index once it is built (a sixth of a cold `check`) to free nothing.
@@ -104,7 +102,7 @@ def _run(argv: list[str] | None) -> int:
             diagnostics = sorted(diagnostics + catalog_diagnostics(load_catalog(catalog_dir), index),
                                  key=lambda d: d.sort_key())
         if args.format == "json":
-            print(export.diagnostics_json(index, diagnostics))
+            print_json({"diagnostics": [export.diagnostic_record(index, d) for d in diagnostics]})
         else:
             text = export.diagnostics_text(index, diagnostics)
             if text:
@@ -121,7 +119,7 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "obligations":
         plan = export.obligation_plan(index)
         if args.format == "json":
-            print(json.dumps({"schema_version": SCHEMA_VERSION, "obligations": plan}, indent=2, ensure_ascii=False))
+            print_json({"obligations": plan})
         elif not plan:
             print("no obligations (mark a claim with \\obligation or a line `% colosseum: obligation`)")
         else:

@@ -8,10 +8,9 @@ call), 130 cancelled."""
 
 from __future__ import annotations
 
-import json
 import sys
 
-from colosseum.cli.terminal import open_project, price_phrase, progress_bar, say
+from colosseum.cli.terminal import open_project, price_phrase, print_json, progress_bar, say
 from colosseum.core.paths import STATE_DIR_NAME
 
 EXIT_REJECTED = 3
@@ -118,7 +117,7 @@ async def _global(index, provider, model, setup, args) -> int:
     if args.format == "json":
         from colosseum.loops.review.report import report_json
 
-        print(json.dumps(report_json(report, index.root_dir, prices), indent=2, ensure_ascii=False))
+        print_json(report_json(report, index.root_dir, prices))
     else:
         print(f"verdict: {report.verdict}")
         for reason in report.reasons:
@@ -146,11 +145,10 @@ async def _local(index, provider, model, setup, args) -> int:
     active = [c for c in review.critiques if c.active]
     hits = getattr(provider, "hits", 0)
     if args.format == "json":
-        print(json.dumps({"label": review.label, "verdict": review.verdict, "cached": review.cached,
-                          "reasons": review.reasons, "critiques": [critique_json(c, index.root_dir) for c in active],
-                          "usage": {"calls": review.usage.calls, "input_tokens": review.usage.input_tokens,
-                                    "output_tokens": review.usage.output_tokens,
-                                    "response_cache_hits": hits}}, indent=2, ensure_ascii=False))
+        print_json({"label": review.label, "verdict": review.verdict, "cached": review.cached,
+                    "reasons": review.reasons, "critiques": [critique_json(c, index.root_dir) for c in active],
+                    "usage": {"calls": review.usage.calls, "input_tokens": review.usage.input_tokens,
+                              "output_tokens": review.usage.output_tokens, "response_cache_hits": hits}})
     else:
         print(f"{review.label}: {review.verdict}" + (" (unchanged since the last review: no call)" if review.cached else ""))
         for reason in review.reasons:

@@ -1,16 +1,21 @@
-"""``colosseum solve PATH --label LABEL [--dry-run] [--resume RUN]``: one obligation through the inner loop."""
+"""``colosseum solve PATH --label LABEL [--format text|json] [--dry-run] [--resume RUN]``: one obligation
+through the inner loop. The exit code is the verdict's (0 unrefuted, 3 refuted, 1 incomplete, 2 bad
+input, 130 interrupted: app.solve.VERDICT_EXIT)."""
 
 from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import open_project, price_phrase, progress_bar, say
+from colosseum.cli.terminal import open_project, price_phrase, print_json, progress_bar, say
 
 
 def add_arguments(sub) -> None:
     solve = sub.add_parser("solve", help="run the inner loop on one obligation")
     solve.add_argument("path", help="project directory or its root .tex file")
     solve.add_argument("--label", required=True, help="the claim to prove")
+    solve.add_argument("--format", choices=("text", "json"), default="text",
+                       help="json: one object with the verdict, the proof as it would be inserted, the surviving "
+                       "critiques, the run's folder and its usage")
     solve.add_argument("--dry-run", action="store_true", help="say what it would cost, spend nothing")
     solve.add_argument("--model", help="model name (default: [models] model in colosseum.toml)")
     solve.add_argument("--max-calls", type=int, help="budget: refuse to start a run that needs more calls")
@@ -22,13 +27,13 @@ def add_arguments(sub) -> None:
 
 def run_solve(args) -> int:
     from colosseum.app.run_settings import RunOverrides
-    from colosseum.app.solve import plan_resume, plan_solve
+    from colosseum.app.solve import EXIT_BAD_INPUT, plan_resume, plan_solve, solve_summary
     from colosseum.app.stops import RunRefused, run_in_terminal
     from colosseum.models import ProviderError
 
     index = open_project(args.path)
     if index is None:
-        return 2
+        return EXIT_BAD_INPUT
     for problem in index.config.problems:
         say(f"colosseum.toml: {problem.message} (the default is used)")
     try:
@@ -37,7 +42,7 @@ def run_solve(args) -> int:
                 else plan_solve(index, args.label, overrides))
     except RunRefused as exc:
         say(str(exc))
-        return 2
+        return EXIT_BAD_INPUT
     if args.dry_run:
         _print_estimate(args.label, plan)
         return 0
@@ -45,15 +50,20 @@ def run_solve(args) -> int:
         run = plan.start(plan.formal_evidence())
     except ProviderError as exc:
         say(exc.message)
-        return 2
+        return EXIT_BAD_INPUT
     outcome = run_in_terminal(lambda: run.run(progress_bar), run.outcome)
     if outcome.stop is not None:
-        return _stopped(outcome)
-    print(file=sys.stderr)
-    if outcome.dropped_note:
-        say(outcome.dropped_note)
-    _print_result(index, outcome, run.plan.settings.prices)
-    return 0
+        _stopped(outcome)
+    else:
+        print(file=sys.stderr)
+        if outcome.dropped_note:
+            say(outcome.dropped_note)
+    summary = solve_summary(outcome, index.root_dir, run.plan.settings.prices)
+    if args.format == "json":
+        print_json(summary)
+    else:
+        _print_result(outcome, summary)
+    return outcome.exit_code
 
 
 def _print_estimate(label: str, plan) -> None:
@@ -63,34 +73,41 @@ def _print_estimate(label: str, plan) -> None:
           f"caching and up to ~{estimate.output_tokens:,} output tokens{money}. Nothing was sent.")
 
 
-def _stopped(outcome) -> int:
+def _stopped(outcome) -> None:
+    """Says on stderr why the run stopped (its exit code is the outcome's)."""
     stop = outcome.stop
     if stop.kind == "budget-exceeded":  # the run never started: no progress line to end
         say(stop.detail)
     elif stop.cancelled:
         print(f"\ncolosseum: cancelled; what was done is in {outcome.directory}", file=sys.stderr)
-        return 130
     elif stop.kind == "incomplete":
         print(f"\ncolosseum: incomplete: {stop.detail}; what was done is in {outcome.directory}", file=sys.stderr)
     elif stop.kind == "budget-reached":
         print(f"\ncolosseum: stopped at the budget ({outcome.config.max_calls} calls); what was done is in "
               f"{outcome.directory}", file=sys.stderr)
+    elif stop.kind == "refused":
+        say(stop.detail)
     else:
         print(f"\ncolosseum: the model could not be reached: {stop.detail}", file=sys.stderr)
-    return 1
 
 
-def _print_result(index, outcome, prices) -> None:
-    from colosseum.models.pricing import cost_usd
-
-    result = outcome.result
-    print(result.root.candidate.proof)
+def _print_result(outcome, summary: dict) -> None:
+    """The text output says what the JSON says, the verdict first."""
+    if summary["proof"] is None:  # stopped: stderr said why
+        print(f"verdict: incomplete ({summary['stopped']['kind']}); what was done is in {summary['run']}")
+        return
+    blocking = sum(1 for c in summary["critiques"] if c["severity"] in ("fatal", "major"))
+    why = (f"{blocking} fatal or major critique(s) survived the final check" if summary["verdict"] == "refuted"
+           else "no fatal or major critique survived the final check")
+    print(f"verdict: {summary['verdict']} ({why})\n")
+    print(summary["proof"])
     if outcome.curated:
         print(f"\nwritten to the catalog: {', '.join(outcome.curated)}")
-    print(f"\n{len(result.surviving_critiques)} critique(s) survived:")
-    for c in result.surviving_critiques:
-        print(f"  {c.severity} {c.kind}: {c.explanation}")
-    cost = cost_usd(result.usage, outcome.model, prices)
-    spent = f", about ${cost:.2f}" if cost is not None else ""
-    print(f"\n{result.usage.calls} model calls{spent}, {outcome.cache_hits} answers from the cache; run written to "
-          f"{outcome.directory.relative_to(index.root_dir)}")
+    print(f"\n{len(summary['critiques'])} critique(s) survived:")
+    for c in summary["critiques"]:
+        where = "" if c["anchored"] else " (unanchored)"
+        print(f"  {c['severity']} {c['kind']}{where}: \"{c['quote']}\" {c['text']}")
+    usage = summary["usage"]
+    spent = f", about ${usage['cost_usd']:.2f}" if usage["cost_usd"] is not None else ""
+    print(f"\n{usage['calls']} model calls{spent}, {usage['response_cache_hits']} answers from the cache; "
+          f"run written to {summary['run']}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from colosseum.core.output_schema import SCHEMA_VERSION
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.structure import Diagnostic
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def dag_json(index: "ProjectIndex") -> str:
     # one node or edge per line: readable, and json's C encoder (indent= would use the slow one)
     nodes = ",\n".join(json.dumps(n, ensure_ascii=False) for n in node_records(index))
     lines = ",\n".join(json.dumps(e, ensure_ascii=False) for e in edges)
-    return f'{{"schema_version": {SCHEMA_VERSION},\n"nodes": [\n' + nodes + '\n],\n"edges": [\n' + lines + "\n]}"
+    return '{"schema_version": ' + str(SCHEMA_VERSION) + ', "nodes": [\n' + nodes + '\n],\n"edges": [\n' + lines + "\n]}"
 
 
 def _quote(text: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from colosseum.core.atomic_files import write_atomically
 from colosseum.core.liveness import process_stamp
 from colosseum.core.paths import runs_dir
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.loops.inner.records import BLOCKING_SEVERITIES, InnerLoopConfig, SolveResult, dropped_summary
 from colosseum.models.prompts import load_prompt
 
@@ -94,6 +95,9 @@ class RunRecorder:
                          self.dropped)
         if result is not None:
             record.update(outcome_record(result))
+        # a finished run has the verdict of its result; one that stopped is incomplete; one that runs, none yet
+        verdict = result.verdict if result is not None else None if status == "running" else "incomplete"
+        record = {"schema_version": SCHEMA_VERSION, **record, "verdict": verdict}
         if self.context is not None:
             record["catalog"] = {"entries": list(self.context.catalog_entries), "tokens": self.context.catalog_tokens}
         write_atomically(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
@@ -131,7 +135,7 @@ def report(label: str, result: SolveResult, record: dict, formal_section: str = 
              f"(of {sum(1 for b in result.bundles.values() if b.level == 0)}).", "",
              *([dropped_summary(result.dropped, record["config"]["leaves"]) + ".", ""] if result.dropped else []),
              *([formal_section.rstrip("\n"), ""] if formal_section else []),
-             *evidence_section(result, record), "",
+             *verdict_section(result), *evidence_section(result, record), "",
              "## Proof", "", result.root.candidate.proof, "", "## Surviving critiques", ""]
     if not result.root.critiques:
         lines.append("None survived. (Natural-language review is evidence, not a formal check.)")
@@ -170,3 +174,16 @@ def evidence_section(result: SolveResult, record: dict) -> list[str]:
     if plan is not None:
         lines.append(f"- Angles: {'planned for this claim' if plan.planned else 'the fixed list'} ({plan.reason}).")
     return lines
+
+
+def verdict_section(result: SolveResult) -> list[str]:
+    """The report's "## Verdict" lines: the verdict and the evidence it rests on."""
+    blocking = [c for c in result.root.critiques if c.severity in BLOCKING_SEVERITIES]
+    if blocking:
+        why = (f"{len(blocking)} fatal or major critique(s) survived the final check of the root proof "
+               f"({', '.join(c.id for c in blocking)}): the proof is not offered as sound.")
+    else:
+        why = ("no fatal or major critique survived the final check of the root proof (minor ones are listed "
+               "below and never change the verdict). The evidence is model refutation, not a person's reading "
+               "nor a formal check: the proof enters the paper as a draft.")
+    return ["## Verdict", "", f"**{result.verdict}**: {why}", ""]

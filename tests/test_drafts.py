@@ -203,5 +203,5 @@ def test_model_review_is_proof_reviewed_by_model_and_acceptance_adds_the_persons
     assert first == second  # the same observation gains the person's review
     entry = load_catalog(catalog, with_starter=False).entries[first]
     assert [(e["type"], e["reviewed_by"], e.get("reviewer")) for e in entry.data["evidence"]] == \
-        [("proof", "model", None), ("proof", "person", reviewer)]
+        [("proof", "model", f"m (run {RUN})"), ("proof", "person", reviewer)]
     assert read_entry(entry.file)[1] == []  # valid against knowledge/schema.json

@@ -34,14 +34,14 @@ def test_insert_draft_lists_the_offers_and_inserts_the_pick_marked(nvim, tmp_pat
     context = f"exit {code}\nreport: {json.dumps(report, indent=2)}\nstderr:\n{stderr}\n{lsp_log(tmp_path)}"
     assert code == 0 and report and report["ok"], context
     solved = report["solve"]["result"]
-    assert solved["offered"] is True and solved["verdict"] == "refuted", context
+    assert solved["offered"] is True and solved["verdict"] == "unrefuted", context
     run_id = Path(solved["report"]).parent.name
     # the solve applied nothing
     assert report["apply_edit_requests"] == 0 and report["changed_by_solve"] is False, context
     assert report["marked_after_solve"] == 0, context
     # the offer was listed, and the pick inserted with the marker naming its run
     (choice,) = report["choices"]
-    assert choice.startswith(f"Insert draft proof of lem:resampling (run {run_id}: refuted, "), context
+    assert choice.startswith(f"Insert draft proof of lem:resampling (run {run_id}: unrefuted, "), context
     (marked,) = report["marked"]
     assert marked["text"] == f"\\begin{{proof}} % colosseum: draft {run_id}", context
     assert report["offers_after_insert"] == 0 and report["apply_edit_requests"] == 0, context

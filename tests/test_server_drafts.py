@@ -77,14 +77,14 @@ async def test_a_solve_offers_its_proof_as_a_code_action_and_applies_nothing(cli
     assert path.read_text() == text_before
     # the answer says what the run concluded and where the offer is
     run_id = Path(result["report"]).parent.name
-    assert result["status"] == "done" and result["verdict"] == "refuted" and result["offered"] is True
+    assert result["status"] == "done" and result["verdict"] == "unrefuted" and result["offered"] is True
     claim_line = next(i for i, line in enumerate(text_before.splitlines()) if "\\label{lem:resampling}" in line)
     assert result["offer_at"] == {"uri": uri, "line": claim_line, "character": 0}
     # the offer: a code action on the claim, its title saying the run, its verdict and what survives
     (action,) = await draft_offers(client, uri, claim_line, 5)
     survivors = result["critiques"]
     assert survivors >= 1
-    assert action.title == f"Insert draft proof of {LABEL} (run {run_id}: refuted, {survivors} critiques survive)"
+    assert action.title == f"Insert draft proof of {LABEL} (run {run_id}: unrefuted, {survivors} critiques survive)"
     (edit,) = text_edits(action.edit, uri)
     # the inserted proof carries the draft marker on its first line, naming the run
     first = edit.new_text.strip("\n").split("\n")[0]

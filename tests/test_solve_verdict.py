@@ -31,8 +31,11 @@ def scripted(severity: str, aggregator_fails: bool = False):
                                                "repair": "cite thm:moser-tardos"}]})
         if aggregator_fails:
             return error(400, "invalid_request_error", "the aggregator's request was refused")
-        return tool_answer({"proof": "Merged: by the witness-tree argument the bound holds.", "resolved": [],
-                            "open_conflicts": []})
+        if "angles" in required:
+            return tool_answer({"angles": [{"angle": "witness trees", "why": "Moser-Tardos"},
+                                           {"angle": "entropy compression", "why": "counts the runs"}]})
+        return tool_answer({"proof": "Merged: by the witness-tree argument the bound holds.", "alternative": "",
+                            "resolved": [], "open_conflicts": []})
     return answer
 
 

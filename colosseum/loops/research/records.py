@@ -195,9 +195,9 @@ class ResearchConfig:
     k: int = 5
     falsifiers_per_card: int = 1
     angles: tuple[str, ...] = EXPLORATION_ANGLES
-    # beyond the paper: leaves come in batches; widening stops once a batch's refutations find no
-    # fatal flaw that an earlier batch had not found already
-    adaptive_widths: bool = True
+    # beyond the paper, and off unless the author turns it on: leaves come in batches; widening
+    # stops once a batch's refutations find no fatal flaw that an earlier batch had not found already
+    adaptive_widths: bool = False
     batch: int = 8
     max_alternatives: int = 2
     max_explorations: int = 3  # explorations (the first included) before the run gives up

@@ -140,11 +140,14 @@ class ReadinessVerdict:
     fatal_bridges: list[dict]  # {assumption, why}
     skeleton_would_change: bool
     reasons: list[str]  # why it is (not) ready, the gate's words and the rules it broke
+    rebuttals: list[dict] = field(default_factory=list)  # {critique, argument, confirmed, reason}, each checked
+    standing_critiques: list[dict] = field(default_factory=list)  # fatal critiques of the route left unrebutted
 
     def to_json(self) -> dict:
         return {"ready": self.ready, "mechanism_stable": self.mechanism_stable,
                 "open_claims": [vars(c) for c in self.open_claims], "fatal_bridges": self.fatal_bridges,
-                "skeleton_would_change": self.skeleton_would_change, "reasons": self.reasons}
+                "skeleton_would_change": self.skeleton_would_change, "reasons": self.reasons,
+                "rebuttals": self.rebuttals, "standing_critiques": self.standing_critiques}
 
 
 @dataclass

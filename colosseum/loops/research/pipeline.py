@@ -21,7 +21,7 @@ from colosseum.models.errors import BudgetExceeded, BudgetReached, SolveCancelle
 from colosseum.models import ProviderError
 from colosseum.models.metered import stage
 from colosseum.loops.research.dag_solver import DagSolver
-from colosseum.loops.research.decomposition import decompose, redecompose
+from colosseum.loops.research.decomposition import decompose, redecompose, section_routes
 from colosseum.loops.research.draft import DraftDocument
 from colosseum.loops.research.exploration import explore
 from colosseum.loops.research.readiness import gate_feedback, readiness_gate, record_failed_route_once, record_gate_failure
@@ -163,7 +163,7 @@ async def _pipeline(run: ResearchRun, draft: DraftDocument, result: ResearchResu
         solver = DagSolver(draft, run.provider, config, run.inner_config, run.reviews, catalog=run.catalog,
                            run_dir=recorder.directory if recorder else None, model=run.model, prices=run.prices,
                            progress=lambda s, frontier, done, total, detail: report(s, frontier, done, total, detail),
-                           redecompose=recut)
+                           redecompose=recut, routes=section_routes(draft, verdict, exploration.main))
         result.sections = solver.outcomes
         await solver.run()
         if recorder:

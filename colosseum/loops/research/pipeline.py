@@ -89,6 +89,7 @@ def _close(run: ResearchRun, draft: DraftDocument, result: ResearchResult, statu
     result.draft = draft.region_text
     result.usage = run.provider.usage
     result.usage_by_stage = dict(run.provider.by_stage)
+    _record_failed_sections(run, result, stopped=status in ("budget-stopped", "cancelled"))
     saved = sum(e.calls_saved for e in result.explorations)
     if saved:
         result.calls_saved["adaptive exploration widths"] = saved
@@ -285,6 +286,27 @@ async def _recheck(run, draft, solver, labels: list[str], report) -> None:
             solver.outcomes[label].status = "failed"
     if failed:
         await solver.run(only=failed)
+
+
+def _record_failed_sections(run, result, stopped: bool) -> None:
+    """A failed route for each section of the route that failed every retry, and, when the run was
+    stopped, for each section whose last attempt failed (no retry will answer its critiques)."""
+    if run.catalog_dir is None or not result.explorations:
+        return
+    main = result.explorations[-1].main
+    approach = main.key_mechanism or main.normalized_goal or "unnamed strategy"
+    run_id = run.recorder.directory.name if run.recorder else None
+    for label, outcome in list(result.sections.items()):
+        exhausted = outcome.attempts >= 1 + run.config.section_retries
+        if outcome.status != "failed" or not outcome.reviews or not (exhausted or stopped):
+            continue
+        last = outcome.reviews[-1]
+        why = "failed every retry" if exhausted else "failed, and the run stopped"
+        critique = f"section {label} {why} ({outcome.attempts} attempts): " + "; ".join(last.get("reasons") or [])
+        try:
+            record_failed_route_once(run.catalog_dir, run.label, approach, f"section {label}", critique[:2000], run_id)
+        except (OSError, TimeoutError, ValueError):  # a catalog that cannot be written costs the lesson, not the run
+            return
 
 
 def _record_broken_skeleton(run, result, why: str) -> None:

@@ -163,3 +163,19 @@ def test_a_leaf_critique_later_resolved_is_not_recorded_as_a_failed_route(tmp_pa
     (entry,) = [e for e in load_catalog(folder, with_starter=False).entries.values() if e.kind == "failed-route"]
     assert written == [entry.id] and entry.data["approach"] == "a union bound"
     assert "union bound over dependent events" in entry.data["failure_point"]
+
+
+def test_the_dry_run_prints_the_plan_that_will_run(make_project, tmp_path, capsys):
+    from colosseum.cli.main import main
+
+    project = make_project(tmp_path / "paper", {"main.tex": "\\documentclass{article}\n\\begin{document}\n"
+                                                "\\begin{theorem}\\label{thm:goal}True.\\end{theorem}\n"
+                                                "\\end{document}\n"})
+    assert main(["research", str(project), "--label", "thm:goal", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "widths (32, 16, 8, 5, 1), fixed" in out
+    assert "32 explorers + 32 falsifiers + 30 strategy aggregators (k = 5) = 94 calls" in out
+    assert "one check for each rebuttal" in out and "Nothing was sent" in out
+    (project / "colosseum.toml").write_text("[research]\nadaptive_widths = true\n")
+    assert main(["research", str(project), "--label", "thm:goal", "--dry-run"]) == 0
+    assert "adaptive: leaves in batches of 8" in capsys.readouterr().out

@@ -179,3 +179,13 @@ def test_the_dry_run_prints_the_plan_that_will_run(make_project, tmp_path, capsy
     (project / "colosseum.toml").write_text("[research]\nadaptive_widths = true\n")
     assert main(["research", str(project), "--label", "thm:goal", "--dry-run"]) == 0
     assert "adaptive: leaves in batches of 8" in capsys.readouterr().out
+
+
+async def test_section_provers_get_the_route_the_plan_assigned_them(project):
+    script = ResearchScript()
+    run, provider = make_run(project, script)
+    await run_research(run)
+    prompts = [u for u in _calls(provider, "generator") if SECTION in u]
+    # the gate assigned the open claim "the first bound" the route "direct computation"
+    assert prompts and all("the route the plan assigned to this section: direct computation" in u for u in prompts)
+    assert all("main route: reduce to a chain of bounds" in u or "main route: a chain of bounds" in u for u in prompts)

@@ -31,12 +31,13 @@ class DagSolver:
     def __init__(self, draft, provider, config: ResearchConfig, inner_config, reviews, *, catalog=None,
                  run_dir: Path | None = None, model: str = "", prices: dict | None = None,
                  progress: Callable[[str, tuple, int, int, str], None] | None = None, redecompose=None,
-                 routes: dict[str, str] | None = None):
+                 routes: dict[str, str] | None = None, default_route: str = ""):
         self.draft, self.provider, self.config, self.inner_config = draft, provider, config, inner_config
         self.reviews, self.catalog, self.run_dir, self.model, self.prices = reviews, catalog, run_dir, model, prices
         self.progress = progress or (lambda stage, frontier, done, total, detail: None)
         self.redecompose = redecompose  # async (label, attempts_text) -> (done, reason, problems)
         self.routes = dict(routes or {})  # obligation label -> the route the plan assigned it
+        self.default_route = default_route
         self.outcomes: dict[str, SectionOutcome] = {}
         self.redecompositions: list[dict] = []
         self.frontier: list[str] = []
@@ -87,7 +88,7 @@ class DagSolver:
     def section_config(self, label: str):
         """The inner loop's settings for this section: its provers start from the route the plan
         assigned it (the gate's per-claim route, else the strategy card's), each from its own angle."""
-        route = self.routes.get(label, "")
+        route = self.routes.get(label) or self.default_route  # a lemma a re-cut added: the main route
         if not route:
             return self.inner_config
         angles = tuple(f"the route the plan assigned to this section: {route}; within it, {a}"

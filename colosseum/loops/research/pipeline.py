@@ -164,7 +164,9 @@ async def _pipeline(run: ResearchRun, draft: DraftDocument, result: ResearchResu
         solver = DagSolver(draft, run.provider, config, run.inner_config, run.reviews, catalog=run.catalog,
                            run_dir=recorder.directory if recorder else None, model=run.model, prices=run.prices,
                            progress=lambda s, frontier, done, total, detail: report(s, frontier, done, total, detail),
-                           redecompose=recut, routes=section_routes(draft, verdict, exploration.main))
+                           redecompose=recut, routes=section_routes(draft, verdict, exploration.main),
+                           default_route=f"the main route: {exploration.main.key_mechanism}"
+                           if exploration.main.key_mechanism.strip() else "")
         result.sections = solver.outcomes
         await solver.run()
         if recorder:

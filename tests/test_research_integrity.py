@@ -70,6 +70,9 @@ async def test_a_section_whose_inner_loop_left_a_fatal_critique_fails_and_is_ret
     assert any(f is not None and FLAW in f.group(2) and "[L0.r0.0] fatal" in f.group(2) for f in fenced)
     # the retry's provers were told the critique that failed the section
     assert any(FLAW in u for u in _calls(provider, "generator"))
+    # the run's report says what the section's verdict rests on
+    report = (run.recorder.directory / "sections.md").read_text()
+    assert "refuters' fatal [L0.r0.0]" in report and "reviewer: answered" in report
 
 
 async def test_a_section_whose_fatal_critique_survives_every_retry_never_passes(project):
@@ -188,4 +191,7 @@ async def test_section_provers_get_the_route_the_plan_assigned_them(project):
     prompts = [u for u in _calls(provider, "generator") if SECTION in u]
     # the gate assigned the open claim "the first bound" the route "direct computation"
     assert prompts and all("the route the plan assigned to this section: direct computation" in u for u in prompts)
+    # the gate's rebuttals of the route's fatal critiques were checked, and the report says so
+    gate = (run.recorder.directory / "gate-1.md").read_text()
+    assert script.counts["rebuttal_checker"] >= 1 and "] confirmed: " in gate and "referee:" in gate
     assert all("main route: reduce to a chain of bounds" in u or "main route: a chain of bounds" in u for u in prompts)

@@ -195,3 +195,17 @@ async def test_section_provers_get_the_route_the_plan_assigned_them(project):
     gate = (run.recorder.directory / "gate-1.md").read_text()
     assert script.counts["rebuttal_checker"] >= 1 and "] confirmed: " in gate and "referee:" in gate
     assert all("main route: reduce to a chain of bounds" in u or "main route: a chain of bounds" in u for u in prompts)
+
+
+async def test_a_run_stopped_after_a_section_failed_records_that_section_as_a_failed_route(project):
+    from dataclasses import replace
+
+    script = ResearchScript(refuted_sections={"g1-1": "fatal"}, refuted_always=True)
+    config = replace(SMALL, exploration_widths=(4, 1), max_calls=26)  # stops during the section's retry
+    run, _ = make_run(project, script, config, catalog_dir=project / "knowledge")
+    result = await run_research(run)
+    assert result.status == "budget-stopped"
+    assert result.sections[SECTION].reviews[-1]["verdict"] == "failed"
+    texts = [e.read_text() for e in (project / "knowledge").glob("failed-*.md")]
+    assert [t for t in texts if f"section {SECTION}" in t and "the run stopped" in t]
+    assert not [t for t in texts if "section lem:goal-g1-2" in t]  # it passed: no failed route

@@ -300,9 +300,9 @@ def _record_failed_sections(run, result, stopped: bool) -> None:
     run_id = run.recorder.directory.name if run.recorder else None
     for label, outcome in list(result.sections.items()):
         exhausted = outcome.attempts >= 1 + run.config.section_retries
-        if outcome.status != "failed" or not outcome.reviews or not (exhausted or stopped):
+        last = outcome.reviews[-1] if outcome.reviews else {}
+        if outcome.status != "failed" or last.get("verdict") != "failed" or not (exhausted or stopped):
             continue
-        last = outcome.reviews[-1]
         why = "failed every retry" if exhausted else "failed, and the run stopped"
         critique = f"section {label} {why} ({outcome.attempts} attempts): " + "; ".join(last.get("reasons") or [])
         try:

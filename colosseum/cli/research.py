@@ -101,7 +101,7 @@ def _selection_fits(args, configured) -> bool:
 
 
 def _dry_run(args, index, setup) -> int:
-    from colosseum.app.research import estimate_research
+    from colosseum.app.research import estimate_research, plan_lines
 
     config, inner_config, selection = setup.config, setup.inner_config, setup.selection
     estimate = estimate_research(index, setup, bool(args.select_with))
@@ -120,33 +120,6 @@ def _dry_run(args, index, setup) -> int:
           + (f"The budget stops the run at {config.max_calls} calls. " if config.max_calls else "")
           + "Nothing was sent.")
     return 0
-
-
-def plan_lines(config, inner_config, plan: dict) -> list[str]:
-    """The plan that will run, stage by stage, with its calls (what the settings make of it)."""
-    from colosseum.loops.research.records import EXPLORATION_WIDTHS
-
-    widths = ", ".join(map(str, config.exploration_widths))
-    how = (f"adaptive: leaves in batches of {config.batch}, widening stops once a batch finds no new fatal "
-           f"flaw, so at most these" if config.adaptive_widths
-           else "fixed, the paper's" if tuple(config.exploration_widths) == EXPLORATION_WIDTHS
-           else "fixed, as configured")
-    retries = config.section_retries
-    return [
-        "The plan:",
-        f"  1. explore: widths ({widths}), {how}; {plan['explorers']} explorers + {plan['falsifiers']} falsifiers "
-        f"+ {plan['strategy_aggregators']} strategy aggregators (k = {config.k}) = {plan['exploration'] - 1} calls",
-        f"  2. readiness gate: {plan['gate']} call, plus one check for each rebuttal it claims of a fatal critique "
-        f"of the main route (a fatal critique without a confirmed rebuttal keeps the route from being ready); "
-        f"at most {config.max_explorations} explorations",
-        f"  3. decompose: {plan['decomposition']} call (at most {config.decomposition_attempts})",
-        f"  4. each obligation: the inner loop, {plan['inner_loop']} calls (leaves {inner_config.leaves}, widths "
-        f"{tuple(inner_config.widths)}), on the route the plan assigned it, then 1 local review that must answer "
-        f"every critique the refuters left standing; a section with a surviving fatal critique fails; up to "
-        f"{retries} retr{'y' if retries == 1 else 'ies'}" + (", then a re-cut" if config.redecompose else ""),
-        f"  5. global review: {plan['global_review']} calls a round, at most {config.rounds} rounds, each followed "
-        f"by a revision or a new exploration",
-    ]
 
 
 def _run(args, draft, setup, out: Path) -> int:

@@ -209,3 +209,17 @@ async def test_a_run_stopped_after_a_section_failed_records_that_section_as_a_fa
     texts = [e.read_text() for e in (project / "knowledge").glob("failed-*.md")]
     assert [t for t in texts if f"section {SECTION}" in t and "the run stopped" in t]
     assert not [t for t in texts if "section lem:goal-g1-2" in t]  # it passed: no failed route
+
+
+def test_a_routed_section_takes_the_plans_angles_instead_of_planning_its_own():
+    from dataclasses import dataclass
+
+    from colosseum.loops.research.records import routed_inner_config
+
+    @dataclass(frozen=True)
+    class Planning:  # an inner loop that plans its provers' angles unless told otherwise
+        angles: tuple = ("fixed",)
+        plan_angles: bool = True
+
+    routed = routed_inner_config(Planning(), ("the route: direct computation",))
+    assert routed.angles == ("the route: direct computation",) and routed.plan_angles is False

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 
 from colosseum.loops.inner import RunRecorder, obligation_context, solve
 from colosseum.models.metered import stage
-from colosseum.loops.research.records import ResearchConfig, SectionOutcome
+from colosseum.loops.research.records import ResearchConfig, SectionOutcome, routed_inner_config
 from colosseum.loops.research.review_adapter import carried_critiques, critique_json, section_gate
 
 
@@ -93,7 +92,7 @@ class DagSolver:
             return self.inner_config
         angles = tuple(f"the route the plan assigned to this section: {route}; within it, {a}"
                        for a in self.inner_config.angles)
-        return replace(self.inner_config, angles=angles)
+        return routed_inner_config(self.inner_config, angles)
 
     async def _review(self, label: str, result, steps):
         """The local review of the inner loop's proof, given the critiques its refuters left standing,

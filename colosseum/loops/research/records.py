@@ -3,7 +3,7 @@ the sections solved, the rounds of global review and revision, and the run's out
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 from colosseum.models import Usage
 
@@ -272,3 +272,13 @@ class ProgressEvent:
             parts.append(f" · {self.detail}")
         parts.append(f" · {self.calls} calls")
         return "".join(parts)
+
+
+def routed_inner_config(inner_config, angles: tuple[str, ...] | None = None):
+    """The inner loop's settings for a section the plan assigned a route: its provers take
+    ``angles`` (the route, each from its own angle), so the inner loop's own angle planning, when
+    it has one, is not asked (the plan already says where the angles come from)."""
+    changes = {"angles": tuple(angles)} if angles else {}
+    if "plan_angles" in {f.name for f in fields(inner_config)}:
+        changes["plan_angles"] = False
+    return replace(inner_config, **changes) if changes else inner_config

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from colosseum.loops.research.records import ResearchConfig
+from colosseum.loops.research.records import ResearchConfig, routed_inner_config
 from colosseum.settings import table
 
 
@@ -59,7 +59,8 @@ def planned_calls(config: ResearchConfig, inner_config, reviewers: int, obligati
     with no retry and one round (the upper bounds say what retries and rounds can add)."""
     explore = config.planned_exploration_calls() + 1  # the tree, then the gate (and a check per rebuttal it claims)
     decompose = 1
-    per_obligation = inner_config.planned_calls() + 1  # the inner loop, then its local review
+    # the inner loop on the route the plan assigned (no angle planning of its own), then its local review
+    per_obligation = routed_inner_config(inner_config).planned_calls() + 1
     review = reviewers
     first = explore + decompose + obligations * per_obligation + review
     worst_section = per_obligation * (1 + config.section_retries)
@@ -70,4 +71,4 @@ def planned_calls(config: ResearchConfig, inner_config, reviewers: int, obligati
             "global_review": review, "typical": first, "upper": worst,
             "explorers": leaves, "falsifiers": leaves * config.falsifiers_per_card,
             "strategy_aggregators": sum(config.exploration_widths[1:]), "gate": 1,
-            "inner_loop": inner_config.planned_calls()}
+            "inner_loop": routed_inner_config(inner_config).planned_calls()}

@@ -223,3 +223,17 @@ def test_a_routed_section_takes_the_plans_angles_instead_of_planning_its_own():
 
     routed = routed_inner_config(Planning(), ("the route: direct computation",))
     assert routed.angles == ("the route: direct computation",) and routed.plan_angles is False
+
+
+def test_an_inner_loop_without_a_verdict_does_not_pass_its_section():
+    from types import SimpleNamespace
+
+    from colosseum.loops.research.review_adapter import section_gate
+    from colosseum.loops.review.records import ClaimReview
+
+    passed = ClaimReview("lem:x", "passed", [], [], "key", "proof", "statement")
+    done = SimpleNamespace(surviving_critiques=[], verdict="unrefuted")
+    unfinished = SimpleNamespace(surviving_critiques=[], verdict="incomplete")
+    assert section_gate(passed, done).passed
+    gated = section_gate(passed, unfinished)
+    assert not gated.passed and any("did not finish" in r for r in gated.reasons)

@@ -66,8 +66,10 @@ def section_gate(review, result):
     review passed and no fatal critique of its inner loop survives (a reviewer's answer never
     clears a fatal critique). A failure names the fatal critiques, so the retry is told them."""
     fatal = [c for c in result.surviving_critiques if c.severity == "fatal"]
-    if not fatal:
-        return review
     notes = [f"the refuters' fatal critique [{c.id}] survived the inner loop: \"{c.quote}\" -- {c.explanation}"
              for c in fatal]
+    if getattr(result, "verdict", "") == "incomplete":  # a refutation that did not finish is not "none survived"
+        notes.append("the inner loop's final refutation did not finish: no verdict on this proof")
+    if not notes:
+        return review
     return replace(review, verdict="failed", reasons=list(dict.fromkeys(list(review.reasons) + notes)))

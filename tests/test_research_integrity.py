@@ -237,3 +237,20 @@ def test_an_inner_loop_without_a_verdict_does_not_pass_its_section():
     assert section_gate(passed, done).passed
     gated = section_gate(passed, unfinished)
     assert not gated.passed and any("did not finish" in r for r in gated.reasons)
+
+
+async def test_a_fatal_critique_a_strategy_aggregator_says_it_resolved_still_needs_a_checked_rebuttal():
+    # every strategy aggregator claims every critique resolved: none reaches the root
+    provider = metered(ResearchScript(strategy_resolves=True, gate_rebuts=False))
+    exploration = await explore(CONTEXT, provider, SMALL, seed=3)
+    assert not exploration.surviving_critiques
+    claimed = [c for c, _ in exploration.claimed_resolutions() if c.severity == "fatal"]
+    assert claimed
+    verdict = await readiness_gate(CONTEXT, exploration, provider)
+    assert verdict.ready is False and {c["id"] for c in verdict.standing_critiques} == {c.id for c in claimed}
+    # rebutted, and the rebuttal confirmed by the checker: ready
+    script = ResearchScript(strategy_resolves=True)
+    provider = metered(script)
+    exploration = await explore(CONTEXT, provider, SMALL, seed=3)
+    verdict = await readiness_gate(CONTEXT, exploration, provider)
+    assert verdict.ready is True and script.counts["rebuttal_checker"] == len(claimed)

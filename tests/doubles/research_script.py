@@ -52,6 +52,7 @@ class ResearchScript:
     refuted_always: bool = False
     reviewer_addresses: bool = True  # the local reviewer answers every critique it is given ("answered")
     gate_rebuts: bool = True  # the gate claims a rebuttal of every critique on the route
+    strategy_resolves: bool = False  # strategy aggregators claim every critique they carry resolved
     rebuttals_hold: bool = True  # the rebuttal checker confirms the gate's rebuttals
     counts: Counter = field(default_factory=Counter)
 
@@ -88,7 +89,9 @@ class ResearchScript:
         return {"cards": [card("a chain of bounds along the induction on the size"),
                           card("a chain of bounds along the induction on the size, done twice"),
                           card("a probabilistic count of the bad configurations")],
-                "resolved": [], "open_conflicts": []}
+                "resolved": [{"critique": cid, "how": "the base case is checked by hand"}
+                             for cid in re.findall(r"^- \[([^\]]+)\]", user, re.MULTILINE)]
+                if self.strategy_resolves else [], "open_conflicts": []}
 
     def _readiness_gate(self, system: str, user: str) -> dict:
         n = self.counts["readiness_gate"]

@@ -23,16 +23,21 @@ def _critique_line(c) -> str:
 
 async def readiness_gate(context, exploration: Exploration, provider, previous: str = "(none)") -> ReadinessVerdict:
     """The gate's call, its rules, and a check of each rebuttal it claims of a fatal critique of
-    the main route (the critiques that reached the exploration's root): a route is ready only
-    when every such critique has a rebuttal the checker confirmed."""
-    critiques = "\n".join(_critique_line(c) for c in exploration.surviving_critiques) or "(none)"
+    the main route (those that reached the exploration's root, and those a strategy aggregator
+    on the way said it resolved, unchecked): a route is ready only when every such critique has a
+    rebuttal the checker confirmed."""
+    surviving = {c.id for c in exploration.surviving_critiques}
+    claimed = [(c, how) for c, how in exploration.claimed_resolutions() if c.severity == "fatal" and c.id not in surviving]
+    critiques = "\n".join([_critique_line(c) for c in exploration.surviving_critiques]
+                          + [_critique_line(c) + f" (a strategy aggregator claims it resolved it: {how}; unchecked, "
+                             "so rebut it to rely on that)" for c, how in claimed]) or "(none)"
     problem = f"{context.label}: {context.statement}"
     data = await ask(provider, "readiness_gate", {
         "problem": problem, "assumable": context.assumable or "(none)",
         "notation": context.notation or "(none)", "main": exploration.main.render(),
         "alternatives": "\n\n".join(c.render() for c in exploration.alternatives) or "(none)",
         "critiques": critiques, "previous": previous})
-    fatal = [c for c in exploration.surviving_critiques if c.severity == "fatal"]
+    fatal = [c for c in exploration.surviving_critiques if c.severity == "fatal"] + [c for c, _ in claimed]
     verdict = judge(data)
     if not verdict.ready or not fatal:
         return judge(data, fatal) if fatal else verdict  # no rebuttal can make it ready: nothing to check

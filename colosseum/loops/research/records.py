@@ -116,6 +116,25 @@ class Exploration:
         root = self.bundles.get(f"S{len(self.widths) - 1}.0")
         return root.critiques if root is not None else []
 
+    def claimed_resolutions(self) -> list[tuple[CardCritique, str]]:
+        """(critique, the aggregator's argument) for each critique a strategy aggregator on the way
+        to the root said it resolved: a claim no one has checked, so the gate must rebut a fatal
+        one like any other (its rebuttal is checked)."""
+        critiques = {c.id: c for b in self.bundles.values() for c in b.critiques}
+        root = f"S{len(self.widths) - 1}.0"
+        found: dict[str, tuple[CardCritique, str]] = {}
+        stack, seen = [root], set()
+        while stack:
+            bundle = self.bundles.get(stack.pop())
+            if bundle is None or bundle.id in seen:
+                continue
+            seen.add(bundle.id)
+            for cid, how in bundle.resolved.items():
+                if cid in critiques:
+                    found.setdefault(cid, (critiques[cid], how))
+            stack.extend(bundle.sources)
+        return list(found.values())
+
 
 @dataclass
 class OpenClaim:

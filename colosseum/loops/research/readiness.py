@@ -27,7 +27,8 @@ async def readiness_gate(context, exploration: Exploration, provider, previous: 
     on the way said it resolved, unchecked): a route is ready only when every such critique has a
     rebuttal the checker confirmed."""
     surviving = {c.id for c in exploration.surviving_critiques}
-    claimed = [(c, how) for c, how in exploration.claimed_resolutions() if c.severity == "fatal" and c.id not in surviving]
+    claimed = [(c, how) for c, how in exploration.claimed_resolutions()
+               if c.severity == "fatal" and c.id not in surviving]
     critiques = "\n".join([_critique_line(c) for c in exploration.surviving_critiques]
                           + [_critique_line(c) + f" (a strategy aggregator claims it resolved it: {how}; unchecked, "
                              "so rebut it to rely on that)" for c, how in claimed]) or "(none)"

@@ -1,10 +1,10 @@
-"""The curator: after a solve, the routes that broke (a fatal critique reached the root) are
-written to the catalog as failed-route entries, with the exact point where each broke and the
-critique that broke it, so that the next attempt is not guessed again; the proof the run ended
-with is written as an observation whose evidence says exactly what checked it (model refuters,
-not a person); results proved in the paper by a run are written as results. A route already recorded for the same target and the same
-approach is merged (the run is added to ``also_seen``), an observation of the same claim gains the
-run as one more piece of evidence, and an entry a person wrote is never rewritten."""
+"""The curator: after a solve, the routes that broke (a fatal critique reached the root) are written to
+the catalog as failed-route entries, with the exact point where each broke and the critique that
+broke it, so that the next attempt is not guessed again; the proof the run ended with is written as
+an observation whose evidence says exactly what checked it (model refuters, not a person); results
+proved in the paper by a run are written as results. A route already recorded for the same target
+and the same approach is merged (the run is added to ``also_seen``), an observation of the same
+claim gains the run as one more piece of evidence, and an entry a person wrote is never rewritten."""
 
 from __future__ import annotations
 

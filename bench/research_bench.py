@@ -4,12 +4,13 @@ over the critical path, the longest chain of model calls that must follow one an
 
 The host paper is a copy of example-project; the theorem is `lem:resampling`; the decomposer's
 skeleton has 11 lemmas in three generations (4, 4, 3) plus the proof of the theorem itself: 12
-obligations, four generations. Defaults everywhere else: exploration widths (32, 16, 8, 5, 1)
-with adaptive widths (batches of 8), the inner loop's (16, 8, 5, 1) per obligation, one local
-review per obligation, three global reviewers.
+obligations, four generations. Defaults everywhere else: the paper's exploration widths
+(32, 16, 8, 5, 1), fixed (adaptive widths are off by default), the inner loop's (16, 8, 5, 1)
+per obligation, one local review per obligation, three global reviewers.
 
 Critical path, in latencies: exploration (per batch of leaves: an explorer then its falsifier;
-then one aggregation level after another) + the readiness gate + the decomposer + for each
+then one aggregation level after another) + the readiness gate + the checks of its rebuttals
+(in parallel, one latency when there are any) + the decomposer + for each
 generation of the DAG one obligation's chain (generate, refute, each aggregation level, its
 local review) + the global review. The DAG's own part is reported alone too."""
 
@@ -30,7 +31,7 @@ from colosseum.models.scripted_provider import ScriptedProvider  # noqa: E402
 from colosseum.models.budget import Budget  # noqa: E402
 from colosseum.models.metered import MeteredProvider  # noqa: E402
 from colosseum.loops.research.pipeline import ResearchRun, run_research  # noqa: E402
-from colosseum.loops.research.records import ResearchConfig  # noqa: E402
+from colosseum.loops.research.records import ResearchConfig, routed_inner_config  # noqa: E402
 from colosseum.loops.research.review_adapter import ReviewLayer  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test doubles
 from doubles.research_script import ResearchScript  # noqa: E402
@@ -68,11 +69,13 @@ async def measure(latency: float = 0.1, workdir: Path | None = None) -> dict:
             shutil.rmtree(workdir, ignore_errors=True)
     exploration = result.explorations[-1]
     explore_steps = 2 * len(exploration.batches) + (len(exploration.widths) - 1)
-    # the angle plan, generate, refute, one step per aggregation level, the final refutation, the local review
-    per_obligation = int(inner.plan_angles) + 2 + (len(inner.widths) - 1) + int(inner.final_refuters > 0) + 1
+    # the angle plan (none: a section's provers take the plan's route), generate, refute, one step per
+    # aggregation level, the final refutation, the local review
+    per_obligation = int(routed_inner_config(inner).plan_angles) + 2 + (len(inner.widths) - 1) + int(inner.final_refuters > 0) + 1
     levels = len(result.decomposition.generations)
     dag_steps = levels * per_obligation
-    steps = explore_steps + 1 + result.decomposition.attempts + dag_steps + len(result.rounds)
+    rebuttal_checks = 1 if result.gates[-1].rebuttals else 0
+    steps = explore_steps + 1 + rebuttal_checks + result.decomposition.attempts + dag_steps + len(result.rounds)
     critical = steps * latency
     dag_wall = solving[-1] - solving[0] if solving else 0.0
     return {"status": result.status, "obligations": len(result.decomposition.obligations),

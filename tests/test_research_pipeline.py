@@ -79,9 +79,11 @@ async def test_a_fatal_bridge_sends_the_work_back_to_exploration_and_into_the_ca
     assert "the bad events are independent" not in prompts[0]
     assert "the bad events are independent" in prompts[len(prompts) // 2]
     # the failure is a failed route in the catalog, for this theorem, at the exact point
-    (entry,) = (project / "knowledge").glob("failed-*.md")
-    text = entry.read_text()
-    assert "thm:goal" in text and "the bad events are independent" in text
+    # (beside it, the fatal falsifier critique that reached the exploration's root, unrebutted)
+    texts = [e.read_text() for e in (project / "knowledge").glob("failed-*.md")]
+    (text,) = [t for t in texts if "the bad events are independent" in t]
+    assert "thm:goal" in text
+    assert all("bridge" in t or "fatal critique boundary-case" in t for t in texts)
     gate = json.loads((run.recorder.directory / "gate-1.json").read_text())
     assert gate["ready"] is False and gate["catalog_entries"]
     # no skeleton was cut from the strategy that was not ready

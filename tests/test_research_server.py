@@ -81,8 +81,9 @@ async def test_explore_strategies_shows_the_cards_and_offers_the_skeleton_as_a_n
     (insert,) = link.edits
     assert "\\end{theorem}" in path.read_text().splitlines()[insert.range.start.line]
     assert insert.new_text.strip() == "\\input{sections/result-thm-goal-skeleton}"
-    # only the stages before solving ran: no inner loop, no review
-    assert result["calls"] == 4 + 4 + 1 + 1 + 1 == len(API.requests) - before
+    # only the stages before solving ran: no inner loop, no review (4 cards, 4 falsifiers, the
+    # aggregator, the gate, the check of its rebuttal of the one fatal critique, the decomposer)
+    assert result["calls"] == 4 + 4 + 1 + 1 + 1 + 1 == len(API.requests) - before
     assert path.read_text() == RESULT  # nothing written unless the author applies the edit
 
 

@@ -45,7 +45,7 @@ async def test_the_default_exploration_tree_keeps_a_main_route_and_distinct_alte
 
 async def test_adaptive_widths_stop_widening_once_refutations_find_nothing_new():
     provider = metered(ResearchScript(distinct_fatal_flaws=False))  # every batch finds the same flaw
-    result = await explore(CONTEXT, provider, ResearchConfig(seed=5), seed=5)
+    result = await explore(CONTEXT, provider, ResearchConfig(seed=5, adaptive_widths=True), seed=5)
     assert [b["new_fatal_flaws"] for b in result.batches] == [1, 0]
     assert result.widths == (16, 8, 5, 1) and result.planned_widths == (32, 16, 8, 5, 1)
     made = len(provider.inner.calls)

@@ -27,7 +27,7 @@ from colosseum.models.pricing import cost_usd
 from colosseum.loops.inner.run_record import run_directory
 from colosseum.loops.research.draft import DraftDocument, DraftError
 from colosseum.loops.research.pipeline import ResearchRun, run_research
-from colosseum.loops.research.records import ProgressEvent, ResearchResult
+from colosseum.loops.research.records import EXPLORATION_WIDTHS, ProgressEvent, ResearchResult
 from colosseum.loops.research.review_adapter import ReviewLayer
 from colosseum.loops.research.run_log import ResearchRecorder
 from colosseum.loops.research.settings import planned_calls, research_settings
@@ -285,6 +285,31 @@ def estimate_research(index, setup: ResearchSetup, with_selection: bool) -> Rese
     model = setup.settings.model_name()
     upper = cost_usd(Usage(input_tokens=typical * 6000, output_tokens=typical * 2000), model, setup.settings.prices)
     return ResearchEstimate(plan, TYPICAL_OBLIGATIONS, runs, typical, model, upper)
+
+
+def plan_lines(config, inner_config, plan: dict) -> list[str]:
+    """The plan that will run, stage by stage, with its calls (what the settings make of it)."""
+    widths = ", ".join(map(str, config.exploration_widths))
+    how = (f"adaptive: leaves in batches of {config.batch}, widening stops once a batch finds no new fatal "
+           f"flaw, so at most these" if config.adaptive_widths
+           else "fixed, the paper's" if tuple(config.exploration_widths) == EXPLORATION_WIDTHS
+           else "fixed, as configured")
+    retries = config.section_retries
+    return [
+        "The plan:",
+        f"  1. explore: widths ({widths}), {how}; {plan['explorers']} explorers + {plan['falsifiers']} falsifiers "
+        f"+ {plan['strategy_aggregators']} strategy aggregators (k = {config.k}) = {plan['exploration'] - 1} calls",
+        f"  2. readiness gate: {plan['gate']} call, plus one check for each rebuttal it claims of a fatal critique "
+        f"of the main route (a fatal critique without a confirmed rebuttal keeps the route from being ready); "
+        f"at most {config.max_explorations} explorations",
+        f"  3. decompose: {plan['decomposition']} call (at most {config.decomposition_attempts})",
+        f"  4. each obligation: the inner loop, {plan['inner_loop']} calls (leaves {inner_config.leaves}, widths "
+        f"{tuple(inner_config.widths)}), on the route the plan assigned it, then 1 local review that must answer "
+        f"every critique the refuters left standing; a section with a surviving fatal critique fails; up to "
+        f"{retries} retr{'y' if retries == 1 else 'ies'}" + (", then a re-cut" if config.redecompose else ""),
+        f"  5. global review: {plan['global_review']} calls a round, at most {config.rounds} rounds, each followed "
+        f"by a revision or a new exploration",
+    ]
 
 
 def default_output(claim_file: Path, label: str) -> Path:

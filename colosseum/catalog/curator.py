@@ -1,10 +1,10 @@
-"""The curator: after a solve, the routes that broke are written to the catalog as failed-route
-entries, with the exact point where each broke and the critique that broke it, so that the next
-attempt is not guessed again; the proof the run ended with is written as an observation whose
-evidence says exactly what checked it (model refuters, not a person); results proved in the paper
-by a run are written as results. A route already recorded for the same target and the same
-approach is merged (the run is added to ``also_seen``), an observation of the same claim gains the
-run as one more piece of evidence, and an entry a person wrote is never rewritten."""
+"""The curator: after a solve, the routes that broke (a fatal critique reached the root) are written to
+the catalog as failed-route entries, with the exact point where each broke and the critique that
+broke it, so that the next attempt is not guessed again; the proof the run ended with is written as
+an observation whose evidence says exactly what checked it (model refuters, not a person); results
+proved in the paper by a run are written as results. A route already recorded for the same target
+and the same approach is merged (the run is added to ``also_seen``), an observation of the same
+claim gains the run as one more piece of evidence, and an entry a person wrote is never rewritten."""
 
 from __future__ import annotations
 
@@ -23,9 +23,19 @@ def approach_key(text: str) -> str:
     return "-".join(words[:8]) or "unnamed"
 
 
+def root_failures(result) -> list[tuple[object, object]]:
+    """(critique, the bundle it was written against) for each anchored fatal critique that reached
+    the root: a leaf's critique that an aggregator later resolved is no failed route."""
+    failures = []
+    for crit in result.surviving_critiques:
+        if crit.severity == "fatal" and crit.anchored:
+            failures.append((crit, result.bundles.get(crit.origin) or result.root))
+    return failures
+
+
 def record_failed_routes(directory: Path, label: str, result, run_id: str, model: str) -> list[str]:
-    """Write one failed route per leaf whose candidate drew a fatal critique; returns the ids written
-    or merged."""
+    """Write one failed route per route (the candidate's strategy) broken by a fatal critique that
+    reached the root; returns the ids written or merged."""
     today = datetime.date.today().isoformat()
     written: list[str] = []
     with catalog_lock(directory):
@@ -33,15 +43,9 @@ def record_failed_routes(directory: Path, label: str, result, run_id: str, model
         existing = {(((e.data.get("target") or {}).get("label")), e.data.get("approach_key")): e
                     for e in catalog.entries.values() if e.kind == "failed-route"}
         handled: set[tuple[str, str]] = set()
-        for bundle in result.bundles.values():
-            if bundle.level != 0:
-                continue
-            fatal = [c for c in bundle.critiques if c.severity == "fatal" and c.anchored]
-            if not fatal:
-                continue
+        for crit, bundle in root_failures(result):
             approach = bundle.candidate.strategy or bundle.candidate.angle or "unnamed approach"
             key = approach_key(approach)
-            crit = fatal[0]
             if (label, key) in handled:
                 continue  # one entry per route per run
             handled.add((label, key))

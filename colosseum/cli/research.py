@@ -101,7 +101,7 @@ def _selection_fits(args, configured) -> bool:
 
 
 def _dry_run(args, index, setup) -> int:
-    from colosseum.app.research import estimate_research
+    from colosseum.app.research import estimate_research, plan_lines
 
     config, inner_config, selection = setup.config, setup.inner_config, setup.selection
     estimate = estimate_research(index, setup, bool(args.select_with))
@@ -111,6 +111,7 @@ def _dry_run(args, index, setup) -> int:
           f"{'adaptive' if config.adaptive_widths else 'fixed'} widths, then the readiness gate); decomposition "
           f"{plan['decomposition']}; each obligation {plan['per_obligation']} (inner loop widths "
           f"{inner_config.widths} and its local review); each global review {plan['global_review']}.")
+    print("\n".join(plan_lines(config, inner_config, plan)))
     both = (f"; run with both models plus {selection.judges} judgements, {estimate.typical_calls} calls"
             if args.select_with else "")
     print(f"A skeleton of {estimate.obligations} obligations costs about {plan['typical']} calls with no retry and "

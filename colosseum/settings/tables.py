@@ -78,7 +78,8 @@ class ResearchSettings:
                                                   RESEARCH_WIDTHS)
     k: int = setting(5, "Cards each aggregator of the exploration tree draws.", POSITIVE_INT)
     falsifiers: int = setting(1, "Falsifiers per strategy card.", POSITIVE_INT)
-    adaptive_widths: bool = setting(True, "Stop widening once a batch of leaves finds no new fatal flaw.", BOOL)
+    adaptive_widths: bool = setting(False, "Beyond the paper: widen in batches and stop once a batch finds no new "
+                                           "fatal flaw (off: the exploration_widths as given).", BOOL)
     batch: int = setting(8, "Leaves per batch when the widths are adaptive.", POSITIVE_INT)
     explorations: int = setting(3, "Explorations (the first included) before the run gives up.", POSITIVE_INT)
     section_retries: int = setting(2, "Retries of a section that fails its local review.", COUNT)

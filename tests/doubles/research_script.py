@@ -6,6 +6,7 @@ many requests of the same kind came before. Use it with ``ScriptedProvider(Resea
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -45,6 +46,14 @@ class ResearchScript:
     revision: str = "revise"  # revise | re-explore | new-section (breaks the conservative rules)
     judges_correct: int = 8  # judges 1..n say model A's proof is correct
     distinct_fatal_flaws: bool = False  # each falsified card gets a different fatal flaw
+    # label suffix -> severity: the inner loop's refuters find that flaw in the section's first
+    # attempt (every attempt with ``refuted_always``); no aggregator resolves it
+    refuted_sections: dict = field(default_factory=dict)
+    refuted_always: bool = False
+    reviewer_addresses: bool = True  # the local reviewer answers every critique it is given ("answered")
+    gate_rebuts: bool = True  # the gate claims a rebuttal of every critique on the route
+    strategy_resolves: bool = False  # strategy aggregators claim every critique they carry resolved
+    rebuttals_hold: bool = True  # the rebuttal checker confirms the gate's rebuttals
     counts: Counter = field(default_factory=Counter)
 
     def __call__(self, request) -> dict:
@@ -80,7 +89,9 @@ class ResearchScript:
         return {"cards": [card("a chain of bounds along the induction on the size"),
                           card("a chain of bounds along the induction on the size, done twice"),
                           card("a probabilistic count of the bad configurations")],
-                "resolved": [], "open_conflicts": []}
+                "resolved": [{"critique": cid, "how": "the base case is checked by hand"}
+                             for cid in re.findall(r"^- \[([^\]]+)\]", user, re.MULTILINE)]
+                if self.strategy_resolves else [], "open_conflicts": []}
 
     def _readiness_gate(self, system: str, user: str) -> dict:
         n = self.counts["readiness_gate"]
@@ -91,8 +102,17 @@ class ResearchScript:
                     "fatal_bridges": [{"assumption": "the bad events are independent",
                                        "why": "no route: they share variables"}],
                     "reasons": "looks fine"}
+        critiques = re.findall(r"^- \[([^\]]+)\] fatal", _document(user, "critiques still attached to the cards"),
+                               re.MULTILINE)
+        rebuttals = [{"critique": cid, "argument": "the base case n = 1 is settled separately by hand"}
+                     for cid in critiques] if self.gate_rebuts else []
         return {"mechanism_stable": True, "open_claims": claims, "fatal_bridges": [], "skeleton_would_change": False,
-                "ready": True, "reasons": "the mechanism is stable and every claim has a section"}
+                "ready": True, "reasons": "the mechanism is stable and every claim has a section",
+                "rebuttals": rebuttals}
+
+    def _rebuttal_checker(self, system: str, user: str) -> dict:
+        return {"confirmed": self.rebuttals_hold,
+                "reason": "the argument settles it" if self.rebuttals_hold else "the argument assumes what it rebuts"}
 
     # ---- decomposition -------------------------------------------------------------------------
     def skeleton(self, level: str, prefix: str, ref: str, target: str, broken: bool = False) -> str:
@@ -155,7 +175,13 @@ class ResearchScript:
                            {"angle": "induction on the generation of the step", "why": "the steps build up"}]}
 
     def _refuter(self, system: str, user: str) -> dict:
-        return {"critiques": []}
+        label = self._obligation(user)
+        severity = next((v for k, v in self.refuted_sections.items() if label.endswith(k)), None)
+        candidate = _document(user, "candidate proof")
+        if severity is None or ("Second attempt." in candidate and not self.refuted_always):
+            return {"critiques": []}
+        return {"critiques": [{"severity": severity, "kind": "gap", "quote": "We bound the quantity",
+                               "explanation": "the bound is asserted, never derived", "repair": ""}]}
 
     def _resolution_checker(self, system: str, user: str) -> dict:
         return {"checks": []}  # nothing is claimed in these runs: no aggregator resolves a critique
@@ -175,7 +201,11 @@ class ResearchScript:
             return {"verdict": "failed", "reasons": ["the bound is not justified"],
                     "critiques": [{"severity": "major", "kind": "gap", "quote": proof[:40], "message": "unjustified",
                                    "repair": "justify the bound"}]}
-        return {"verdict": "passed", "reasons": ["proves its statement"], "critiques": []}
+        carried = re.findall(r"^- \[([^\]]+)\]", _document(user, "critiques the proof's refuters left standing"),
+                             re.MULTILINE)
+        addressed = [{"critique": cid, "status": "answered", "reason": "the proof derives the bound in its text"}
+                     for cid in carried] if self.reviewer_addresses else []
+        return {"verdict": "passed", "reasons": ["proves its statement"], "critiques": [], "addressed": addressed}
 
     def _global_reviewer(self, system: str, user: str) -> dict:
         reviewers = max(1, int(_between(user, " of ", ")") or 1)) if user.startswith("(reviewer") else 1
@@ -209,8 +239,8 @@ class ResearchScript:
         return {"correct": correct, "fatal_flaw": "" if correct else "the final bound", "reasons": "checked"}
 
 
-ROLES = ("explorer", "strategy_falsifier", "strategy_aggregator", "readiness_gate", "decomposer", "redecomposer",
-         "angle_planner", "generator", "refuter", "resolution_checker", "aggregator", "local_reviewer",
+ROLES = ("explorer", "strategy_falsifier", "strategy_aggregator", "readiness_gate", "rebuttal_checker", "decomposer",
+         "redecomposer", "angle_planner", "generator", "refuter", "resolution_checker", "aggregator", "local_reviewer",
          "global_reviewer", "review_synthesis", "reviser", "selection_judge")
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from colosseum.loops.inner import RunRecorder, obligation_context, solve
 from colosseum.models.metered import stage
-from colosseum.loops.research.records import ResearchConfig, SectionOutcome
-from colosseum.loops.research.review_adapter import critique_json
+from colosseum.loops.research.records import ResearchConfig, SectionOutcome, routed_inner_config
+from colosseum.loops.research.review_adapter import carried_critiques, critique_json, section_gate
 
 
 def _slug(label: str) -> str:
@@ -29,11 +29,14 @@ def _slug(label: str) -> str:
 class DagSolver:
     def __init__(self, draft, provider, config: ResearchConfig, inner_config, reviews, *, catalog=None,
                  run_dir: Path | None = None, model: str = "", prices: dict | None = None,
-                 progress: Callable[[str, tuple, int, int, str], None] | None = None, redecompose=None):
+                 progress: Callable[[str, tuple, int, int, str], None] | None = None, redecompose=None,
+                 routes: dict[str, str] | None = None, default_route: str = ""):
         self.draft, self.provider, self.config, self.inner_config = draft, provider, config, inner_config
         self.reviews, self.catalog, self.run_dir, self.model, self.prices = reviews, catalog, run_dir, model, prices
         self.progress = progress or (lambda stage, frontier, done, total, detail: None)
         self.redecompose = redecompose  # async (label, attempts_text) -> (done, reason, problems)
+        self.routes = dict(routes or {})  # obligation label -> the route the plan assigned it
+        self.default_route = default_route
         self.outcomes: dict[str, SectionOutcome] = {}
         self.redecompositions: list[dict] = []
         self.frontier: list[str] = []
@@ -56,18 +59,19 @@ class DagSolver:
         # every step of the inner loop and of the review reports, so a cancellation (raised by the
         # progress callback) stops the section at once instead of after its last call
         steps = self._section_progress(label)
-        result = await solve(context, self.provider, self.inner_config, steps, self._recorder(label, attempt, context))
+        inner_config = self.section_config(label)
+        result = await solve(context, self.provider, inner_config, steps, self._recorder(label, attempt, context))
         outcome.attempts += 1
-        review = await self.reviews.local(self.draft.index, label, result.root.candidate.proof, steps)
+        review = await self._review(label, result, steps)
         self._note(outcome, result, review)
         for _ in range(self.config.section_retries):
             if review.passed:
                 break
             attempt = outcome.attempts
-            result = await self.reviews.retry(self.draft.index, label, review, self.inner_config, self.catalog,
+            result = await self.reviews.retry(self.draft.index, label, review, inner_config, self.catalog,
                                               steps, self._recorder(label, attempt, None))
             outcome.attempts += 1
-            review = await self.reviews.local(self.draft.index, label, result.root.candidate.proof, steps)
+            review = await self._review(label, result, steps)
             self._note(outcome, result, review)
         outcome.proof = result.root.candidate.proof
         outcome.status = "passed" if review.passed else "failed"
@@ -80,6 +84,23 @@ class DagSolver:
                                         "critiques": []})
         return outcome
 
+    def section_config(self, label: str):
+        """The inner loop's settings for this section: its provers start from the route the plan
+        assigned it (the gate's per-claim route, else the strategy card's), each from its own angle."""
+        route = self.routes.get(label) or self.default_route  # a lemma a re-cut added: the main route
+        if not route:
+            return self.inner_config
+        angles = tuple(f"the route the plan assigned to this section: {route}; within it, {a}"
+                       for a in self.inner_config.angles)
+        return routed_inner_config(self.inner_config, angles)
+
+    async def _review(self, label: str, result, steps):
+        """The local review of the inner loop's proof, given the critiques its refuters left standing,
+        and the section gate (no fatal critique of the inner loop may survive)."""
+        review = await self.reviews.local(self.draft.index, label, result.root.candidate.proof, steps,
+                                          carried=carried_critiques(result))
+        return section_gate(review, result)
+
     def _section_progress(self, label: str):
         def report(stage: str, done: int, total: int) -> None:
             step = f"{label}: {stage}" + (f" {done}/{total}" if total else "")
@@ -89,7 +110,10 @@ class DagSolver:
     def _note(self, outcome: SectionOutcome, result, review) -> None:
         outcome.reviews.append({"attempt": outcome.attempts, "verdict": review.verdict, "reasons": list(review.reasons),
                                 "critiques": [critique_json(c, self.draft) for c in review.critiques],
-                                "inner_loop_calls": result.usage.calls, "proof": result.root.candidate.proof})
+                                "inner_loop_calls": result.usage.calls, "proof": result.root.candidate.proof,
+                                "surviving": [{"id": c.id, "severity": c.severity, "kind": c.kind, "quote": c.quote,
+                                               "explanation": c.explanation} for c in carried_critiques(result)],
+                                "addressed": dict(getattr(review, "addressed", {}) or {})})
 
     # ---- the DAG -------------------------------------------------------------------------------
     async def run(self, only: set[str] | None = None) -> dict[str, SectionOutcome]:

@@ -77,6 +77,35 @@ def open_claims_text(verdict: ReadinessVerdict) -> str:
                      for i, c in enumerate(verdict.open_claims, 1)) or "(none)"
 
 
+def _overlap(a: str, b: str) -> float:
+    wa, wb = ({w for w in re.findall(r"[a-z0-9]+", t.lower()) if len(w) > 3} for t in (a, b))
+    return len(wa & wb) / len(wa | wb) if wa | wb else 0.0
+
+
+def section_routes(draft: DraftDocument, verdict: ReadinessVerdict, main) -> dict[str, str]:
+    """The route the plan assigned each obligation of the skeleton: the gate's open claim (else the
+    strategy card's needed lemma) whose statement or section is closest to the obligation's, with
+    the main route's key mechanism; the key mechanism alone when nothing matches."""
+    planned = [(f"{c.statement} {c.section}", c.route) for c in verdict.open_claims if c.route.strip()]
+    planned += [(lemma["statement"], lemma["route"]) for lemma in main.needed_lemmas if lemma.get("route", "").strip()]
+    routes = {}
+    for label in draft.obligations():
+        try:
+            statement = draft.statement(label)
+        except KeyError:
+            continue
+        section = draft.section_of(label)
+        title = getattr(draft.index.sections.get(section), "title", "") if section else ""
+        scored = [(_overlap(f"{statement} {title}", text), route) for text, route in planned]
+        score, route = max(scored, default=(0.0, ""))
+        mechanism = main.key_mechanism.strip()
+        if score > 0 and route:
+            routes[label] = route + (f" (main route: {mechanism})" if mechanism else "")
+        elif mechanism:
+            routes[label] = f"the main route: {mechanism}"
+    return routes
+
+
 async def decompose(context, exploration: Exploration, verdict: ReadinessVerdict, draft: DraftDocument, provider,
                     config: ResearchConfig) -> tuple[Decomposition | None, list[str]]:
     """(decomposition, []) once a skeleton reads back, else (None, the last problems)."""

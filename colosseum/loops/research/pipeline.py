@@ -21,7 +21,7 @@ from colosseum.models.errors import BudgetExceeded, BudgetReached, SolveCancelle
 from colosseum.models import ProviderError
 from colosseum.models.metered import stage
 from colosseum.loops.research.dag_solver import DagSolver
-from colosseum.loops.research.decomposition import decompose, redecompose
+from colosseum.loops.research.decomposition import decompose, redecompose, section_routes
 from colosseum.loops.research.draft import DraftDocument
 from colosseum.loops.research.exploration import explore
 from colosseum.loops.research.readiness import gate_feedback, readiness_gate, record_failed_route_once, record_gate_failure
@@ -89,6 +89,7 @@ def _close(run: ResearchRun, draft: DraftDocument, result: ResearchResult, statu
     result.draft = draft.region_text
     result.usage = run.provider.usage
     result.usage_by_stage = dict(run.provider.by_stage)
+    _record_failed_sections(run, result, stopped=status in ("budget-stopped", "cancelled"))
     saved = sum(e.calls_saved for e in result.explorations)
     if saved:
         result.calls_saved["adaptive exploration widths"] = saved
@@ -163,7 +164,9 @@ async def _pipeline(run: ResearchRun, draft: DraftDocument, result: ResearchResu
         solver = DagSolver(draft, run.provider, config, run.inner_config, run.reviews, catalog=run.catalog,
                            run_dir=recorder.directory if recorder else None, model=run.model, prices=run.prices,
                            progress=lambda s, frontier, done, total, detail: report(s, frontier, done, total, detail),
-                           redecompose=recut)
+                           redecompose=recut, routes=section_routes(draft, verdict, exploration.main),
+                           default_route=f"the main route: {exploration.main.key_mechanism}"
+                           if exploration.main.key_mechanism.strip() else "")
         result.sections = solver.outcomes
         await solver.run()
         if recorder:
@@ -285,6 +288,27 @@ async def _recheck(run, draft, solver, labels: list[str], report) -> None:
             solver.outcomes[label].status = "failed"
     if failed:
         await solver.run(only=failed)
+
+
+def _record_failed_sections(run, result, stopped: bool) -> None:
+    """A failed route for each section of the route that failed every retry, and, when the run was
+    stopped, for each section whose last attempt failed (no retry will answer its critiques)."""
+    if run.catalog_dir is None or not result.explorations:
+        return
+    main = result.explorations[-1].main
+    approach = main.key_mechanism or main.normalized_goal or "unnamed strategy"
+    run_id = run.recorder.directory.name if run.recorder else None
+    for label, outcome in list(result.sections.items()):
+        exhausted = outcome.attempts >= 1 + run.config.section_retries
+        last = outcome.reviews[-1] if outcome.reviews else {}
+        if outcome.status != "failed" or last.get("verdict") != "failed" or not (exhausted or stopped):
+            continue
+        why = "failed every retry" if exhausted else "failed, and the run stopped"
+        critique = f"section {label} {why} ({outcome.attempts} attempts): " + "; ".join(last.get("reasons") or [])
+        try:
+            record_failed_route_once(run.catalog_dir, run.label, approach, f"section {label}", critique[:2000], run_id)
+        except (OSError, TimeoutError, ValueError):  # a catalog that cannot be written costs the lesson, not the run
+            return
 
 
 def _record_broken_skeleton(run, result, why: str) -> None:

@@ -10,25 +10,67 @@ failed route."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from colosseum.models.step import ask
 from colosseum.loops.research.records import Exploration, OpenClaim, ReadinessVerdict
 
 
+def _critique_line(c) -> str:
+    return f"- [{c.id}] {c.severity} {c.kind} against {c.origin}: \"{c.target}\" -- {c.explanation}"
+
+
 async def readiness_gate(context, exploration: Exploration, provider, previous: str = "(none)") -> ReadinessVerdict:
-    critiques = "\n".join(f"- [{c.id}] {c.severity} {c.kind} against {c.origin}: \"{c.target}\" -- {c.explanation}"
-                          for c in exploration.surviving_critiques) or "(none)"
+    """The gate's call, its rules, and a check of each rebuttal it claims of a fatal critique of
+    the main route (those that reached the exploration's root, and those a strategy aggregator
+    on the way said it resolved, unchecked): a route is ready only when every such critique has a
+    rebuttal the checker confirmed."""
+    surviving = {c.id for c in exploration.surviving_critiques}
+    claimed = [(c, how) for c, how in exploration.claimed_resolutions()
+               if c.severity == "fatal" and c.id not in surviving]
+    critiques = "\n".join([_critique_line(c) for c in exploration.surviving_critiques]
+                          + [_critique_line(c) + f" (a strategy aggregator claims it resolved it: {how}; unchecked, "
+                             "so rebut it to rely on that)" for c, how in claimed]) or "(none)"
+    problem = f"{context.label}: {context.statement}"
     data = await ask(provider, "readiness_gate", {
-        "problem": f"{context.label}: {context.statement}", "assumable": context.assumable or "(none)",
+        "problem": problem, "assumable": context.assumable or "(none)",
         "notation": context.notation or "(none)", "main": exploration.main.render(),
         "alternatives": "\n\n".join(c.render() for c in exploration.alternatives) or "(none)",
         "critiques": critiques, "previous": previous})
-    return judge(data)
+    fatal = [c for c in exploration.surviving_critiques if c.severity == "fatal"] + [c for c, _ in claimed]
+    verdict = judge(data)
+    if not verdict.ready or not fatal:
+        return judge(data, fatal) if fatal else verdict  # no rebuttal can make it ready: nothing to check
+    claimed = claimed_rebuttals(data, fatal)
+    checks = {}
+    if claimed:
+        async with asyncio.TaskGroup() as group:
+            tasks = {cid: group.create_task(ask(provider, "rebuttal_checker", {
+                "problem": problem, "route": exploration.main.render(),
+                "critique": _critique_line(next(c for c in fatal if c.id == cid)), "rebuttal": argument}))
+                for cid, argument in claimed.items()}
+        checks = {cid: task.result() for cid, task in tasks.items()}
+    rebuttals = [{"critique": cid, "argument": argument, "confirmed": checks[cid].get("confirmed") is True,
+                  "reason": str(checks[cid].get("reason", ""))} for cid, argument in claimed.items()]
+    return judge(data, fatal, rebuttals)
 
 
-def judge(data: dict) -> ReadinessVerdict:
-    """The gate's answer with the rules applied."""
+def claimed_rebuttals(data: dict, fatal) -> dict[str, str]:
+    """The gate's rebuttals of the fatal critiques it was shown, by critique id (an empty argument
+    is no rebuttal)."""
+    ids = {c.id for c in fatal}
+    claimed: dict[str, str] = {}
+    for item in data.get("rebuttals") or []:
+        if isinstance(item, dict) and item.get("critique") in ids and str(item.get("argument", "")).strip():
+            claimed.setdefault(str(item["critique"]), str(item["argument"]))
+    return claimed
+
+
+def judge(data: dict, fatal=(), rebuttals: list[dict] | None = None) -> ReadinessVerdict:
+    """The gate's answer with the rules applied; ``fatal``: the fatal critiques of the main route,
+    ``rebuttals``: the checked rebuttals ({critique, argument, confirmed, reason}). A fatal
+    critique without a confirmed rebuttal stands, and the route is not ready."""
     claims = [OpenClaim(str(c.get("statement", "")), str(c.get("role", "")), str(c.get("route", "")),
                         str(c.get("section", ""))) for c in data.get("open_claims") or [] if isinstance(c, dict)]
     bridges = [{"assumption": str(b.get("assumption", "")), "why": str(b.get("why", ""))}
@@ -48,9 +90,17 @@ def judge(data: dict) -> ReadinessVerdict:
         broken.append("no open claim is assigned to a section: there is nothing to cut the proof into")
     if would_change:
         broken.append("settling the open claims could change the skeleton")
+    rebuttals = list(rebuttals or [])
+    confirmed = {r["critique"] for r in rebuttals if r.get("confirmed")}
+    standing = [c for c in fatal if c.id not in confirmed]
+    if standing:
+        broken.append("fatal critique of the main route stands unrebutted: "
+                      + "; ".join(f"[{c.id}] {c.explanation}" for c in standing))
     if data.get("ready") is not True and not broken:
         broken.append("the gate did not mark it ready")
-    return ReadinessVerdict(not broken, stable, claims, bridges, would_change, reasons + broken)
+    return ReadinessVerdict(not broken, stable, claims, bridges, would_change, reasons + broken, rebuttals,
+                            [{"id": c.id, "kind": c.kind, "target": c.target, "explanation": c.explanation}
+                             for c in standing])
 
 
 def gate_feedback(verdict: ReadinessVerdict, exploration: Exploration) -> str:
@@ -58,6 +108,8 @@ def gate_feedback(verdict: ReadinessVerdict, exploration: Exploration) -> str:
     lines = [f"The route \"{exploration.main.key_mechanism}\" was not ready:"]
     lines += [f"- {r}" for r in verdict.reasons]
     lines += [f"- fatal bridge: {b['assumption']} ({b['why']})" for b in verdict.fatal_bridges]
+    lines += [f"- rebuttal of [{r['critique']}] not confirmed: {r['reason']}" for r in verdict.rebuttals
+              if not r.get("confirmed")]
     return "\n".join(lines)
 
 
@@ -67,6 +119,9 @@ def record_gate_failure(catalog_dir: Path | None, label: str, verdict: Readiness
     the next exploration is told where this one broke. Returns the entry files written."""
     approach = exploration.main.key_mechanism or exploration.main.normalized_goal or "unnamed strategy"
     points = [(b["assumption"], f"fatal bridge: {b['why']}") for b in verdict.fatal_bridges]
+    # the fatal critiques that reached the exploration's root and were not rebutted
+    points += [(c["target"] or c["id"], f"fatal critique {c['kind']}: {c['explanation']}")
+               for c in verdict.standing_critiques]
     if not points:
         points = [(exploration.main.first_bottleneck or "(the gate named no single point)",
                    "readiness gate: " + "; ".join(verdict.reasons))]

@@ -3,7 +3,7 @@ the sections solved, the rounds of global review and revision, and the run's out
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 from colosseum.models import Usage
 
@@ -116,6 +116,25 @@ class Exploration:
         root = self.bundles.get(f"S{len(self.widths) - 1}.0")
         return root.critiques if root is not None else []
 
+    def claimed_resolutions(self) -> list[tuple[CardCritique, str]]:
+        """(critique, the aggregator's argument) for each critique a strategy aggregator on the way
+        to the root said it resolved: a claim no one has checked, so the gate must rebut a fatal
+        one like any other (its rebuttal is checked)."""
+        critiques = {c.id: c for b in self.bundles.values() for c in b.critiques}
+        root = f"S{len(self.widths) - 1}.0"
+        found: dict[str, tuple[CardCritique, str]] = {}
+        stack, seen = [root], set()
+        while stack:
+            bundle = self.bundles.get(stack.pop())
+            if bundle is None or bundle.id in seen:
+                continue
+            seen.add(bundle.id)
+            for cid, how in bundle.resolved.items():
+                if cid in critiques:
+                    found.setdefault(cid, (critiques[cid], how))
+            stack.extend(bundle.sources)
+        return list(found.values())
+
 
 @dataclass
 class OpenClaim:
@@ -140,11 +159,14 @@ class ReadinessVerdict:
     fatal_bridges: list[dict]  # {assumption, why}
     skeleton_would_change: bool
     reasons: list[str]  # why it is (not) ready, the gate's words and the rules it broke
+    rebuttals: list[dict] = field(default_factory=list)  # {critique, argument, confirmed, reason}, each checked
+    standing_critiques: list[dict] = field(default_factory=list)  # fatal critiques of the route left unrebutted
 
     def to_json(self) -> dict:
         return {"ready": self.ready, "mechanism_stable": self.mechanism_stable,
                 "open_claims": [vars(c) for c in self.open_claims], "fatal_bridges": self.fatal_bridges,
-                "skeleton_would_change": self.skeleton_would_change, "reasons": self.reasons}
+                "skeleton_would_change": self.skeleton_would_change, "reasons": self.reasons,
+                "rebuttals": self.rebuttals, "standing_critiques": self.standing_critiques}
 
 
 @dataclass
@@ -195,9 +217,9 @@ class ResearchConfig:
     k: int = 5
     falsifiers_per_card: int = 1
     angles: tuple[str, ...] = EXPLORATION_ANGLES
-    # beyond the paper: leaves come in batches; widening stops once a batch's refutations find no
-    # fatal flaw that an earlier batch had not found already
-    adaptive_widths: bool = True
+    # beyond the paper, and off unless the author turns it on: leaves come in batches; widening
+    # stops once a batch's refutations find no fatal flaw that an earlier batch had not found already
+    adaptive_widths: bool = False
     batch: int = 8
     max_alternatives: int = 2
     max_explorations: int = 3  # explorations (the first included) before the run gives up
@@ -269,3 +291,13 @@ class ProgressEvent:
             parts.append(f" · {self.detail}")
         parts.append(f" · {self.calls} calls")
         return "".join(parts)
+
+
+def routed_inner_config(inner_config, angles: tuple[str, ...] | None = None):
+    """The inner loop's settings for a section the plan assigned a route: its provers take
+    ``angles`` (the route, each from its own angle), so the inner loop's own angle planning, when
+    it has one, is not asked (the plan already says where the angles come from)."""
+    changes = {"angles": tuple(angles)} if angles else {}
+    if "plan_angles" in {f.name for f in fields(inner_config)}:
+        changes["plan_angles"] = False
+    return replace(inner_config, **changes) if changes else inner_config

@@ -75,6 +75,13 @@ class ResearchRecorder:
                   for i, c in enumerate(verdict.open_claims, 1)] or ["(none)"]
         if verdict.fatal_bridges:
             lines += ["", "## Fatal bridges", ""] + [f"- {b['assumption']}: {b['why']}" for b in verdict.fatal_bridges]
+        if verdict.rebuttals:  # the evidence a cleared fatal critique rests on: a referee's check
+            lines += ["", "## Rebuttals of fatal critiques, each checked by a referee", ""]
+            lines += [f"- [{r['critique']}] {'confirmed' if r['confirmed'] else 'not confirmed'}: {r['argument']}"
+                      f" — referee: {r['reason']}" for r in verdict.rebuttals]
+        if verdict.standing_critiques:
+            lines += ["", "## Fatal critiques of the main route left standing", ""]
+            lines += [f"- [{c['id']}] {c['kind']}: {c['explanation']}" for c in verdict.standing_critiques]
         if catalog_entries:
             lines += ["", "Recorded in the catalog as failed routes: " + ", ".join(Path(e).name for e in catalog_entries)]
         self._md(f"gate-{attempt}.md", "\n".join(lines))
@@ -111,9 +118,15 @@ class ResearchRecorder:
         for label, o in sorted(outcomes.items(), key=lambda item: (item[1].generation, item[0])):
             lines += [f"## `{label}`: {o.status}", "", f"Generation {o.generation + 1}; {o.attempts} inner-loop run(s).", ""]
             for r in o.reviews:
+                addressed = r.get("addressed") or {}
                 lines.append(f"- local review ({r['attempt']}): {r['verdict']}"
                              + "".join(f"\n  - {c['severity']} {c['kind']}: \"{c['quote']}\" — {c['message']}"
-                                       for c in r["critiques"]))
+                                       for c in r["critiques"])
+                             + "".join(f"\n  - refuters' {c['severity']} [{c['id']}] \"{c['quote']}\" — "
+                                       f"{c['explanation']}; reviewer: "
+                                       + (f"{addressed[c['id']]['status']} ({addressed[c['id']]['reason']})"
+                                          if c["id"] in addressed else "not addressed")
+                                       for c in r.get("surviving") or []))
             lines.append("")
         for r in redecompositions:
             lines.append(f"- Re-cut around `{r['label']}`: {'done' if r['done'] else 'refused'}. {r['reason']}"

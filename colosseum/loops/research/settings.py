@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from colosseum.loops.research.records import ResearchConfig
+from colosseum.loops.research.records import ResearchConfig, routed_inner_config
 from colosseum.settings import table
 
 
@@ -57,13 +57,18 @@ def research_settings(project_config, rounds: int | None = None, max_calls: int 
 def planned_calls(config: ResearchConfig, inner_config, reviewers: int, obligations: int) -> dict:
     """What a run is expected to cost, in calls, for a skeleton of ``obligations`` obligations
     with no retry and one round (the upper bounds say what retries and rounds can add)."""
-    explore = config.planned_exploration_calls() + 1  # the tree, then the gate
+    explore = config.planned_exploration_calls() + 1  # the tree, then the gate (and a check per rebuttal it claims)
     decompose = 1
-    per_obligation = inner_config.planned_calls() + 1  # the inner loop, then its local review
+    # the inner loop on the route the plan assigned (no angle planning of its own), then its local review
+    per_obligation = routed_inner_config(inner_config).planned_calls() + 1
     review = reviewers
     first = explore + decompose + obligations * per_obligation + review
-    worst_section = (inner_config.maximum_calls() + 1) * (1 + config.section_retries)  # every resolution checked
+    worst_section = (routed_inner_config(inner_config).maximum_calls() + 1) * (1 + config.section_retries)  # every resolution checked
     worst = config.max_explorations * (explore + config.decomposition_attempts
                                        + obligations * worst_section) + config.rounds * (review + 2)
+    leaves = config.exploration_widths[0]
     return {"exploration": explore, "decomposition": decompose, "per_obligation": per_obligation,
-            "global_review": review, "typical": first, "upper": worst}
+            "global_review": review, "typical": first, "upper": worst,
+            "explorers": leaves, "falsifiers": leaves * config.falsifiers_per_card,
+            "strategy_aggregators": sum(config.exploration_widths[1:]), "gate": 1,
+            "inner_loop": routed_inner_config(inner_config).planned_calls()}

@@ -124,9 +124,12 @@ def local_review_key(index, label: str, proof: str | None, prompt_version: int, 
     return _key(m, prompt_version, model)
 
 
-def _key(m: Material, prompt_version: int, model: str) -> str:
-    payload = json.dumps({"label": m.label, "statement": m.statement, "proof": m.proof, "used": m.used,
-                          "prompt": [ROLE, prompt_version], "model": model}, sort_keys=True, ensure_ascii=False)
+def _key(m: Material, prompt_version: int, model: str, carried: str = "") -> str:
+    fields = {"label": m.label, "statement": m.statement, "proof": m.proof, "used": m.used,
+              "prompt": [ROLE, prompt_version], "model": model}
+    if carried:  # the critiques it had to address are part of what was reviewed
+        fields["carried"] = carried
+    payload = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -197,11 +200,40 @@ def _in_text(quote: str, text: str) -> bool:
     return True
 
 
-def _verdict(said: str, critiques: list[ReviewCritique]) -> tuple[str, list[str]]:
+def render_carried(carried) -> str:
+    """The critiques the proof's refuters left standing, as the local reviewer reads them (each
+    with the id it must answer by); ``carried`` holds the inner loop's Critique records."""
+    return "\n".join(f"- [{c.id}] {c.severity} {c.kind}: \"{c.quote}\" -- {c.explanation}" for c in carried) \
+        or "(none)"
+
+
+def addressed_of(items, carried) -> dict[str, dict]:
+    """What the reviewer said of each carried critique, by id: {status, reason}; a critique it did
+    not name, or answered without a reason, is missing here (it counts as standing)."""
+    wanted = {c.id for c in carried}
+    said: dict[str, dict] = {}
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or item.get("critique") not in wanted:
+            continue
+        status = item.get("status") if item.get("status") in ("stands", "answered") else "stands"
+        reason = str(item.get("reason") or "").strip()
+        if status == "answered" and not reason:
+            continue  # an answer with no argument is no answer
+        said.setdefault(str(item["critique"]), {"status": status, "reason": reason})
+    return said
+
+
+def _verdict(said: str, critiques: list[ReviewCritique], carried=(), addressed: dict | None = None
+             ) -> tuple[str, list[str]]:
     serious = [c for c in critiques if c.active and c.severity in ("fatal", "major")]
     notes = [f"{c.severity} {c.kind}: {c.message}" + ("" if c.anchored else " (its quote is not in the text: "
                                                       "unanchored)") for c in serious]
-    if serious or said == "failed":
+    addressed = addressed or {}
+    standing = [c for c in carried if addressed.get(c.id, {}).get("status") != "answered"]
+    notes += [f"the refuters' {c.severity} critique [{c.id}] stands"
+              + ("" if c.id in addressed else " (the reviewer did not address it)") + f": {c.explanation}"
+              for c in standing]
+    if serious or standing or said == "failed":
         return "failed", notes
     return "passed", notes
 
@@ -228,10 +260,12 @@ class LocalReviewer:
         m = material(frozen(index), label, proof)
         return bool(m.proof.strip()) and self.cache.get(_key(m, load_prompt(ROLE).version, self.model)) is None
 
-    async def review(self, index, label: str, *, proof: str | None = None, progress=None) -> ClaimReview:
+    async def review(self, index, label: str, *, proof: str | None = None, progress=None, carried=()) -> ClaimReview:
         """One claim or section: one call, or none when its key is in the cache. A run of its
-        own against the budget (the budget is per run, never per session)."""
-        return await self._review(index, label, proof, progress, self._run(self.config))
+        own against the budget (the budget is per run, never per session). ``carried``: the
+        critiques the proof's refuters left standing (inner-loop Critique records); the reviewer
+        must answer each, and one it does not answer fails the review."""
+        return await self._review(index, label, proof, progress, self._run(self.config), tuple(carried))
 
     def _run(self, config: ReviewConfig) -> ModelStep:
         """The calls of one run against the budget: a single review is a run of its own, and every
@@ -239,11 +273,12 @@ class LocalReviewer:
         return ModelStep(self.provider, Budget.of_started_calls(config.max_calls), max_tokens=config.output_tokens,
                          model=config.model)
 
-    async def _review(self, index, label: str, proof: str | None, progress, run: ModelStep) -> ClaimReview:
+    async def _review(self, index, label: str, proof: str | None, progress, run: ModelStep,
+                      carried: tuple = ()) -> ClaimReview:
         index = frozen(index)
         m = material(index, label, proof)
         spec = load_prompt(ROLE)
-        key = _key(m, spec.version, self.model)
+        key = _key(m, spec.version, self.model, render_carried(carried) if carried else "")
         if not m.proof.strip():
             if not m.draft:
                 raise NothingToReview(f"nothing to review: `{label}` has no proof")
@@ -255,24 +290,27 @@ class LocalReviewer:
         usage = Usage()
         if record is None:
             outcome = await run.call(ROLE, {"label": label, "statement": m.statement, "proof": m.proof,
-                                            "used": m.render_used(), "notation": preamble_notation(index) or "(none)"})
+                                            "used": m.render_used(), "notation": preamble_notation(index) or "(none)",
+                                            "carried": render_carried(carried)})
             data = outcome.answer()
             usage = outcome.usage
             self.usage = self.usage + usage
             record = {"label": label, "verdict": data.get("verdict", "failed"),
                       "reasons": [str(r) for r in data.get("reasons") or []],
-                      "critiques": [c for c in data.get("critiques") or [] if isinstance(c, dict)]}
+                      "critiques": [c for c in data.get("critiques") or [] if isinstance(c, dict)],
+                      "addressed": [a for a in data.get("addressed") or [] if isinstance(a, dict)]}
             self.cache.put(key, record)
             self.reviewed.append(label)
         else:
             self.served.append(label)
         critiques = _critiques(index, record["critiques"], m, label)
         DismissalStore(index.root_dir).apply(critiques)
-        verdict, notes = _verdict(record["verdict"], critiques)
+        addressed = addressed_of(record.get("addressed"), carried)
+        verdict, notes = _verdict(record["verdict"], critiques, carried, addressed)
         if progress is not None:
             progress("local review", 1, 1)
         return ClaimReview(label, verdict, list(dict.fromkeys(record["reasons"] + notes)), critiques, key, m.proof,
-                           m.statement, usage, cached, self.model)
+                           m.statement, usage, cached, self.model, addressed)
 
     def reviewable(self, index) -> list[str]:
         """Every claim with a proof of its own in the document, in reading order."""
@@ -304,9 +342,11 @@ class LocalReviewer:
 
 
 async def review_claim(index, label: str, provider, cache: LocalReviewCache | None = None, *,
-                       proof: str | None = None, config: ReviewConfig = ReviewConfig(), progress=None) -> ClaimReview:
-    """See the package docstring."""
-    return await LocalReviewer(provider, cache, config).review(index, label, proof=proof, progress=progress)
+                       proof: str | None = None, config: ReviewConfig = ReviewConfig(), progress=None,
+                       carried=()) -> ClaimReview:
+    """See the package docstring; ``carried`` as in LocalReviewer.review."""
+    return await LocalReviewer(provider, cache, config).review(index, label, proof=proof, progress=progress,
+                                                               carried=carried)
 
 
 def render_failure(failed: ClaimReview) -> str:

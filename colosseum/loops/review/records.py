@@ -181,6 +181,9 @@ class ClaimReview:
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
     model: str = ""
+    # the refuters' critiques it was given, by id: {status: stands | answered, reason}; one it
+    # was given and is missing here was not addressed (it stands, and the review failed)
+    addressed: dict = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:

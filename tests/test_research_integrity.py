@@ -201,7 +201,7 @@ async def test_a_run_stopped_after_a_section_failed_records_that_section_as_a_fa
     from dataclasses import replace
 
     script = ResearchScript(refuted_sections={"g1-1": "fatal"}, refuted_always=True)
-    config = replace(SMALL, exploration_widths=(4, 1), max_calls=26)  # stops during the section's retry
+    config = replace(SMALL, exploration_widths=(4, 1), max_calls=30)  # stops during the section's retry (28-34 do)
     run, _ = make_run(project, script, config, catalog_dir=project / "knowledge")
     result = await run_research(run)
     assert result.status == "budget-stopped"

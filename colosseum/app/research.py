@@ -8,6 +8,7 @@ with the adapter's progress; the adapters print or answer its ``ResearchOutcome`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -20,6 +21,7 @@ from colosseum.app.run_settings import RunOverrides, RunSettings, inner_loop_con
 from colosseum.app.stops import RunRefused, StopReason, stop_reason, until_stopped
 from colosseum.catalog.store import load_catalog
 from colosseum.core.atomic_files import write_atomically
+from colosseum.core.liveness import Heartbeat
 from colosseum.loops.inner.records import InnerLoopConfig
 from colosseum.models.budget import Budget
 from colosseum.models.metered import MeteredProvider
@@ -236,11 +238,15 @@ def _naming(progress: Progress, model: str) -> Progress:
 
 
 async def _run_all(runs: list[ResearchRun]) -> list[ResearchResult]:
-    if len(runs) == 1:
-        return [await run_research(runs[0])]
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(run_research(run)) for run in runs]
-    return [task.result() for task in tasks]
+    async with contextlib.AsyncExitStack() as beating:  # a later command can tell each run alive
+        for run in runs:
+            if run.recorder is not None:
+                await beating.enter_async_context(Heartbeat(run.recorder.directory))
+        if len(runs) == 1:
+            return [await run_research(runs[0])]
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(run_research(run)) for run in runs]
+        return [task.result() for task in tasks]
 
 
 def start_research(setup: ResearchSetup, draft: DraftDocument, second: SecondModel | None = None,

@@ -103,6 +103,65 @@ def test_a_research_run_records_the_same_and_reads_abandoned_when_dead(tmp_path)
     assert run_state(tmp_path / "run") == "abandoned"
 
 
+# ---- the heartbeat: refreshed while the run is alive, not once per stage --------------------------
+def test_the_heartbeat_beats_at_the_start_and_every_interval_until_the_run_ends(tmp_path):
+    import asyncio
+
+    from colosseum.core.liveness import Heartbeat, read_heartbeat
+
+    waits, beaten = [], []
+
+    async def run():
+        third = asyncio.Event()
+
+        async def counted_sleep(seconds):  # stands in for the 30 s wait: the beats are counted, not timed
+            waits.append(seconds)
+            if len(waits) == 4:
+                third.set()
+                await asyncio.Event().wait()  # the run is still going when the test ends it
+            await asyncio.sleep(0)
+
+        async with Heartbeat(tmp_path / "run", interval_s=30, sleep=counted_sleep) as heart:
+            await third.wait()
+            beaten.append(heart.beats)
+        beaten.append(heart.beats)
+
+    asyncio.run(run())
+    assert waits == [30, 30, 30, 30]
+    assert beaten == [4, 4]  # one at the start and one after each of three waits; none after the end
+    beat = read_heartbeat(tmp_path / "run")
+    assert (beat["pid"], beat["host"]) == (os.getpid(), socket.gethostname())
+
+
+def _beat(folder, at: datetime, **changes):
+    beat = {"pid": os.getpid(), "host": socket.gethostname(), "heartbeat_at": at.isoformat(timespec="seconds")}
+    (folder / "heartbeat.json").write_text(json.dumps({**beat, **changes}))
+
+
+def test_a_run_whose_heartbeat_stopped_is_abandoned_even_if_its_pid_is_taken(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)  # names this process, which is alive: a pid reused after a SIGKILL
+    an_hour_ago = datetime.now(timezone.utc) - timedelta(hours=1)
+    _rewrite(folder, heartbeat_at=an_hour_ago.isoformat(timespec="seconds"))
+    _beat(folder, an_hour_ago)
+    assert run_state(folder) == "abandoned"
+    _beat(folder, datetime.now(timezone.utc))
+    assert run_state(folder) == "running"
+
+
+def test_another_hosts_run_is_alive_while_its_heartbeat_file_is_fresh_though_its_record_is_old(tmp_path):
+    from colosseum.app.runs import run_state
+
+    folder = _running_record(tmp_path)
+    old = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat(timespec="seconds")
+    _rewrite(folder, host="elsewhere.invalid", heartbeat_at=old)  # a stage that has lasted an hour
+    _beat(folder, datetime.now(timezone.utc), host="elsewhere.invalid")
+    assert run_state(folder) == "running"
+    _beat(folder, datetime.now(timezone.utc), host="elsewhere.invalid", pid=1)  # another process's beat
+    assert run_state(folder) == "abandoned"
+
+
 # ---- a solve killed with SIGKILL, then resumed ----------------------------------------------------
 def _solve_process(project, url, *extra, **popen):
     env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
@@ -151,6 +210,7 @@ def test_a_solve_killed_with_sigkill_reads_abandoned_and_resumes_without_asking_
     assert answered == 16
     (folder,) = (project / ".colosseum" / "runs").iterdir()
     assert json.loads((folder / "run.json").read_text())["status"] == "running"
+    assert json.loads((folder / "heartbeat.json").read_text())["pid"] == killed.pid  # it beat while alive
     assert run_state(folder) == "abandoned"
     with MessagesAPIDouble([], responder=answer_by_role) as server:
         resumed = subprocess.run(_solve_process(project, server.url, "--resume", folder.name).args,

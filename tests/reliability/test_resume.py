@@ -244,3 +244,93 @@ def test_resume_refuses_a_run_that_is_alive_or_finished(tmp_path):
         done = subprocess.run([sys.executable, "-m", "colosseum", "solve", str(project), "--label", "lem:resampling",
                                "--resume", run], capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# ---- a research run killed with SIGKILL, then resumed ---------------------------------------------
+def _research_process(project, url, *extra, **popen):
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
+    command = [sys.executable, "-m", "colosseum", "research", str(project), "--label", "thm:goal", *extra]
+    return subprocess.Popen(command, env=env, **popen)
+
+
+def _research_role(request: dict) -> str:
+    from doubles.research_script import role_of
+
+    return role_of("".join(block["text"] for block in request["system"]))
+
+
+def _held_at_the_decomposition(reached):
+    """Exploration and the readiness gate answered; the first decomposer's call signals ``reached``
+    and is never answered (the run is killed before)."""
+    from doubles.messages_api import tool_answer
+    from doubles.research_script import ResearchScript
+    from test_research_cli import responder
+
+    answer_by_script = responder(ResearchScript(generations=(2, 1)))
+
+    def answer(body):
+        if _research_role(body) == "decomposer":
+            reached.set()
+            return ("sleep", 60, tool_answer({}))
+        return answer_by_script(body)
+    return answer
+
+
+def test_a_research_run_killed_with_sigkill_resumes_without_asking_again(make_project, tmp_path):
+    import signal
+    import threading
+
+    from colosseum.app.runs import run_state
+    from doubles.messages_api import MessagesAPIDouble
+    from doubles.research_script import ResearchScript
+    from test_research_cli import TOML, responder
+    from test_research_pipeline import MAIN, RESULT
+
+    project = make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT, "colosseum.toml": TOML})
+    reached = threading.Event()
+    with MessagesAPIDouble([], responder=_held_at_the_decomposition(reached)) as server:
+        server.server.daemon_threads, server.server.block_on_close = True, False
+        killed = _research_process(project, server.url, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert reached.wait(120), "the research run never reached its decomposition"
+        os.kill(killed.pid, signal.SIGKILL)
+        killed.wait()
+        before = {json.dumps([r["system"], r["messages"]], sort_keys=True) for r in server.requests
+                  if _research_role(r) != "decomposer"}
+    (folder,) = (project / ".colosseum" / "runs").iterdir()
+    assert json.loads((folder / "run.json").read_text())["status"] == "running"
+    assert json.loads((folder / "heartbeat.json").read_text())["pid"] == killed.pid
+    assert run_state(folder) == "abandoned" and before
+    with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
+        env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": server.url}
+        resumed = subprocess.run(_research_process(project, server.url, "--resume", folder.name).args,
+                                 capture_output=True, text=True, timeout=180, env=env)
+        asked = list(server.requests)
+    assert resumed.returncode == 0, resumed.stderr
+    # nothing answered before was asked again: the exploration and the gate came from the cache
+    assert not {json.dumps([r["system"], r["messages"]], sort_keys=True) for r in asked} & before
+    assert {_research_role(r) for r in asked} >= {"decomposer", "generator", "global_reviewer"}
+    assert not {_research_role(r) for r in asked} & {"explorer", "strategy_falsifier", "readiness_gate"}
+    assert [p.name for p in (project / ".colosseum" / "runs").iterdir()] == [folder.name]  # the same folder
+    record = json.loads((folder / "run.json").read_text())
+    assert record["status"] == "accepted" and record["pid"] != killed.pid and run_state(folder) == "accepted"
+    assert "thm:goal: accepted" in resumed.stdout
+
+
+def test_research_resume_refuses_a_run_that_is_alive_finished_or_a_solve(make_project, tmp_path):
+    from colosseum.core.paths import runs_dir
+    from colosseum.loops.research.records import ResearchConfig
+    from colosseum.loops.research.run_log import ResearchRecorder
+    from test_research_cli import TOML
+    from test_research_pipeline import MAIN, RESULT
+
+    project = make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT, "colosseum.toml": TOML})
+    ResearchRecorder(runs_dir(project) / "alive", "thm:goal", "scripted", ResearchConfig()).flush()
+    finished = ResearchRecorder(runs_dir(project) / "finished", "thm:goal", "scripted", ResearchConfig())
+    finished.status = "accepted"
+    finished.flush()
+    RunRecorder(runs_dir(project) / "a-solve", "thm:goal", InnerLoopConfig(), "scripted")._write("failed", Usage())
+    for run, said in (("alive", "still running"), ("finished", "finished: accepted"), ("a-solve", "not a research run"),
+                      ("nowhere", "no run")):
+        done = subprocess.run([sys.executable, "-m", "colosseum", "research", str(project), "--label", "thm:goal",
+                               "--resume", run], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -214,8 +214,9 @@ class RetryRun:
         from colosseum.loops.review import retry_claim
 
         async def work() -> SolveOutcome:
-            return self.outcome(await retry_claim(self.index, self.label, failed_review, self.provider, self.config,
-                                                  self.catalog, progress, self.recorder))
+            async with Heartbeat(self.recorder.directory):  # a later command can tell this run alive
+                return self.outcome(await retry_claim(self.index, self.label, failed_review, self.provider,
+                                                      self.config, self.catalog, progress, self.recorder))
 
         return await until_stopped(work(), lambda reason: self.outcome(stop=reason))
 

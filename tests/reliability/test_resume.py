@@ -334,3 +334,23 @@ def test_research_resume_refuses_a_run_that_is_alive_finished_or_a_solve(make_pr
         done = subprocess.run([sys.executable, "-m", "colosseum", "research", str(project), "--label", "thm:goal",
                                "--resume", run], capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_retry_run_from_the_editor_beats_while_it_runs(tmp_path, monkeypatch):
+    import asyncio
+
+    import colosseum.loops.review as review
+    from colosseum.app.solve import RetryRun
+    from colosseum.core.liveness import read_heartbeat
+
+    seen = {}
+
+    async def retry_claim(index, label, failed_review, provider, config, catalog, progress, recorder):
+        seen.update(read_heartbeat(recorder.directory))  # while the retry is going
+        return None
+
+    monkeypatch.setattr(review, "retry_claim", retry_claim)
+    recorder = RunRecorder(tmp_path / "retry", "lem:a", InnerLoopConfig(), "scripted")
+    run = RetryRun(None, "lem:a", object(), "scripted", InnerLoopConfig(), None, recorder)
+    asyncio.run(run.run(None, lambda *args: None))
+    assert seen["pid"] == os.getpid() and seen["host"] == socket.gethostname()

@@ -45,8 +45,8 @@ class AnthropicProvider:
 
     def __init__(self, model: str = DEFAULT_MODEL, *, api_key: str | None = None, base_url: str | None = None,
                  max_concurrency: int = 8, max_attempts: int | None = None, max_retries: int | None = None,
-                 timeout: float = DEFAULT_TIMEOUT_S, idle_timeout: float = IDLE_TIMEOUT_S, backoff_seconds: float = 1.0, max_backoff_seconds: float = 60.0,
-                 sleep=asyncio.sleep, client=None):
+                 timeout: float = DEFAULT_TIMEOUT_S, idle_timeout: float = IDLE_TIMEOUT_S, backoff_seconds: float = 1.0,
+                 max_backoff_seconds: float = 60.0, sleep=asyncio.sleep, client=None):
         self.model = model
         self.max_attempts = attempts_of(max_attempts, max_retries)
         self.timeout = timeout  # per attempt, whole

@@ -286,7 +286,8 @@ def test_a_research_run_killed_with_sigkill_resumes_without_asking_again(make_pr
     from test_research_cli import TOML, responder
     from test_research_pipeline import MAIN, RESULT
 
-    project = make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT, "colosseum.toml": TOML})
+    project = make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT,
+                                                "colosseum.toml": TOML})
     reached = threading.Event()
     with MessagesAPIDouble([], responder=_held_at_the_decomposition(reached)) as server:
         server.server.daemon_threads, server.server.block_on_close = True, False
@@ -323,7 +324,8 @@ def test_research_resume_refuses_a_run_that_is_alive_finished_or_a_solve(make_pr
     from test_research_cli import TOML
     from test_research_pipeline import MAIN, RESULT
 
-    project = make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT, "colosseum.toml": TOML})
+    project = make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT,
+                                                "colosseum.toml": TOML})
     ResearchRecorder(runs_dir(project) / "alive", "thm:goal", "scripted", ResearchConfig()).flush()
     finished = ResearchRecorder(runs_dir(project) / "finished", "thm:goal", "scripted", ResearchConfig())
     finished.status = "accepted"

@@ -9,7 +9,7 @@ from typing import Callable
 
 from colosseum.core.paths import lean_cache_dir
 from colosseum.index import ProjectError, ProjectIndex
-from colosseum.project.files import named_root
+from colosseum.project.files import named_root, root_in_reach
 
 Notice = Callable[[str], None]
 
@@ -32,11 +32,17 @@ def formal_from_cache(index, notice: Notice) -> None:
 
 
 def project_path(path: str | Path, notice: Notice) -> Path:
-    """The project a path belongs to: a part naming its root (``% !TEX root``) leads to that root."""
+    """The project a path belongs to: a part naming its root (``% !TEX root``) leads to that root,
+    as long as the two are in one project folder (``root_in_reach``). A root named outside is not
+    followed: the index reports it (colosseum/path-outside-project) and reads the part as its own
+    root."""
     part, seen = Path(path), set()
     while part.is_file() and part.resolve() not in seen:
         seen.add(part.resolve())
-        part = named_root(part) or part
+        named = named_root(part)
+        if named is None or not root_in_reach(part, named):
+            break
+        part = named
     if part.resolve() != Path(path).resolve():
         notice(f"{path} is part of {os.path.relpath(part)}: reading that project")
         return part

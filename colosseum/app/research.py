@@ -8,6 +8,7 @@ with the adapter's progress; the adapters print or answer its ``ResearchOutcome`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -20,6 +21,7 @@ from colosseum.app.run_settings import RunOverrides, RunSettings, inner_loop_con
 from colosseum.app.stops import RunRefused, StopReason, stop_reason, until_stopped
 from colosseum.catalog.store import load_catalog
 from colosseum.core.atomic_files import write_atomically
+from colosseum.core.liveness import Heartbeat
 from colosseum.loops.inner.records import InnerLoopConfig
 from colosseum.models.budget import Budget
 from colosseum.models.metered import MeteredProvider
@@ -236,27 +238,76 @@ def _naming(progress: Progress, model: str) -> Progress:
 
 
 async def _run_all(runs: list[ResearchRun]) -> list[ResearchResult]:
-    if len(runs) == 1:
-        return [await run_research(runs[0])]
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(run_research(run)) for run in runs]
-    return [task.result() for task in tasks]
+    async with contextlib.AsyncExitStack() as beating:  # a later command can tell each run alive
+        for run in runs:
+            if run.recorder is not None:
+                await beating.enter_async_context(Heartbeat(run.recorder.directory))
+        if len(runs) == 1:
+            return [await run_research(runs[0])]
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(run_research(run)) for run in runs]
+        return [task.result() for task in tasks]
 
 
 def start_research(setup: ResearchSetup, draft: DraftDocument, second: SecondModel | None = None,
-                   stop_after: str | None = None) -> ResearchRuns:
+                   stop_after: str | None = None, directory: Path | None = None) -> ResearchRuns:
     """The providers, the run folder and each model's run on ``draft`` (from ``research_target``);
     raises ProviderError, before any call, when a model's provider cannot be made. ``stop_after``
-    "decompose": explore, pass the gate and cut the skeleton only."""
+    "decompose": explore, pass the gate and cut the skeleton only. ``directory``: the folder of a
+    run that is resumed (``research_to_resume``), written over as the run goes again."""
     index, label = draft.index, draft.target
     inner_a, model_a = setup.settings.provider()
     inner_b, model_b = setup.settings.provider(second.model) if second is not None else (None, None)
-    top = run_directory(index.root_dir, f"research-{label}")
+    top = directory or run_directory(index.root_dir, f"research-{label}")
     runs = [setup.new_run(index, label, inner_a, model_a, top / "model-a" if second is not None else top, None,
                           stop_after)]
     if second is not None:
         runs.append(setup.new_run(second.open_index(), label, inner_b, model_b, top / "model-b", None, stop_after))
     return ResearchRuns(setup, draft, top, runs)
+
+
+# a research run that ended in one of these can go on; the others are running or reached a verdict
+RESUMABLE = ("abandoned", "failed", "cancelled", "budget-stopped", "incomplete")
+
+
+@dataclass(frozen=True)
+class ResumedResearch:
+    """A research run to continue: its folder, and its model and settings as recorded."""
+
+    folder: Path
+    model: str | None
+    config: dict
+
+    def overrides(self, overrides: RunOverrides) -> RunOverrides:
+        """The run's own model, and the answer cache on: every call answered before comes from it."""
+        return replace(overrides, model=self.model or overrides.model, use_cache=True)
+
+    def setup(self, setup: ResearchSetup) -> ResearchSetup:
+        """``setup`` with the recorded settings (not the budget: the command's or colosseum.toml's),
+        so that the run asks the same questions in the same order as before it died."""
+        known = {f for f in vars(setup.config) if f not in ("angles", "max_calls")}
+        recorded = {k: (tuple(v) if isinstance(v, list) else v) for k, v in self.config.items() if k in known}
+        return replace(setup, config=replace(setup.config, **recorded))
+
+
+def research_to_resume(index, label: str, run: str) -> ResumedResearch:
+    """The research run named ``run`` (its folder's name or path); raises RunRefused for a run that
+    is alive, finished, not a research run or not this theorem's."""
+    from colosseum.app.runs import find_run, read_run, run_state
+    from colosseum.core.paths import runs_dir
+
+    folder = find_run(index.root_dir, run)
+    if folder is None:
+        raise RunRefused(f"no run {run!r} in {runs_dir(index.root_dir)}")
+    state, record = run_state(folder), read_run(folder)
+    if "stages" not in record:
+        raise RunRefused(f"run {folder.name} is not a research run (`solve --resume` continues a solve)")
+    if state not in RESUMABLE:
+        raise RunRefused(f"run {folder.name} is {'still running' if state == 'running' else 'finished: ' + state}: "
+                         f"only an {', '.join(RESUMABLE[:-1])} or {RESUMABLE[-1]} run can be resumed")
+    if record.get("label") != label:
+        raise RunRefused(f"run {folder.name} researched {record.get('label')!r}, not {label!r}")
+    return ResumedResearch(folder, record.get("model"), record.get("config") or {})
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Reading a run folder back: its status as the record says it, except that a run whose record
 still says ``running`` but whose process is gone reads ``abandoned``. A run killed with SIGKILL
-cannot write its own end, so the reader decides from the ``pid``, ``host`` and ``heartbeat_at``
-the recorder writes with every update."""
+cannot write its own end, so the reader decides from the ``pid`` and ``host`` the recorder writes
+with every update and the latest ``heartbeat_at``: the record's, or the newer one that
+``core.liveness.Heartbeat`` writes every 30 s while the run is alive (``heartbeat.json``)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import socket
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from colosseum.core.liveness import HEARTBEAT_INTERVAL_S, read_heartbeat
 from colosseum.core.paths import runs_dir
 
-# Another host's pid cannot be asked; its run is taken for dead when it has not written for this long.
-STALE_HEARTBEAT = timedelta(minutes=10)
+# A run is taken for dead when its heartbeat has missed this many beats: for another host's run (its
+# pid cannot be asked), and on this host when the pid it names now belongs to some other process.
+STALE_HEARTBEAT = timedelta(seconds=10 * HEARTBEAT_INTERVAL_S)
 
 
 def read_run(folder: Path) -> dict:
@@ -33,19 +36,24 @@ def run_state(folder: Path, now: datetime | None = None) -> str:
     status = record.get("status")
     if not isinstance(status, str):
         return "missing"
-    if status == "running" and not _alive(record, now or datetime.now(timezone.utc)):
+    if status == "running" and not _alive(record, read_heartbeat(folder), now or datetime.now(timezone.utc)):
         return "abandoned"
     return status
 
 
-def _alive(record: dict, now: datetime) -> bool:
+def _alive(record: dict, heartbeat: dict, now: datetime) -> bool:
     pid, host = record.get("pid"), record.get("host")
     if not isinstance(pid, int) or not isinstance(host, str):
         return False  # written before runs named their process: nobody can still be writing it
+    if heartbeat.get("pid") != pid or heartbeat.get("host") != host:
+        heartbeat = {}  # another process's beat (an earlier life of a resumed run): not this one's
+    beats = [t for t in (_parse_time(record.get("heartbeat_at")), _parse_time(heartbeat.get("heartbeat_at"))) if t]
+    fresh = bool(beats) and now - max(beats) < STALE_HEARTBEAT
     if host == socket.gethostname():
-        return _process_exists(pid)
-    beat = _parse_time(record.get("heartbeat_at"))
-    return beat is not None and now - beat < STALE_HEARTBEAT
+        # the pid answers; a run that kept a heartbeat and let it go stale is dead even so (its
+        # pid reused by another process); one without a heartbeat file is judged by its pid alone
+        return _process_exists(pid) and (fresh or not heartbeat)
+    return fresh
 
 
 def _process_exists(pid: int) -> bool:

@@ -13,6 +13,7 @@ from colosseum.app.knowledge import catalog_directory
 from colosseum.app.run_settings import RunOverrides, RunSettings
 from colosseum.app.stops import RunRefused, StopReason, until_stopped
 from colosseum.catalog.store import load_catalog
+from colosseum.core.liveness import Heartbeat
 from colosseum.core.paths import runs_dir
 from colosseum.loops.inner.call_plan import describe_calls
 from colosseum.core.schema_version import SCHEMA_VERSION
@@ -226,7 +227,8 @@ class SolveRun:
     async def run(self, progress: StageProgress) -> SolveOutcome:
         """The inner loop to its end (the lessons then go to the catalog), or the reason it stopped."""
         async def work() -> SolveOutcome:
-            result = await solve(self.plan.context, self.provider, self.plan.config, progress, self.recorder)
+            async with Heartbeat(self.recorder.directory):  # a later command can tell this run alive
+                result = await solve(self.plan.context, self.provider, self.plan.config, progress, self.recorder)
             done = self.outcome(result)
             done.curated = await asyncio.to_thread(record_lessons, self.plan.index.root_dir, done)
             return done
@@ -280,8 +282,9 @@ class RetryRun:
         from colosseum.loops.review import retry_claim
 
         async def work() -> SolveOutcome:
-            return self.outcome(await retry_claim(self.index, self.label, failed_review, self.provider, self.config,
-                                                  self.catalog, progress, self.recorder))
+            async with Heartbeat(self.recorder.directory):  # a later command can tell this run alive
+                return self.outcome(await retry_claim(self.index, self.label, failed_review, self.provider,
+                                                      self.config, self.catalog, progress, self.recorder))
 
         return await until_stopped(work(), lambda reason: self.outcome(stop=reason))
 

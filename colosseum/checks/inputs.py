@@ -36,8 +36,9 @@ class InputProblems(EveryBuild):
             yield (Diagnostic(view.config_path, Range(pos, pos), problem.severity, code(problem.code), problem.message),
                    None)
         for message in view.root_problems:
-            if isinstance(message, PathProblem):  # a symbolic link out of the project: at the link
-                yield Diagnostic(message.path, _START, message.severity, code(message.code), message.message), None
+            if isinstance(message, PathProblem):  # a link or `% !TEX root` out of the project: where it is
+                at = Range(Position(message.line, 0), Position(message.line, 0))
+                yield Diagnostic(message.path, at, message.severity, code(message.code), message.message), None
                 continue
             target = view.config_path or view.root_dir
             yield Diagnostic(target, _START, "error", code("config-error"), message), None

@@ -1,4 +1,4 @@
-"""``colosseum research PATH --label LABEL``: the research pipeline on a theorem with no proof
+"""``colosseum research PATH --label LABEL [--resume RUN]``: the research pipeline on a theorem with no proof
 yet, from strategy cards to a reviewed draft, written as a NEW file (never over the author's
 files; an existing file is refused). ``--select-with MODEL_B`` runs the pipeline with both
 models and submits by cross-model selection.
@@ -46,6 +46,9 @@ def add_arguments(sub) -> None:
     research.add_argument("--dry-run", action="store_true", help="say what it would cost, spend nothing")
     research.add_argument("--model", help="model A (default: [models] model in colosseum.toml)")
     research.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
+    research.add_argument("--resume", metavar="RUN", help="continue an abandoned, failed, cancelled, budget-stopped "
+                          "or incomplete run (its folder name under .colosseum/runs/ or its path): calls answered "
+                          "before come from the cache")
     research.set_defaults(run=run_research_command)
 
 
@@ -75,9 +78,16 @@ def run_research_command(args) -> int:
         say(str(exc))
         return 2
     overrides = RunOverrides(args.model, args.max_calls, not args.no_cache)
+    resumed = _resumed(args, index)
+    if resumed is False:
+        return 2
+    if resumed is not None:
+        overrides = resumed.overrides(overrides)
     if args.select_with and (args.judges or args.threshold) and not _selection_fits(args, research_setup(index, overrides)):
         return 2
     setup = research_setup(index, overrides, args.rounds, args.judges, args.threshold)
+    if resumed is not None:
+        setup = resumed.setup(setup)
     for problem in setup.problems + [p.message for p in index.config.problems]:
         say(f"colosseum.toml: {problem} (the default is used)")
     out = Path(args.out).resolve() if args.out else default_output(draft.file, args.label)
@@ -86,7 +96,24 @@ def run_research_command(args) -> int:
         return 2
     if args.dry_run:
         return _dry_run(args, index, setup)
-    return _run(args, draft, setup, out)
+    return _run(args, draft, setup, out, resumed.folder if resumed is not None else None)
+
+
+def _resumed(args, index):
+    """The run ``--resume`` names (None without it; False, said, when it cannot be resumed)."""
+    from colosseum.app.research import research_to_resume
+    from colosseum.app.stops import RunRefused
+
+    if not args.resume:
+        return None
+    if args.select_with:
+        say("--resume continues a run of one model; a run with --select-with cannot be resumed yet")
+        return False
+    try:
+        return research_to_resume(index, args.label, args.resume)
+    except RunRefused as exc:
+        say(str(exc))
+        return False
 
 
 def _selection_fits(args, configured) -> bool:
@@ -122,7 +149,7 @@ def _dry_run(args, index, setup) -> int:
     return 0
 
 
-def _run(args, draft, setup, out: Path) -> int:
+def _run(args, draft, setup, out: Path, directory: Path | None = None) -> int:
     from colosseum.app.project import open_for_run
     from colosseum.app.research import SecondModel, start_research
     from colosseum.app.stops import run_in_terminal
@@ -131,7 +158,7 @@ def _run(args, draft, setup, out: Path) -> int:
     # model B works on its own index of the project: each run overlays its draft on the index it works on
     second = SecondModel(args.select_with, lambda: open_for_run(args.path, say)) if args.select_with else None
     try:
-        runs = start_research(setup, draft, second)
+        runs = start_research(setup, draft, second, directory=directory)
     except ProviderError as exc:
         say(exc.message)
         return 2

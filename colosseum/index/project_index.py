@@ -30,7 +30,9 @@ from colosseum.project.files import (
     PathProblem,
     discover_roots,
     list_project_files,
+    project_folder,
     read_file,
+    root_outside,
     root_signature,
     text_from_editor,
 )
@@ -161,17 +163,8 @@ class ProjectIndex:
             raise ProjectError(f"{path}: no such file or directory")
         path = path.resolve()
         explicit_root = None
-        if path.is_file():
-            explicit_root = path
-            root_dir = path.parent
-            probe = root_dir
-            while probe != probe.parent:  # a colosseum.toml above the file marks the project
-                if (probe / "colosseum.toml").is_file():
-                    root_dir = probe
-                    break
-                probe = probe.parent
-        else:
-            root_dir = path
+        explicit_root = path if path.is_file() else None
+        root_dir = project_folder(path)  # a colosseum.toml above a file marks its project
         index = cls(root_dir, config or load_config(root_dir), explicit_root)
         index.rebuild(discover=True)
         if not index.roots:
@@ -382,6 +375,8 @@ class ProjectIndex:
         self._walker.forget()
         if self.explicit_root is not None:
             self.roots = [self.explicit_root]
+            outside = root_outside(self.explicit_root)  # a root it names out of reach: not followed
+            self.root_problems = [outside] if outside is not None else []
             return
         listing = list_project_files(self.root_dir, self.config.index.exclude, self.config.read_only_paths)
         files = listing.tex_files

@@ -6,9 +6,14 @@
   ``tool_choice`` forcing it), validated against the schema, with one repair retry that tells the
   model what was wrong.
 - The system prefix carries ``cache_control``: every leaf of a tree shares it.
-- Retries with exponential backoff (or the server's ``retry-after``) on 429, 529, other 5xx,
-  timeouts, connection errors and answers cut off mid-JSON; the SDK's own retries are off so that
-  one policy counts. Each attempt is limited to ``timeout`` seconds, and there are ``max_attempts``.
+- Every call is streamed (``messages.stream``): a long answer keeps the connection busy with its
+  events, so a silence of ``idle_timeout`` seconds (the transport's read limit, which every event,
+  ``ping`` included, resets) means a stalled stream and ends the attempt; the whole attempt is
+  still limited to ``timeout`` seconds.
+- Retries with exponential backoff (or the server's ``retry-after``) on 429, 529, other 5xx, an
+  ``error`` event mid-stream that says overloaded, timeouts (idle or whole), connection errors and
+  answers cut off (mid-JSON, or a stream that ends before ``message_stop``); the SDK's own retries
+  are off so that one policy counts. There are ``max_attempts`` attempts.
 - A semaphore bounds the calls in flight.
 - ``count_tokens`` asks the API's counter (``POST /v1/messages/count_tokens`` through
   ``client.messages.count_tokens``) with the same system, messages and answer tool as the call.
@@ -17,6 +22,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 
@@ -28,6 +34,9 @@ from colosseum.models.retry import (DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S, attempts_
 DEFAULT_MODEL = "claude-sonnet-4-5"
 ANSWER_TOOL = "answer"
 RETRYABLE_STATUS = frozenset((408, 409, 429, 500, 502, 503, 504, 529))
+# an `error` event arrives after the 200 header: its type says what the status would have said
+STATUS_OF_STREAM_ERROR = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429,
+                          "timeout_error": 504}
 
 
 class AnthropicProvider:
@@ -36,11 +45,12 @@ class AnthropicProvider:
 
     def __init__(self, model: str = DEFAULT_MODEL, *, api_key: str | None = None, base_url: str | None = None,
                  max_concurrency: int = 8, max_attempts: int | None = None, max_retries: int | None = None,
-                 timeout: float = DEFAULT_TIMEOUT_S, backoff_seconds: float = 1.0, max_backoff_seconds: float = 60.0,
-                 sleep=asyncio.sleep, client=None):
+                 timeout: float = DEFAULT_TIMEOUT_S, idle_timeout: float = IDLE_TIMEOUT_S, backoff_seconds: float = 1.0,
+                 max_backoff_seconds: float = 60.0, sleep=asyncio.sleep, client=None):
         self.model = model
         self.max_attempts = attempts_of(max_attempts, max_retries)
-        self.timeout = timeout  # per attempt, whole; the SDK's own timeout bounds a silent connection
+        self.timeout = timeout  # per attempt, whole
+        self.idle_timeout = min(idle_timeout, timeout)  # the longest silence of a stream
         self.backoff_seconds = backoff_seconds
         self.max_backoff_seconds = max_backoff_seconds
         self._sleep = sleep
@@ -54,7 +64,7 @@ class AnthropicProvider:
             if not key:
                 raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY (or pass api_key)")
             client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0,
-                                              timeout=min(timeout, IDLE_TIMEOUT_S))
+                                              timeout=self.idle_timeout)
         self._client = client
 
     # ---- one request ---------------------------------------------------------------------------
@@ -106,21 +116,39 @@ class AnthropicProvider:
 
     async def _call(self, request: ModelRequest, messages: list[dict]):
         kwargs = self._arguments(request, messages)
-        response, attempts = await self._with_retries(lambda: self._client.messages.create(**kwargs))
+        response, attempts = await self._with_retries(lambda: self._streamed(kwargs))
         return response, _usage(response), attempts
+
+    async def _streamed(self, kwargs: dict):
+        """One attempt, streamed; the message once ``message_stop`` has arrived. The client's
+        timeout (``idle_timeout``) applies to every read, so a stream that stalls raises a timeout
+        of the transport here."""
+        async with self._client.messages.stream(**kwargs) as stream:
+            last = None
+            async for event in stream:
+                last = event.type
+            if last != "message_stop":
+                raise ValueError("the stream ended before message_stop")
+            return await stream.get_final_message()
 
     async def _with_retries(self, call):
         import anthropic
 
+        silences, broken = _transport_errors()
+
         def classify(exc, attempt: int) -> ProviderError:
             if isinstance(exc, anthropic.APIStatusError):
-                return ProviderError(self.name, _error_message(exc), status=exc.status_code,
+                status = _status_of(exc)
+                return ProviderError(self.name, _error_message(exc), status=status,
                                      request_id=getattr(exc, "request_id", None), retry_after=_retry_after(exc),
-                                     retryable=exc.status_code in RETRYABLE_STATUS, attempts=attempt)
-            if isinstance(exc, (anthropic.APITimeoutError, TimeoutError)):
+                                     retryable=status in RETRYABLE_STATUS, attempts=attempt)
+            if isinstance(exc, TimeoutError):  # the whole attempt
                 return ProviderError(self.name, f"request timed out (limit {self.timeout:g} s)", retryable=True,
                                      attempts=attempt)
-            if isinstance(exc, anthropic.APIConnectionError):
+            if isinstance(exc, (anthropic.APITimeoutError, *silences)):  # a silence mid-stream
+                return ProviderError(self.name, f"request timed out: no event for {self.idle_timeout:g} s",
+                                     retryable=True, attempts=attempt)
+            if isinstance(exc, (anthropic.APIConnectionError, *broken)):
                 return ProviderError(self.name, f"request connection failed: {exc}", retryable=True, attempts=attempt)
             if isinstance(exc, (ValueError, anthropic.APIResponseValidationError)):  # JSON cut off or not JSON
                 return unreadable_answer(self.name, exc, attempt)
@@ -129,6 +157,20 @@ class AnthropicProvider:
         return await with_retries(call, classify, sleep=self._sleep, max_attempts=self.max_attempts,
                                   backoff_seconds=self.backoff_seconds, max_backoff_seconds=self.max_backoff_seconds,
                                   timeout_s=self.timeout)
+
+
+def _transport_errors() -> tuple[tuple, tuple]:
+    """(timeouts, other transport failures) of the HTTP library under the SDK: read mid-stream they
+    reach us unwrapped. The SDK has used ``httpx`` and, lately, its fork ``httpx2``."""
+    silences, broken = [], []
+    for name in ("httpx", "httpx2"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        silences.append(module.TimeoutException)
+        broken.append(module.TransportError)
+    return tuple(silences), tuple(broken)
 
 
 def _usage(response) -> Usage:
@@ -148,6 +190,15 @@ def _structured(response, schema: dict) -> tuple[dict | None, str | None]:
         return None, f"no call of the `{ANSWER_TOOL}` tool in the answer"
     data = blocks[0].input
     return (data if isinstance(data, dict) else None), validate(data, schema)
+
+
+def _status_of(exc) -> int:
+    """The HTTP status, or for an ``error`` event mid-stream (status 200) the one its type means."""
+    if exc.status_code != 200:
+        return exc.status_code
+    body = exc.body if isinstance(getattr(exc, "body", None), dict) else {}
+    error = body.get("error") if isinstance(body.get("error"), dict) else {}
+    return STATUS_OF_STREAM_ERROR.get(error.get("type"), 400)
 
 
 def _retry_after(exc) -> float | None:

@@ -1,14 +1,15 @@
 """The provider a project configures (``[models]`` in colosseum.toml), wrapped in the response
 cache. Anthropic's API by default; an OpenAI-compatible server (a local model, another vendor)
 with ``provider = "openai-compatible"`` and ``base_url``. Either way each call is limited to
-``request_timeout_s`` seconds per attempt and ``max_attempts`` attempts."""
+``request_timeout_s`` seconds per attempt and ``max_attempts`` attempts; Anthropic's streamed
+answers end an attempt after ``idle_timeout_s`` seconds without an event."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from colosseum.models.provider import ProviderError
-from colosseum.models.retry import DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_S
+from colosseum.models.retry import DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S
 
 
 def configured_provider(models: dict, cache_dir: Path | None, model_override: str | None = None):
@@ -29,5 +30,6 @@ def configured_provider(models: dict, cache_dir: Path | None, model_override: st
                                             **limits)
     else:
         model = model_override or models.get("model") or DEFAULT_MODEL
-        provider = AnthropicProvider(model, base_url=models.get("base_url"), **limits)
+        provider = AnthropicProvider(model, base_url=models.get("base_url"), **limits,
+                                     idle_timeout=float(models.get("idle_timeout_s", IDLE_TIMEOUT_S)))
     return (CachedProvider(provider, cache_dir) if cache_dir is not None else provider), model

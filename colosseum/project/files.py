@@ -13,7 +13,7 @@ from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
 from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.core.source_text import MAX_LINE_CHARS, LineIndex, longest_line_over
-from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary
+from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary, is_under, resolved
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
 MAX_PROJECT_FILES = 20_000
@@ -45,6 +45,7 @@ class PathProblem:
     message: str
     code: str = PATH_OUTSIDE_PROJECT
     severity: str = "warning"
+    line: int = 0  # where in the file (0-based), when a line of it says the path (a `% !TEX root`)
 
     def __str__(self) -> str:
         return self.message
@@ -311,6 +312,57 @@ def named_root(path: Path) -> Path | None:
     return None
 
 
+def marked_folder(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` (resolved) that holds a colosseum.toml, or None."""
+    probe = resolved(Path(path))
+    probe = probe if probe.is_dir() else probe.parent
+    while probe != probe.parent:
+        if (probe / "colosseum.toml").is_file():
+            return probe
+        probe = probe.parent
+    return None
+
+
+def project_folder(path: Path) -> Path:
+    """The folder that bounds the project ``path`` belongs to, resolved: a folder is its own; a
+    file's is the nearest folder above it with a colosseum.toml, else the file's own folder. Every
+    read and write of the project stays inside it (colosseum.settings.boundary)."""
+    path = resolved(Path(path))
+    if not path.is_file():
+        return path
+    return marked_folder(path) or path.parent
+
+
+def root_in_reach(part: Path, root: Path) -> bool:
+    """Whether a part may be read as part of the ``root`` it names: the root's project folder holds
+    the part, and the part's own project (a colosseum.toml above it), if it has one, holds the root.
+    A part naming a root elsewhere on the disk (``% !TEX root = ../../other/main.tex``) is not."""
+    part, root = resolved(Path(part)), resolved(Path(root))
+    marked = marked_folder(part)
+    return is_under(part, project_folder(root)) and (marked is None or is_under(root, marked))
+
+
+def root_outside(path: Path, project_dir: Path | None = None, text: str | None = None) -> PathProblem | None:
+    """The finding for a file whose ``% !TEX root`` (or subfiles main file) names a file outside
+    ``project_dir`` once symbolic links are resolved (without ``project_dir``: out of reach, see
+    ``root_in_reach``): not followed, reported on the comment's line."""
+    named = named_root(path)
+    if named is None:
+        return None
+    if project_dir is not None and is_under(resolved(named), resolved(project_dir)):
+        return None
+    if project_dir is None and root_in_reach(path, named):
+        return None
+    if text is None:
+        found = read_file(path, 0)
+        text = found.text if found is not None else ""
+    magic = _MAGIC_ROOT.search(text[:20000])
+    line = text[:magic.start(1)].count("\n") if magic else 0
+    folder = project_dir if project_dir is not None else project_folder(path)
+    return PathProblem(path, f"{path.name} names its root {named}, outside the project folder ({folder}); "
+                             "not followed", line=line)
+
+
 def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]) -> Discovery:
     """Roots: configured ones, else every .tex file with a \\documentclass (not a subfile or a
     standalone figure) that no ``% !TEX root`` comment points elsewhere."""
@@ -330,6 +382,9 @@ def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]
         if magic:
             target = (path.parent / magic.group(1).strip()).resolve()
             if target != path.resolve():
+                outside = root_outside(path, root_dir, text)
+                if outside is not None:
+                    result.problems.append(outside)
                 continue
         document = document_class(text)
         if document is not None and document not in NOT_ROOT_CLASSES:

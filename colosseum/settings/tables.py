@@ -43,8 +43,10 @@ class ModelsSettings:
                                    example="http://localhost:8000/v1", shown="the provider's own")
     prices: dict | None = setting(None, "USD per million tokens: input, output (and cache_read, cache_write).",
                                   PRICES, example={"input": 3, "output": 15}, shown="the list price")
-    request_timeout_s: float = setting(300.0, "Seconds one attempt of a model call may take before it is retried "
-                                       "(a silent connection ends after 60).", CALL_SECONDS)
+    request_timeout_s: float = setting(300.0, "Seconds one attempt of a model call may take before it is retried.",
+                                       CALL_SECONDS)
+    idle_timeout_s: float = setting(60.0, "Seconds a streamed answer may stay silent (no event) before the attempt "
+                                    "is given up and retried.", CALL_SECONDS)
     max_attempts: int = setting(4, "Attempts per model call (the first and its retries); a call that fails them "
                                 "all drops its candidate.", POSITIVE_INT)
 

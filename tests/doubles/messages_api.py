@@ -7,7 +7,15 @@ and records every request it received.
 ``model`` or ``messages`` or with a field the counter does not take (``max_tokens`` ...). N is
 ``token_counter(body)``: by default one token per four characters of the system, the messages and
 the tools, unless ``count_script`` holds a scripted reply (an error, say) for the next count. Count
-requests are recorded apart, in ``count_requests``."""
+requests are recorded apart, in ``count_requests``.
+
+A request with ``"stream": true`` (the SDK's ``messages.stream``) gets its scripted message as
+server-sent events, as the API sends them: ``message_start``, a ``ping``, per content block
+``content_block_start``, ``content_block_delta`` (``text_delta`` or ``input_json_delta`` in two
+pieces) and ``content_block_stop``, then ``message_delta`` and ``message_stop``. An error status
+is answered before any event, as JSON (the API does the same); ``stream_error`` answers 200 and
+then an ``error`` event mid-stream; ``stall`` sends the stream's first events and then nothing
+until its ``threading.Event`` is set (the double sets every one when it closes)."""
 
 from __future__ import annotations
 
@@ -34,6 +42,46 @@ def text_answer(text: str) -> tuple[int, dict, dict]:
         "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
         "usage": {"input_tokens": 10, "output_tokens": 5},
     }, {}
+
+
+def stream_error(kind: str = "overloaded_error", message: str = "Overloaded") -> tuple:
+    """A 200 stream that breaks off with an ``error`` event after ``message_start``."""
+    return ("stream_error", kind, message)
+
+
+def stall(item: tuple, released: threading.Event) -> tuple:
+    """``item``'s stream up to its first content block, then silence until ``released`` is set."""
+    return ("stall", item, released)
+
+
+def sse(event: str, data) -> bytes:
+    text = data.decode() if isinstance(data, bytes) else json.dumps({"type": event, **data})
+    return f"event: {event}\ndata: {text}\n\n".encode()
+
+
+def stream_events(message: dict) -> tuple[list[bytes], list[bytes]]:
+    """(the events up to and with the first content block's start, the rest): the API's order."""
+    usage = dict(message.get("usage") or {})
+    output_tokens = usage.pop("output_tokens", 0)
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {**usage, "output_tokens": 1}}
+    head = [sse("message_start", {"message": start}), sse("ping", {})]
+    tail: list[bytes] = []
+    for index, block in enumerate(message.get("content", [])):
+        if block.get("type") == "tool_use":
+            empty, text = {**block, "input": {}}, json.dumps(block.get("input", {}))
+            half = len(text) // 2
+            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in (text[:half], text[half:])]
+        else:
+            empty, deltas = {**block, "text": ""}, [{"type": "text_delta", "text": block.get("text", "")}]
+        (head if index == 0 else tail).append(sse("content_block_start", {"index": index, "content_block": empty}))
+        tail.extend(sse("content_block_delta", {"index": index, "delta": delta}) for delta in deltas)
+        tail.append(sse("content_block_stop", {"index": index}))
+    tail.append(sse("message_delta", {"delta": {"stop_reason": message.get("stop_reason"),
+                                                "stop_sequence": message.get("stop_sequence")},
+                                      "usage": {"output_tokens": output_tokens}}))
+    tail.append(sse("message_stop", {}))
+    return head, tail
 
 
 COUNT_FIELDS = frozenset(("model", "messages", "system", "tools", "tool_choice", "thinking", "mcp_servers",
@@ -71,7 +119,8 @@ def error(status: int, kind: str, message: str, retry_after: float | None = None
 
 class MessagesAPIDouble:
     """``script`` items are (status, body, headers), or ("sleep", seconds, item) to answer late;
-    a body given as bytes is sent verbatim."""
+    a body given as bytes is sent verbatim (in a stream: as the data of ``message_start``);
+    ``stream_error(...)`` and ``stall(item, event)`` for streamed requests."""
 
     def __init__(self, script: list, responder=None, token_counter=characters_over_four):
         self.script = list(script)
@@ -84,6 +133,7 @@ class MessagesAPIDouble:
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
+        self._stalls: list[threading.Event] = []
         double = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -113,22 +163,59 @@ class MessagesAPIDouble:
                     if item[0] == "sleep":
                         time.sleep(item[1])
                         item = item[2]
-                    status, payload, extra = item
-                    # bytes are sent as they are: a body cut off mid-JSON (a fault test)
-                    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-                    self.send_response(status)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("request-id", f"req_{len(double.requests)}")
-                    for key, value in extra.items():
-                        self.send_header(key, value)
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    if body.get("stream") and item[0] in (200, "stall", "stream_error"):
+                        self._stream(item)
+                    else:
+                        self._answer(item)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
                 finally:
                     with double._lock:
                         double.in_flight -= 1
+
+            def _answer(self, item):
+                status, payload, extra = item
+                # bytes are sent as they are: a body cut off mid-JSON (a fault test)
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self._head(status, "application/json", extra)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _head(self, status: int, content_type: str, extra: dict):
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                self.send_header("request-id", f"req_{len(double.requests)}")
+                for key, value in extra.items():
+                    self.send_header(key, value)
+
+            def _stream(self, item):
+                """Server-sent events; the body ends when the connection closes (HTTP/1.0)."""
+                self._head(200, "text/event-stream", {"cache-control": "no-cache"})
+                self.end_headers()
+                if item[0] == "stream_error":
+                    start = {"id": "msg_double", "type": "message", "role": "assistant", "model": "claude-double",
+                             "content": [], "stop_reason": None, "stop_sequence": None,
+                             "usage": {"input_tokens": 10, "output_tokens": 1}}
+                    self.wfile.write(sse("message_start", {"message": start}) + sse("error", {
+                        "error": {"type": item[1], "message": item[2]}}))
+                    return
+                released = None
+                if item[0] == "stall":
+                    item, released = item[1], item[2]
+                payload = item[1]
+                if isinstance(payload, bytes):  # cut off: the first event's JSON breaks off
+                    self.wfile.write(sse("message_start", payload))
+                    return
+                head, tail = stream_events(payload)
+                if released is None:  # the whole stream in one write: no gap a tiny idle limit could see
+                    self.wfile.write(b"".join(head + tail))
+                    return
+                self.wfile.write(b"".join(head))
+                self.wfile.flush()
+                with double._lock:
+                    double._stalls.append(released)
+                released.wait()
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -142,6 +229,8 @@ class MessagesAPIDouble:
         return self
 
     def __exit__(self, *exc):
+        for released in self._stalls:
+            released.set()
         self.server.shutdown()
         self.server.server_close()
 

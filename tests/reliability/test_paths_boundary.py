@@ -98,6 +98,56 @@ def test_an_input_outside_the_project_has_the_contract_code(make_project, tmp_pa
     assert found.file == root / "main.tex"
 
 
+# ---- `% !TEX root` ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def part_naming_an_outside_root(make_project, tmp_path) -> Path:
+    """A project whose part says its root is a paper outside the project folder."""
+    make_project(tmp_path / "outside", {"main.tex": doc("\\input{secret}"), "secret.tex": lemma("lem:secret")})
+    root = make_project(tmp_path / "proj", {"main.tex": doc("\\input{part}"), "colosseum.toml": "",
+                                            "part.tex": "% !TEX root = ../outside/main.tex\n" + lemma("lem:part")})
+    return root
+
+
+def test_check_of_a_part_does_not_follow_a_tex_root_outside_the_project(part_naming_an_outside_root, capsys):
+    part = part_naming_an_outside_root / "part.tex"
+    code, out, err = run(capsys, "check", str(part), "--format", "json")
+    records = json.loads(out)["diagnostics"]
+    assert "is part of" not in err  # the outside root was not opened
+    assert all("secret" not in r["file"] and "secret" not in r["message"] for r in records)
+    (found,) = [r for r in records if r["code"] == OUTSIDE]
+    assert found["file"] == "part.tex" and found["line"] == 1 and "not followed" in found["message"]
+
+
+def test_check_of_the_folder_reports_the_outside_tex_root_once(part_naming_an_outside_root, capsys):
+    records = check_json(capsys, part_naming_an_outside_root)
+    assert [r["file"] for r in records if r["code"] == OUTSIDE] == ["part.tex"]
+    assert all("secret" not in r["file"] for r in records)
+
+
+def test_without_a_colosseum_toml_a_tex_root_elsewhere_on_the_disk_is_not_followed(make_project, tmp_path,
+                                                                                     capsys):
+    make_project(tmp_path / "other", {"main.tex": doc("\\input{secret}"), "secret.tex": lemma("lem:secret")})
+    root = make_project(tmp_path / "paper", {"main.tex": doc("\\input{ch/part}"),
+                                             "ch/part.tex": "% !TEX root = ../../other/main.tex\n" + lemma("lem:p")})
+    code, out, err = run(capsys, "check", str(root / "ch" / "part.tex"), "--format", "json")
+    records = json.loads(out)["diagnostics"]
+    assert "is part of" not in err and all("secret" not in r["file"] for r in records)
+    assert [r["code"] for r in records].count(OUTSIDE) == 1
+
+
+def test_a_tex_root_inside_the_project_is_still_followed(make_project, tmp_path):
+    from colosseum.app.project import project_path
+    from colosseum.project.files import project_folder
+
+    root = make_project(tmp_path / "proj", {"main.tex": doc("\\input{sub/part}"), "colosseum.toml": "",
+                                            "sub/part.tex": "% !TEX root = ../main.tex\n" + lemma("lem:part")})
+    said = []
+    assert project_path(root / "sub" / "part.tex", said.append) == (root / "main.tex").resolve()
+    assert said and "is part of" in said[0]
+    assert project_folder(root / "sub" / "part.tex") == root.resolve() and project_folder(root) == root.resolve()
+
+
 # ---- colosseum.toml --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("setting, line", [

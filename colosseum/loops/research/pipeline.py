@@ -97,6 +97,16 @@ def _close(run: ResearchRun, draft: DraftDocument, result: ResearchResult, statu
         run.recorder.finish(result, run.provider)
 
 
+def _section_solver(run: ResearchRun, draft: DraftDocument, verdict, exploration, recut, report) -> DagSolver:
+    """The solver of the skeleton's sections; each section's provers take the route the plan gave it."""
+    main = exploration.main
+    return DagSolver(draft, run.provider, run.config, run.inner_config, run.reviews, catalog=run.catalog,
+                     run_dir=run.recorder.directory if run.recorder else None, model=run.model, prices=run.prices,
+                     progress=lambda s, frontier, done, total, detail: report(s, frontier, done, total, detail),
+                     redecompose=recut, routes=section_routes(draft, verdict, main),
+                     default_route=f"the main route: {main.key_mechanism}" if main.key_mechanism.strip() else "")
+
+
 async def _pipeline(run: ResearchRun, draft: DraftDocument, result: ResearchResult) -> None:
     config = run.config
     context = obligation_context(run.index, run.label, run.catalog)  # before any skeleton is in place
@@ -161,12 +171,7 @@ async def _pipeline(run: ResearchRun, draft: DraftDocument, result: ResearchResu
         async def recut(label: str, attempts_text: str):
             return await redecompose(draft, label, attempts_text, context, run.provider)
 
-        solver = DagSolver(draft, run.provider, config, run.inner_config, run.reviews, catalog=run.catalog,
-                           run_dir=recorder.directory if recorder else None, model=run.model, prices=run.prices,
-                           progress=lambda s, frontier, done, total, detail: report(s, frontier, done, total, detail),
-                           redecompose=recut, routes=section_routes(draft, verdict, exploration.main),
-                           default_route=f"the main route: {exploration.main.key_mechanism}"
-                           if exploration.main.key_mechanism.strip() else "")
+        solver = _section_solver(run, draft, verdict, exploration, recut, report)
         result.sections = solver.outcomes
         await solver.run()
         if recorder:

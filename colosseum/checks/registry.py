@@ -13,6 +13,7 @@ from colosseum.checks.claims import LeanMarks, UnusedLabels
 from colosseum.checks.cycles import Cycles
 from colosseum.checks.family import Family
 from colosseum.checks.inputs import InputProblems
+from colosseum.checks.no_claims import NoClaims
 from colosseum.checks.obligations import Obligations
 from colosseum.checks.references import References
 from colosseum.checks.separate_documents import SeparateDocuments
@@ -27,4 +28,5 @@ FAMILIES: tuple[Callable[[], Family], ...] = (
     Obligations,  # conditional on an open obligation
     UnusedLabels,
     LeanMarks,
+    NoClaims,  # a project with no claim at all, and why
 )

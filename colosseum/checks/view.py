@@ -67,6 +67,7 @@ class BuildView:
     links: LinkedReadings
     text_of: Callable[[Path], FileText | None]
     relative: Callable[[Path], str]  # a path as the messages name it
+    tex_files: Sequence[Path] = ()  # every .tex file of the project folder (none when one file was given)
 
 
 class BuildSource(Protocol):

@@ -137,6 +137,7 @@ class ProjectIndex:
         self._walker = Walker(self)
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
         self._link_order: list[tuple[Path, Visit]] = []  # the last walk's roots, in linking order
+        self._tex_files: list[Path] = []  # the project's .tex files, as the last discovery listed them
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -223,6 +224,7 @@ class ProjectIndex:
     def _update_documents(self, changes: dict[Path, str | None]) -> bool:
         changed = []
         same_root: set[Path] = set()
+        signature_changed = False
         for path, text in changes.items():
             path = Path(path).resolve()
             if text is None:
@@ -239,15 +241,17 @@ class ProjectIndex:
                 self._previous_scans[path] = (old.text, entry)  # for rescanning only the edit
             if (old is not None and old.problem is not None) or (new is not None and new.problem is not None):
                 self._structural_dirty = True  # a reading problem came or went
-            if path in self.roots and old is not None and new is not None \
-                    and root_signature(old.text) == root_signature(new.text):
-                same_root.add(path)  # still a root for the same reasons: no discovery needed
+            if old is not None and new is not None:
+                if root_signature(old.text) == root_signature(new.text):
+                    same_root.add(path)  # a root (or not) for the same reasons: no discovery needed
+                else:
+                    signature_changed = True  # e.g. a shared preamble lost its \documentclass
             changed.append(path)
         if not changed:
             return False
         if any(p.name == "colosseum.toml" for p in changed):
             self.config = self.config_loader(self.root_dir)
-        rediscover = any(p.name == "colosseum.toml" or (p in self.roots and p not in same_root) or p not in self._texts
+        rediscover = signature_changed or any(p.name == "colosseum.toml" or (p in self.roots and p not in same_root) or p not in self._texts
                          or (p.suffix == ".tex" and p not in self.file_roots) for p in changed)
         self.rebuild(discover=rediscover, changed=changed)
         return True
@@ -384,7 +388,7 @@ class ProjectIndex:
             self.roots = [self.explicit_root]
             return
         listing = list_project_files(self.root_dir, self.config.index.exclude, self.config.read_only_paths)
-        files = listing.tex_files
+        files = self._tex_files = listing.tex_files
         texts, too_large = {}, []
         for f in files:
             ft = self.text_of(f)
@@ -472,7 +476,7 @@ class ProjectIndex:
             include_problems=current.include_problems, file_chunks=self._file_chunks,
             claims=current.claims, sections=current.sections, labels=current.labels,
             label_owner=current.label_owner, graph=current.graph, links=self._link_state,
-            text_of=self.text_of, relative=self.relative,
+            text_of=self.text_of, relative=self.relative, tex_files=self._tex_files,
         )
 
     # ---- results ---------------------------------------------------------------------------------

@@ -1,0 +1,95 @@
+"""Patterns of real mathematics repositories (issue 15), each on a small project of our own in
+tests/projects/<pattern>/: chapter roots through a shared preamble, the author's include wrappers,
+build-generated inputs, proof placement."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from colosseum.index import ProjectIndex
+
+PROJECTS = Path(__file__).resolve().parent / "projects"
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A copy of tests/projects/<name> (the index writes nothing there, but edits may)."""
+    def copy(name: str) -> Path:
+        target = tmp_path / name
+        shutil.copytree(PROJECTS / name, target)
+        return target
+    return copy
+
+
+def findings(index: ProjectIndex, name: str) -> list:
+    return [d for d in index.diagnostics() if d.code == "colosseum/" + name]
+
+
+# ---- chapter roots through a shared preamble -----------------------------------------------------
+
+
+def test_chapters_that_read_the_documentclass_from_a_shared_preamble_are_roots(project):
+    root = project("preamble-chapters")
+    index = ProjectIndex.open(root)
+    assert sorted(index.relative(r) for r in index.roots) == ["groups.tex", "rings.tex"]
+    assert set(index.claims) == {"lemma-identity-unique", "theorem-units", "lemma-units-closed"}
+    assert index.claims["theorem-units"].proof is not None
+    assert not findings(index, "no-claims")
+    assert not [d for d in index.diagnostics() if d.severity == "error"]
+
+
+def test_a_chapter_that_stops_reading_the_preamble_is_no_root_after_an_edit(project):
+    root = project("preamble-chapters")
+    index = ProjectIndex.open(root)
+    text = (root / "rings.tex").read_text()
+    index.update_document(root / "rings.tex", text.replace("\\input preamble\n", ""))
+    assert sorted(index.relative(r) for r in index.roots) == ["groups.tex"]
+    index.update_document(root / "rings.tex", text)
+    assert sorted(index.relative(r) for r in index.roots) == ["groups.tex", "rings.tex"]
+
+
+def test_a_project_with_no_claims_says_so_with_the_reason(project):
+    root = project("no-claims")
+    index = ProjectIndex.open(root)
+    assert not index.claims
+    [warning] = findings(index, "no-claims")
+    assert warning.severity == "warning"
+    assert "one.tex" in warning.message and "read by no root" in warning.message
+
+
+def test_the_first_claim_of_an_edit_clears_the_no_claims_warning(project):
+    root = project("no-claims")
+    index = ProjectIndex.open(root)
+    text = (root / "main.tex").read_text()
+    index.update_document(root / "main.tex", text.replace(
+        "Notes with", "\\begin{theorem}\\label{thm:t}T.\\end{theorem}\nNotes with"))
+    assert "thm:t" in index.claims and not findings(index, "no-claims")
+
+
+def test_edits_of_the_roots_and_the_shared_preamble_match_a_cold_index(project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(project("preamble-chapters"), tmp_path / "work")
+    steps = [
+        ("preamble.tex", lambda t: t.replace("\\documentclass{amsart}", ""), "the preamble loses its class"),
+        ("preamble.tex", lambda t: "\\documentclass{amsart}\n" + t, "and gets it back"),
+        ("groups.tex", lambda t: t.replace("\\begin{document}", ""), "a chapter no longer begins the document"),
+        ("groups.tex", lambda t: t.replace("\\title", "\\begin{document}\n\\title"), "and begins it again"),
+        ("macros.tex", lambda t: "\\documentclass{article}\n" + t, "the macros get a class of their own"),
+    ]
+    for rel, change, what in steps:
+        mirror.edit(rel, change(mirror.texts[rel]))
+        mirror.check(what)
+
+
+def test_a_long_document_read_whole_without_a_claim_is_said_a_short_note_is_not(make_project, tmp_path):
+    body = "Words.\n" * 600
+    long_doc = make_project(tmp_path / "long", {"main.tex": "\\documentclass{article}\n\\begin{document}\n"
+                                                             + body + "\\end{document}\n"})
+    [warning] = findings(ProjectIndex.open(long_doc), "no-claims")
+    assert "lines" in warning.message
+    note = make_project(tmp_path / "note", {"main.tex": "\\documentclass{article}\n\\begin{document}\nHi.\n"
+                                                        "\\end{document}\n"})
+    assert not findings(ProjectIndex.open(note), "no-claims")

@@ -93,3 +93,38 @@ def test_a_long_document_read_whole_without_a_claim_is_said_a_short_note_is_not(
     note = make_project(tmp_path / "note", {"main.tex": "\\documentclass{article}\n\\begin{document}\nHi.\n"
                                                         "\\end{document}\n"})
     assert not findings(ProjectIndex.open(note), "no-claims")
+
+
+# ---- the author's include wrappers -----------------------------------------------------------------
+
+
+def test_chapters_pulled_in_by_the_authors_include_wrappers_are_read(project):
+    root = project("include-wrappers")
+    index = ProjectIndex.open(root)
+    assert {"lem:empty", "thm:compose", "lem:extra", "lem:notes", "lem:late"} <= set(index.claims)
+    # \IfNoValueTF decided as LaTeX does: one \subfile per call, not both branches
+    assert not findings(index, "missing-input")
+    assert index.claims["thm:compose"].file.name == "maps.tex"
+
+
+def test_a_template_that_begins_no_document_is_no_root(project):
+    root = project("include-wrappers")
+    index = ProjectIndex.open(root)
+    assert [index.relative(r) for r in index.roots] == ["main.tex"]
+    assert not [d for d in index.diagnostics() if d.severity == "error"]
+
+
+def test_an_include_command_named_in_the_settings_is_followed(project):
+    root = project("include-wrappers")
+    (root / "colosseum.toml").unlink()
+    index = ProjectIndex.open(root)
+    assert "lem:late" not in index.claims
+    assert "lem:empty" in index.claims  # the wrappers defined in the project need no setting
+
+
+def test_xparse_tests_of_a_wrappers_arguments_keep_one_branch():
+    from colosseum.latex.macros import MacroTable
+    from colosseum.latex.scanner import scan
+    text = ("\\NewDocumentCommand{\\ch}{s o m}{\\IfBooleanTF{#1}{\\input{star/#3}}{\\IfValueT{#2}{\\input{#2/#3}}"
+            "\\IfNoValueF{#2}{X}\\IfNoValueT{#2}{\\input{#3}}}}\n\\ch*{a}\\ch[d]{b}\\ch{c}\n")
+    assert [ev.value for ev in scan(text, MacroTable()).events if ev.kind == "include"] == ["star/a", "d/b", "c"]

@@ -292,7 +292,8 @@ class ProjectIndex:
             self._discover()
             changed = None
         base = MacroTable(label_commands=frozenset(self.config.index.label_definition_commands),
-                          reference_commands=frozenset(self.config.index.label_reference_commands))
+                          reference_commands=frozenset(self.config.index.label_reference_commands),
+                          include_commands=frozenset(self.config.index.include_commands))
         snap = self._building = IndexSnapshot()
         # a rebuild allocates many small objects that all live on; the cyclic collector
         # would walk the whole index again and again meanwhile (a third of the time)

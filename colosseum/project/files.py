@@ -11,7 +11,7 @@ from pathlib import Path
 
 from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
-from colosseum.project.preamble_roots import begins_document, preamble_inputs, preamble_roots
+from colosseum.project.preamble_roots import begins_document, never_compiled, preamble_inputs, preamble_roots
 from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.core.source_text import MAX_LINE_CHARS, LineIndex, longest_line_over
 from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary
@@ -262,8 +262,9 @@ def root_signature(text: str) -> tuple:
     magic = _MAGIC_ROOT.search(text[:20000])
     document = document_class(text)
     # a chapter rooted through a shared preamble: what it reads before its \begin{document}
-    preamble = preamble_inputs(text) if document is None and begins_document(text) else ()
-    return (magic.group(1).strip() if magic else None, document, preamble)
+    begins = begins_document(text) is not None
+    preamble = preamble_inputs(text) if document is None and begins else ()
+    return (magic.group(1).strip() if magic else None, document, begins, preamble)
 
 
 def _documentclass(text: str):
@@ -318,7 +319,8 @@ def named_root(path: Path) -> Path | None:
 def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]) -> Discovery:
     """Roots: configured ones, else every .tex file with a \\documentclass (not a subfile or a
     standalone figure), or one that reads it from a shared preamble and begins the document
-    itself (colosseum.project.preamble_roots), that no ``% !TEX root`` comment points elsewhere."""
+    itself (colosseum.project.preamble_roots), that no ``% !TEX root`` comment points elsewhere;
+    not one that begins no document (a template, a shared preamble) while other roots do."""
     result = Discovery(tex_files=sorted(texts))
     if configured:
         for name in configured:
@@ -346,6 +348,8 @@ def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]
             class_files.add(path)
     if class_files:
         result.roots += [path for path in preamble_roots(texts, class_files) if path in candidates]
+        templates = never_compiled(result.roots, texts)
+        result.roots = [root for root in result.roots if root not in templates]
     result.roots.sort()
     return result
 

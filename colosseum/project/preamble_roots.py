@@ -53,6 +53,29 @@ def preamble_roots(texts: dict[Path, str], class_files: set[Path]) -> list[Path]
     return found
 
 
+def never_compiled(roots: list[Path], texts: dict[Path, str]) -> set[Path]:
+    """The roots that begin no document, in themselves or in what they read (a template copied to
+    start a chapter, a preamble): no document of their own, when other roots are. One root is
+    kept whatever it is: a project is never left without one."""
+    alone = {root for root in roots if not _begins_through(root, texts)}
+    return alone if len(alone) < len(roots) else set()
+
+
+def _begins_through(path: Path, texts: dict[Path, str]) -> bool:
+    seen = {path}
+    frontier = [(texts[path], 0)]
+    while frontier:
+        current, depth = frontier.pop()
+        if begins_document(current) is not None:
+            return True
+        for name in preamble_inputs(current):
+            target = _named(name, path.parent, texts)
+            if target is not None and target not in seen and depth + 1 < MAX_PREAMBLE_DEPTH:
+                seen.add(target)
+                frontier.append((texts[target], depth + 1))
+    return False
+
+
 def _reaches_class(path: Path, text: str, texts: dict[Path, str], class_files: set[Path]) -> bool:
     seen = {path}
     frontier = [(text, 0)]

@@ -128,3 +128,34 @@ def test_xparse_tests_of_a_wrappers_arguments_keep_one_branch():
     text = ("\\NewDocumentCommand{\\ch}{s o m}{\\IfBooleanTF{#1}{\\input{star/#3}}{\\IfValueT{#2}{\\input{#2/#3}}"
             "\\IfNoValueF{#2}{X}\\IfNoValueT{#2}{\\input{#3}}}}\n\\ch*{a}\\ch[d]{b}\\ch{c}\n")
     assert [ev.value for ev in scan(text, MacroTable()).events if ev.kind == "include"] == ["star/a", "d/b", "c"]
+
+
+# ---- build-generated inputs ----------------------------------------------------------------------
+
+
+def _check(capsys, *argv) -> tuple[int, str]:
+    from colosseum.cli.main import main
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_inputs_of_files_the_build_writes_are_hints_and_check_exits_0(project, capsys):
+    root = project("generated-inputs")
+    index = ProjectIndex.open(root)
+    hints = findings(index, "generated-input")
+    assert sorted(d.message.split(":")[0] for d in hints) == sorted([
+        "\\input{\\jobname.out}", "\\input{book.toc}", "\\input{ans1}", "\\input{hintsheet}",
+        "\\input{chapter-hints}", "\\input{book.bbl}"])
+    assert {d.severity for d in hints} == {"hint"} and not findings(index, "missing-input")
+    code, _out = _check(capsys, "check", str(root))
+    assert code == 0
+
+
+def test_a_missing_chapter_is_still_an_error_beside_generated_inputs(project, capsys):
+    root = project("generated-inputs")
+    book = root / "book.tex"
+    book.write_text(book.read_text().replace("\\end{document}", "\\input{chapter-two}\n\\end{document}"))
+    index = ProjectIndex.open(root)
+    [missing] = findings(index, "missing-input")
+    assert "chapter-two" in missing.message
+    assert _check(capsys, "check", str(root))[0] == 1

@@ -159,3 +159,36 @@ def test_a_missing_chapter_is_still_an_error_beside_generated_inputs(project, ca
     [missing] = findings(index, "missing-input")
     assert "chapter-two" in missing.message
     assert _check(capsys, "check", str(root))[0] == 1
+
+
+# ---- messages ------------------------------------------------------------------------------------------
+
+
+def test_a_conditional_claim_names_every_open_obligation_first_then_the_unproved_claims(project):
+    index = ProjectIndex.open(project("open-obligations"))
+    [main] = [d for d in findings(index, "depends-on-open-obligation") if "`thm:main`" in d.message]
+    message = main.message
+    assert "`lem:bound`" in message and "`lem:estimate`" in message and "`a:riemann`" in message
+    assert message.index("`lem:bound`") < message.index("`a:riemann`")
+    assert message.index("`lem:estimate`") < message.index("`a:riemann`")
+    assert "open obligations" in message and "unproved conjecture `a:riemann`" in message
+    assert len(main.related) == 3
+
+
+def test_the_named_obligations_follow_an_edit_like_a_cold_index(project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(project("open-obligations"), tmp_path / "work")
+    mirror.edit("main.tex", mirror.texts["main.tex"].replace("\\label{lem:bound}\\obligation", "\\label{lem:bound}"))
+    mirror.check("an obligation proved away")
+    mirror.edit("main.tex", mirror.texts["main.tex"].replace("% colosseum: obligation\n", ""))
+    mirror.check("another one")
+
+
+def test_check_refuses_a_log_file_with_exit_2(project, capsys):
+    from colosseum.index import ProjectError
+    root = project("preamble-chapters")
+    log = root / "groups.log"
+    log.write_text("This is pdfTeX, Version 3.14\n\\input{preamble}\n\\begin{document}\n")
+    assert _check(capsys, "check", str(log))[0] == 2
+    with pytest.raises(ProjectError, match="groups.log: a .log file is written by a LaTeX run, not a source"):
+        ProjectIndex.open(log)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from colosseum.checks.state import DiagnosticState
 from colosseum.checks.view import BuildView
@@ -34,6 +34,7 @@ from colosseum.project.files import (
     root_signature,
     text_from_editor,
 )
+from colosseum.project.generated import build_output_kind
 from colosseum.project.root_order import link_order, reading_rank
 from colosseum.project.walk import IncludeProblem, Visit, Walker
 from colosseum.settings.project import ProjectConfig, load_config
@@ -162,6 +163,9 @@ class ProjectIndex:
             raise ProjectError(f"{path}: no such file or directory")
         path = path.resolve()
         explicit_root = None
+        if path.is_file() and (output := build_output_kind(PurePosixPath(path.name))) is not None:
+            raise ProjectError(f"{path}: a {output} file is written by a LaTeX run, not a source to check; "
+                               "give the root .tex file or the project's folder")
         if path.is_file():
             explicit_root = path
             root_dir = path.parent

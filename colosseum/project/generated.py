@@ -13,11 +13,24 @@ GENERATED_EXTENSIONS = frozenset((
     ".aux", ".out", ".toc", ".bbl", ".lof", ".lot", ".loa", ".ind", ".idx", ".gls", ".glo", ".acr", ".nav",
     ".snm", ".vrb", ".brf", ".bcf", ".thm", ".sol", ".ans", ".hnt", ".soln", ".run.xml",
 ))
+# what a LaTeX run writes beside its logs: never a source to index
+BUILD_OUTPUT_EXTENSIONS = GENERATED_EXTENSIONS | frozenset((
+    ".log", ".blg", ".ilg", ".glg", ".pdf", ".dvi", ".xdv", ".ps", ".fls", ".fdb_latexmk", ".synctex", ".synctex.gz",
+))
 # the names exercise packages (answers, exsheets, probsoln, xsim, a \newwrite of the author's) give
 # the files of answers, solutions and hints they write
 _ANSWER_NAME = re.compile(r"(?:^|[^a-z])(answers?|ans|solutions?|sols?|hints?)(?:$|[^a-z])", re.IGNORECASE)
 _WRITER = (r"\\(?:immediate\s*)?\\openout\s*\\?[A-Za-z@]+\s*=?\s*\{?\s*NAME(?:\.tex)?\s*\}?"
            r"|\\Opensolutionfile\s*\{[^}]*\}\s*\[\s*NAME\s*\]")
+
+
+def build_output_kind(path: PurePosixPath) -> str | None:
+    """The extension of a file a LaTeX run writes (``.log``, ``.aux``, ``.pdf``...), or None."""
+    suffixes = "".join(path.suffixes[-2:]).lower()
+    for suffix in (suffixes, path.suffix.lower()):
+        if suffix in BUILD_OUTPUT_EXTENSIONS:
+            return suffix
+    return None
 
 
 def generated_by_the_build(name: str, texts: list[str]) -> str | None:

@@ -192,3 +192,59 @@ def test_check_refuses_a_log_file_with_exit_2(project, capsys):
     assert _check(capsys, "check", str(log))[0] == 2
     with pytest.raises(ProjectError, match="groups.log: a .log file is written by a LaTeX run, not a source"):
         ProjectIndex.open(log)
+
+
+# ---- proof placement and claim roles -------------------------------------------------------------
+
+
+@pytest.fixture
+def placed(project):
+    return ProjectIndex.open(project("proof-placement"))
+
+
+def _proof_line(index, label) -> int | None:
+    proof = index.claims[label].proof
+    return proof.location.range.start.line if proof is not None else None
+
+
+def test_a_proof_title_on_the_line_after_begin_proof_names_its_claim(placed):
+    assert _proof_line(placed, "thm:x") == 22  # "[Proof of \Cref{thm:x}]" on line 23, under \begin{proof}
+    assert _proof_line(placed, "lem:later") == 19
+
+
+def test_a_proof_after_a_remark_an_example_and_a_question_goes_to_the_theorem(placed):
+    assert _proof_line(placed, "thm:y") == 39
+    assert placed.claims["rem:y"].proof is None and placed.claims["q:y"].proof is None
+
+
+def test_a_second_proof_is_no_orphan(placed):
+    assert not findings(placed, "orphan-proof")
+
+
+def test_a_claim_with_a_sketch_and_a_full_proof_is_proved(placed):
+    assert placed.graph.status["thm:two"] == "proved"
+
+
+def test_assumed_claims_owe_no_proof_and_make_nothing_conditional_open_ones_do(placed):
+    status = placed.graph.status
+    assert placed.claims["ax:choice"].role == placed.claims["hyp:grh"].role == "assumption"
+    assert status["ax:choice"] == status["hyp:grh"] == "proved" and status["thm:assumed"] == "proved"
+    assert status["conj:twin"] == "open" and status["thm:open"] == "conditional"
+    assert not placed.claims["q:y"].needs_proof and not placed.claims["conj:twin"].needs_proof
+    [conditional] = findings(placed, "depends-on-open-obligation")
+    assert "`thm:open`" in conditional.message
+
+
+def test_a_role_follows_the_name_the_environment_was_declared_with():
+    from colosseum.project.claim_roles import claim_role
+    assert claim_role("ax", "Axiom") == claim_role("assumption") == claim_role("Hypothesis*") == "assumption"
+    assert claim_role("qu", "Question") == claim_role("problem") == claim_role("conjecture") == "conjecture"
+    assert claim_role("thm", "Theorem") == "assertion"
+
+
+def test_a_title_after_a_blank_line_is_content_not_a_title():
+    from colosseum.latex.macros import MacroTable
+    from colosseum.latex.scanner import scan
+    text = "\\begin{proof}\n\n[a,b] is compact.\n\\end{proof}\n\\begin{proof}%\n  [Second proof]\n\\end{proof}\n"
+    titles = [ev.value for ev in scan(text, MacroTable()).events if ev.kind == "begin"]
+    assert titles == ["", "Second proof"]

@@ -248,3 +248,44 @@ def test_a_title_after_a_blank_line_is_content_not_a_title():
     text = "\\begin{proof}\n\n[a,b] is compact.\n\\end{proof}\n\\begin{proof}%\n  [Second proof]\n\\end{proof}\n"
     titles = [ev.value for ev in scan(text, MacroTable()).events if ev.kind == "begin"]
     assert titles == ["", "Second proof"]
+
+
+def test_proofs_after_remarks_go_to_the_theorem_wherever_the_file_is_cut_into_chunks(make_project, tmp_path):
+    """The index reads a long file in chunks, cut before some top-level claims (colosseum.project.chunks):
+    the remark between a theorem and its proof may start a chunk of its own."""
+    body = "".join(
+        f"\\begin{{theorem}}\\label{{thm:{i}}}T{'x' * i}.\\end{{theorem}}\n"  # cuts fall before some remarks
+        f"\\begin{{remark}}\\label{{rem:{i}}}R{i}.\\end{{remark}}\n"
+        f"\\begin{{proof}}P{i}.\\end{{proof}}\n"
+        f"\\begin{{lemma}}\\label{{lem:{i}}}L{i}.\\end{{lemma}}\n"
+        f"\\begin{{proof}}Q{i}.\\end{{proof}}\n"
+        f"\\begin{{remark}}\\label{{rem:after:{i}}}A{i}.\\end{{remark}}\n"
+        f"\\begin{{proof}}Of the remark {i}.\\end{{proof}}\n" for i in range(40))
+    root = make_project(tmp_path, {"main.tex": "\\documentclass{article}\n\\begin{document}\n" + body
+                                   + "\\end{document}\n"})
+    index = ProjectIndex.open(root)
+    text = (root / "main.tex").read_text()
+    starts = [text[chunk.start:chunk.start + 14] for chunk in next(iter(index._file_chunks.values()))]
+    assert "\\begin{remark}" in starts  # the case this test is about
+    for i in range(40):
+        assert index.claims[f"thm:{i}"].proof is not None, i
+        assert index.claims[f"rem:{i}"].proof is None, i
+        assert index.claims[f"lem:{i}"].proof is not None, i
+        assert index.claims[f"rem:after:{i}"].proof is not None, i  # its theorem had its proof: the remark's
+    assert not findings(index, "orphan-proof")
+
+
+def test_edits_of_proof_placement_and_roles_match_a_cold_index(project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(project("proof-placement"), tmp_path / "work")
+    steps = [
+        (lambda t: t.replace("\\begin{remark}\\label{rem:y}", "\\begin{lemma}\\label{rem:y}"), "the remark becomes a lemma"),
+        (lambda t: t.replace("\\begin{lemma}\\label{rem:y}", "\\begin{remark}\\label{rem:y}"), "and a remark again"),
+        (lambda t: t.replace("[Second proof]", ""), "the second proof loses its title"),
+        (lambda t: t.replace("\\begin{proof}\n[Proof of", "\\begin{proof}\n\n[Proof of"), "a blank line before the title"),
+        (lambda t: t.replace("\\begin{hyp}", "\\begin{conj}").replace("\\end{hyp}", "\\end{conj}"), "a hypothesis now open"),
+        (lambda t: t.replace("\\obligation\nA sketch.", "A sketch."), "the sketch is complete"),
+    ]
+    for change, what in steps:
+        mirror.edit("main.tex", change(mirror.texts["main.tex"]))
+        mirror.check(what)

@@ -289,3 +289,33 @@ def test_edits_of_proof_placement_and_roles_match_a_cold_index(project, tmp_path
     for change, what in steps:
         mirror.edit("main.tex", change(mirror.texts["main.tex"]))
         mirror.check(what)
+
+
+# ---- xr: references across documents ---------------------------------------------------------------
+
+
+def _undefined(index) -> list[str]:
+    return sorted(d.message.split("`")[1] for d in findings(index, "undefined-reference"))
+
+
+def test_references_through_externaldocument_resolve_with_and_without_a_prefix(project):
+    index = ProjectIndex.open(project("xr-documents"))
+    assert len(index.roots) == 3
+    # one-lem:a and part-three's lem:a resolve; a label of the other document without the prefix
+    # stays undefined in part-two (each document's labels are its own), as does a missing one
+    assert _undefined(index) == ["lem:a", "one-lem:missing"]
+    assert {d.file.name for d in findings(index, "undefined-reference")} == {"part-two.tex"}
+
+
+def test_an_external_documents_labels_follow_its_edits_like_a_cold_index(project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(project("xr-documents"), tmp_path / "work")
+    steps = [
+        ("part-one.tex", lambda t: t.replace("\\label{lem:a}", "\\label{lem:a}\\label{lem:missing}"), "a label appears"),
+        ("part-one.tex", lambda t: t.replace("\\label{lem:a}", "\\label{lem:aa}"), "the referenced label renamed"),
+        ("part-two.tex", lambda t: t.replace("[one-]", "[first-]"), "the prefix changes"),
+        ("part-two.tex", lambda t: t.replace("\\externaldocument[first-]{part-one}\n", ""), "the document dropped"),
+    ]
+    for rel, change, what in steps:
+        mirror.edit(rel, change(mirror.texts[rel]))
+        mirror.check(what)

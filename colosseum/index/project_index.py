@@ -84,6 +84,8 @@ class IndexSnapshot:
             self._units_by_path = table
         return table.get(path, [])
     label_owner: dict[str, str | None] = field(default_factory=dict)  # label -> node of its first definition
+    # root -> the documents its \externaldocument[prefix]{doc} names (xr): (prefix, the root file of doc)
+    external_documents: dict[Path, tuple[tuple[str, Path], ...]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -328,6 +330,7 @@ class ProjectIndex:
         walks = walk.walks
         work = self.last_work = BuildWork(files_walked=0 if walk.reused is not None else len(walk.visits))
         snap.include_problems = walk.problems
+        snap.external_documents = _external_documents(walks)
         # theorem-like environments declared anywhere in the project count everywhere
         envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
         styles: dict[str, tuple[str, str]] = {}
@@ -482,6 +485,7 @@ class ProjectIndex:
             claims=current.claims, sections=current.sections, labels=current.labels,
             label_owner=current.label_owner, graph=current.graph, links=self._link_state,
             text_of=self.text_of, relative=self.relative, tex_files=self._tex_files,
+            external_documents=current.external_documents,
         )
 
     # ---- results ---------------------------------------------------------------------------------
@@ -516,3 +520,25 @@ class ProjectIndex:
     def files(self) -> list[Path]:
         return sorted(self.file_roots)
 
+
+def _external_documents(walks: list[tuple[Path, Visit]]) -> dict[Path, tuple[tuple[str, Path], ...]]:
+    """Per root, the documents it names with xr's ``\\externaldocument[prefix]{doc}`` (read from
+    the folder of the root, as LaTeX reads ``doc.aux``): (prefix, ``doc.tex``)."""
+    found: dict[Path, tuple[tuple[str, Path], ...]] = {}
+    for root, visit in walks:
+        named: list[tuple[str, Path]] = []
+        stack = [visit]
+        seen: set[int] = set()
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for ev in current.scan.structural:
+                if ev.kind == "external":
+                    doc = ev.value if ev.value.endswith(".tex") else ev.value + ".tex"
+                    named.append((ev.extra if isinstance(ev.extra, str) else "", (root.parent / doc).resolve()))
+            stack.extend(current.children.values())
+        if named:
+            found[root] = tuple(dict.fromkeys(named))
+    return found

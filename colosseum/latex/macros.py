@@ -34,7 +34,9 @@ DEFINITION_COMMANDS = (
     "DeclareDocumentCommand", "newenvironment", "renewenvironment", "NewDocumentEnvironment",
     "RenewDocumentEnvironment", "newtheoremstyle",
 )
-OTHER_COMMANDS = ("begin", "end", "verb", "lstinline", "Verb", "mintinline", "iffalse", "endinput", "lean",
+# xr / xr-hyper / zref-xr: \externaldocument[prefix]{doc} makes doc's labels referable as prefix+label
+EXTERNAL_DOCUMENT_COMMANDS = ("externaldocument", "zexternaldocument")
+OTHER_COMMANDS = EXTERNAL_DOCUMENT_COMMANDS + ("begin", "end", "verb", "lstinline", "Verb", "mintinline", "iffalse", "endinput", "lean",
                   "discussion", "hyperref", "inputleannode")
 
 STRUCTURAL_COMMANDS = frozenset(

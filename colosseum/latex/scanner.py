@@ -26,11 +26,12 @@ from colosseum.latex.braces import BRACE_OR_BALANCED_TEXT, UNBOUNDED, braces_bet
 from colosseum.latex.definitions import (MAX_EXPANSION_DEPTH, MAX_EXPANSIONS, choose_branches, keep_expansion_events,
                                          read_definition, read_wrapper_arguments)
 from colosseum.latex.events import Event, ScanResult
-from colosseum.latex.inclusion import read_configured_include, read_include, read_package
+from colosseum.latex.inclusion import read_configured_include, read_external_document, read_include, read_package
 from colosseum.latex.macros import (
     BLUEPRINT_LIST_COMMANDS,
     BLUEPRINT_MARKERS,
     DEFINITION_COMMANDS,
+    EXTERNAL_DOCUMENT_COMMANDS,
     INCLUDE_COMMANDS,
     LABEL_COMMANDS,
     LIST_REF_COMMANDS,
@@ -200,6 +201,7 @@ def _readers() -> dict[str, Reader]:
         (("discussion",), read_discussion),
         (("hyperref",), read_hyperref),
         (("inputleannode",), read_lean_node),
+        (EXTERNAL_DOCUMENT_COMMANDS, read_external_document),
         (tuple(PACKAGE_COMMANDS), read_package),
     )
     readers: dict[str, Reader] = {}

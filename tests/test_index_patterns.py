@@ -319,3 +319,13 @@ def test_an_external_documents_labels_follow_its_edits_like_a_cold_index(project
     for rel, change, what in steps:
         mirror.edit(rel, change(mirror.texts[rel]))
         mirror.check(what)
+
+
+def test_definition_and_hover_find_a_label_of_another_document_through_its_prefix(project):
+    root = project("xr-documents")
+    index = ProjectIndex.open(root)
+    snap = index.snapshot
+    [label] = snap.labels_through_documents("one-lem:a", root / "part-two.tex")
+    assert label.name == "lem:a" and label.location.file.name == "part-one.tex" and label.owner == "lem:a"
+    assert snap.labels_through_documents("one-lem:a", root / "part-one.tex") == []  # that root names no document
+    assert snap.labels_through_documents("one-lem:missing", root / "part-two.tex") == []

@@ -65,6 +65,22 @@ class IndexSnapshot:
     units: list[Unit] = field(default_factory=list)  # what each chunk of each file contributed, reading order
     _units_by_path: dict[Path, list[Unit]] | None = None
 
+    def labels_through_documents(self, name: str, path: Path) -> list[Label]:
+        """The labels a reference ``name`` in ``path`` names: the project's labels of that name, else
+        (xr) the labels ``name`` less a prefix names in the documents that the roots reading
+        ``path`` name with ``\\externaldocument[prefix]{doc}``."""
+        found = self.labels.get(name)
+        if found or not self.external_documents:
+            return list(found or ())
+        by_root = {result.root: result.labels for result in self.root_results}
+        out: list[Label] = []
+        for root in self.file_roots.get(path, ()):
+            for prefix, doc in self.external_documents.get(root, ()):
+                if name.startswith(prefix):
+                    out.extend(label for label in by_root.get(doc, {}).get(name[len(prefix):], ())
+                               if label not in out)
+        return out
+
     def kind_name(self, kind: str) -> str:
         """A claim's kind as the paper prints it: ``\\newtheorem{lem}{Lemma}`` makes ``lem`` a Lemma."""
         return self.kind_names.get(kind) or kind.capitalize()

@@ -329,3 +329,14 @@ def test_definition_and_hover_find_a_label_of_another_document_through_its_prefi
     assert label.name == "lem:a" and label.location.file.name == "part-one.tex" and label.owner == "lem:a"
     assert snap.labels_through_documents("one-lem:a", root / "part-one.tex") == []  # that root names no document
     assert snap.labels_through_documents("one-lem:missing", root / "part-two.tex") == []
+
+
+def test_a_root_whose_document_begins_in_an_imported_file_stays_a_root(make_project, tmp_path):
+    root = make_project(tmp_path, {
+        "main.tex": "\\documentclass{article}\n\\import{body/}{text}\n",
+        "body/text.tex": "\\begin{document}\n\\begin{lemma}\\label{lem:i}I.\\end{lemma}\n\\end{document}\n",
+        "other.tex": "\\documentclass{article}\n\\begin{document}\nO.\n\\end{document}\n",
+    })
+    index = ProjectIndex.open(root)
+    assert sorted(index.relative(r) for r in index.roots) == ["main.tex", "other.tex"]
+    assert "lem:i" in index.claims

@@ -61,12 +61,17 @@ def never_compiled(roots: list[Path], texts: dict[Path, str]) -> set[Path]:
     return alone if len(alone) < len(roots) else set()
 
 
+_OTHER_INCLUDES = re.compile(r"\\(?:sub)?(?:import|subfile|inputfrom|includefrom|subinputfrom|subincludefrom)\b")
+
+
 def _begins_through(path: Path, texts: dict[Path, str]) -> bool:
+    """Whether the file begins a document, itself or in what it reads (where that cannot be told
+    by patterns, \\import and kin, it may: the file is kept a root)."""
     seen = {path}
     frontier = [(texts[path], 0)]
     while frontier:
         current, depth = frontier.pop()
-        if begins_document(current) is not None:
+        if begins_document(current) is not None or _OTHER_INCLUDES.search(current):
             return True
         for name in preamble_inputs(current):
             target = _named(name, path.parent, texts)

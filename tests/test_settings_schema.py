@@ -111,7 +111,7 @@ def test_an_unknown_name_is_a_warning_on_its_line_with_the_closest_name(tmp_path
 def test_an_unknown_name_with_nothing_close_lists_the_known_ones(tmp_path):
     (tmp_path / "colosseum.toml").write_text('[index]\n\nlabel_refs = []\n[solve]\ncolour = "red"\n')
     problems = {p.key: p for p in load_config(tmp_path).problems}
-    assert problems["index.label_refs"].line == 2 and "known: exclude, label_definition_commands" in (
+    assert problems["index.label_refs"].line == 2 and "known: exclude, include_commands, label_definition_commands" in (
         problems["index.label_refs"].message)
     assert problems["solve.colour"].line == 4 and problems["solve.colour"].severity == "warning"
 

@@ -18,7 +18,7 @@ _START = Range(Position(0, 0), Position(0, 0))
 class InputProblems(EveryBuild):
     name = "inputs"
     codes = ("encoding", "binary-file", "file-too-large", "unreadable-file", "config-error", "config-unknown-key",
-             "missing-input", "include-cycle", "unreadable-input", "unresolved-input", "path-outside-project")
+             "missing-input", "generated-input", "include-cycle", "unreadable-input", "unresolved-input", "path-outside-project")
     depends_on = ("file_roots", "text_of", "config_path", "config_problems", "root_problems", "root_dir",
                   "include_problems")
 

@@ -152,7 +152,7 @@ class References:
 
     name = "references"
     codes = ("undefined-reference", "duplicate-label", "label-with-comma")
-    depends_on = ("root_results", "links", "labels", "relative")
+    depends_on = ("root_results", "links", "labels", "relative", "external_documents")
 
     def __init__(self):
         self.defined: dict[Path, set[str]] = {}  # per root: the label names it defines
@@ -162,8 +162,10 @@ class References:
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
         root_units = view.links.root_units
         units_of_root = {result.root: root_units.get(result.root, []) for result in view.root_results}
+        labels_of_root = {result.root: result.labels for result in view.root_results}
         for result in view.root_results:
-            self._judge_root(view, edit, findings, result.root, result.labels, units_of_root[result.root])
+            external = _external_labels(view.external_documents.get(result.root, ()), labels_of_root)
+            self._judge_root(view, edit, findings, result.root, result.labels, units_of_root[result.root], external)
         for root in [r for r in self.defined if r not in units_of_root]:  # a root that is gone
             for ref in self.undefined.pop(root, ()):
                 findings.set(("undefined", root, ref), [])
@@ -173,8 +175,12 @@ class References:
             self.near.pop(root, None)
 
     def _judge_root(self, view: BuildView, edit: Edit, findings: Findings, root: Path,
-                    defined: Mapping[str, list[Label]], units: list[Unit]) -> None:
+                    defined: Mapping[str, list[Label]], units: list[Unit],
+                    external: Callable[[str], bool] | None = None) -> None:
         change, full = edit.change, edit.full
+        # a root that names other documents (xr): what they define changes apart from it, so its
+        # references are all judged again
+        full = full or external is not None
         known = self.defined.setdefault(root, set())
         undefined = self.undefined.setdefault(root, set())
         if not full and root in change.root_names:
@@ -201,7 +207,7 @@ class References:
                     undefined.discard(ref)
                     findings.set(("undefined", root, ref), [])
         check, placed = self._to_check(view, edit, root, defined, units, added, flipped)
-        self._judge_references(view, findings, root, defined, check)
+        self._judge_references(view, findings, root, defined, check, external)
         for name in names | placed if placed else names:
             labels = defined.get(name, ())
             findings.set(("duplicate", root, name), [(d, root) for d in duplicate_findings(view, name, labels)])
@@ -240,7 +246,8 @@ class References:
         return list(dict.fromkeys(check)), placed
 
     def _judge_references(self, view: BuildView, findings: Findings, root: Path,
-                          defined: Mapping[str, list[Label]], check: list[Reference]) -> None:
+                          defined: Mapping[str, list[Label]], check: list[Reference],
+                          external: Callable[[str], bool] | None = None) -> None:
         undefined = self.undefined[root]
         near = self.near.get(root)
         many = len(check) * len(defined) >= 200_000
@@ -248,10 +255,24 @@ class References:
             near = self.near[root] = NearMisses(defined)
         lookup = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
         for ref in check:
-            if ref.label in defined:
+            if ref.label in defined or (external is not None and external(ref.label)):
                 if ref in undefined:
                     undefined.discard(ref)
                     findings.set(("undefined", root, ref), [])
                 continue
             undefined.add(ref)
             findings.set(("undefined", root, ref), [(undefined_finding(view, ref, lookup), root)])
+
+
+def _external_labels(documents: tuple[tuple[str, Path], ...],
+                     labels_of_root: Mapping[Path, Mapping[str, list[Label]]]) -> Callable[[str], bool] | None:
+    """Whether a label is one of the documents a root names with ``\\externaldocument[prefix]{doc}``
+    (``prefix`` + a label of ``doc``'s build); None when it names none. Each document's labels
+    stay its own: without the prefix, a label of another document is undefined here."""
+    if not documents:
+        return None
+
+    def defined_elsewhere(name: str) -> bool:
+        return any(name.startswith(prefix) and name[len(prefix):] in labels_of_root.get(doc, ())
+                   for prefix, doc in documents)
+    return defined_elsewhere

@@ -14,6 +14,7 @@ from colosseum.checks.cycles import Cycles
 from colosseum.checks.drafts import DraftProofs
 from colosseum.checks.family import Family
 from colosseum.checks.inputs import InputProblems
+from colosseum.checks.no_claims import NoClaims
 from colosseum.checks.obligations import Obligations
 from colosseum.checks.references import References
 from colosseum.checks.separate_documents import SeparateDocuments
@@ -29,4 +30,5 @@ FAMILIES: tuple[Callable[[], Family], ...] = (
     UnusedLabels,
     LeanMarks,
     DraftProofs,  # a model's proof waiting for a person's decision
+    NoClaims,  # a project with no claim at all, and why
 )

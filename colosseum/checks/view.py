@@ -7,7 +7,7 @@ the index. Each family of findings (colosseum.checks.registry) says which fields
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -67,6 +67,9 @@ class BuildView:
     links: LinkedReadings
     text_of: Callable[[Path], FileText | None]
     relative: Callable[[Path], str]  # a path as the messages name it
+    tex_files: Sequence[Path] = ()  # every .tex file of the project folder (none when one file was given)
+    # root -> (prefix, root file) of each document its \externaldocument names (xr, xr-hyper, zref-xr)
+    external_documents: Mapping[Path, tuple[tuple[str, Path], ...]] = field(default_factory=dict)
 
 
 class BuildSource(Protocol):

@@ -156,7 +156,7 @@ class Claim:
     mathlibok: bool = False
     notready: bool = False
     needs_proof: bool = True  # False for definitions, remarks, examples ...
-    role: str = "assertion"  # assertion | definition | other
+    role: str = "assertion"  # assertion | definition | conjecture | assumption | other
     cited: bool = False  # a result quoted from the literature: [\cite{...}] in its title
     section: str | None = None  # innermost section node id
     references: list[Reference] = field(default_factory=list)

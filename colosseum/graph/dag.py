@@ -45,6 +45,7 @@ class DependencyGraph:
         self.truth_succ: dict[str, set[str]] = defaultdict(set)
         self.status: dict[str, str] = {}
         self.conditional_on: dict[str, list[str]] = {}  # id -> path from an open obligation
+        self.conditional_origins: dict[str, list[str]] = {}  # id -> every unsettled node its proof rests on
         self._nx = None
         self._cycles: list[list[str]] | None = None
         # what the next graph needs to be made from this one (colosseum.graph.update, dag_status)

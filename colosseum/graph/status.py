@@ -123,6 +123,7 @@ def find_conditional(graph: DependencyGraph) -> None:
     base = graph._base
     status = dict(base)
     conditional: dict[str, list[str]] = {}
+    rests_on: dict[str, list[str]] = {}  # every origin of each conditional node, in name order
     reached: set[str] = set()
     proof_succ = graph.proof_succ
     origins = sorted(n for n, s in base.items() if s in ORIGINS)
@@ -136,6 +137,8 @@ def find_conditional(graph: DependencyGraph) -> None:
                     continue
                 parent[nxt] = node
                 queue.append(nxt)
+                if status.get(nxt) in ("proved", "conditional"):
+                    rests_on.setdefault(nxt, []).append(origin)
                 if status.get(nxt) in ("proved", "conditional") and nxt not in conditional:
                     path = [nxt]
                     while parent[path[-1]] is not None:
@@ -144,6 +147,7 @@ def find_conditional(graph: DependencyGraph) -> None:
                     status[nxt] = "conditional"
         reached.update(parent)
     graph.status, graph.conditional_on, graph._reached = status, conditional, reached
+    graph.conditional_origins = rests_on
     graph._unsettled = set(origins) | conditional.keys()
 
 
@@ -195,6 +199,7 @@ def update_statuses(graph: DependencyGraph, previous: DependencyGraph, build: Gr
         return
     if not changed and not sections_touched and graph._section_parent == previous._section_parent:
         graph.status, graph.conditional_on, graph._reached = previous.status, previous.conditional_on, reached
+        graph.conditional_origins = previous.conditional_origins
         graph._unsettled = previous._unsettled
         return
     status = dict(previous.status)
@@ -204,6 +209,7 @@ def update_statuses(graph: DependencyGraph, previous: DependencyGraph, build: Gr
         else:
             status[node] = new
     graph.status, graph.conditional_on, graph._reached = status, previous.conditional_on, reached
+    graph.conditional_origins = previous.conditional_origins
     graph._unsettled = previous._unsettled
     summarise_sections(graph)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from colosseum.checks.state import DiagnosticState
 from colosseum.checks.view import BuildView
@@ -36,6 +36,7 @@ from colosseum.project.files import (
     root_signature,
     text_from_editor,
 )
+from colosseum.project.generated import build_output_kind
 from colosseum.project.root_order import link_order, reading_rank
 from colosseum.project.walk import IncludeProblem, Visit, Walker
 from colosseum.settings.project import ProjectConfig, load_config
@@ -66,6 +67,22 @@ class IndexSnapshot:
     units: list[Unit] = field(default_factory=list)  # what each chunk of each file contributed, reading order
     _units_by_path: dict[Path, list[Unit]] | None = None
 
+    def labels_through_documents(self, name: str, path: Path) -> list[Label]:
+        """The labels a reference ``name`` in ``path`` names: the project's labels of that name, else
+        (xr) the labels ``name`` less a prefix names in the documents that the roots reading
+        ``path`` name with ``\\externaldocument[prefix]{doc}``."""
+        found = self.labels.get(name)
+        if found or not self.external_documents:
+            return list(found or ())
+        by_root = {result.root: result.labels for result in self.root_results}
+        out: list[Label] = []
+        for root in self.file_roots.get(path, ()):
+            for prefix, doc in self.external_documents.get(root, ()):
+                if name.startswith(prefix):
+                    out.extend(label for label in by_root.get(doc, {}).get(name[len(prefix):], ())
+                               if label not in out)
+        return out
+
     def kind_name(self, kind: str) -> str:
         """A claim's kind as the paper prints it: ``\\newtheorem{lem}{Lemma}`` makes ``lem`` a Lemma."""
         return self.kind_names.get(kind) or kind.capitalize()
@@ -85,6 +102,8 @@ class IndexSnapshot:
             self._units_by_path = table
         return table.get(path, [])
     label_owner: dict[str, str | None] = field(default_factory=dict)  # label -> node of its first definition
+    # root -> the documents its \externaldocument[prefix]{doc} names (xr): (prefix, the root file of doc)
+    external_documents: dict[Path, tuple[tuple[str, Path], ...]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -139,6 +158,7 @@ class ProjectIndex:
         self._walker = Walker(self)
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
         self._link_order: list[tuple[Path, Visit]] = []  # the last walk's roots, in linking order
+        self._tex_files: list[Path] = []  # the project's .tex files, as the last discovery listed them
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -162,7 +182,9 @@ class ProjectIndex:
         if not path.exists():
             raise ProjectError(f"{path}: no such file or directory")
         path = path.resolve()
-        explicit_root = None
+        if path.is_file() and (output := build_output_kind(PurePosixPath(path.name))) is not None:
+            raise ProjectError(f"{path}: a {output} file is written by a LaTeX run, not a source to check; "
+                               "give the root .tex file or the project's folder")
         explicit_root = path if path.is_file() else None
         root_dir = project_folder(path)  # a colosseum.toml above a file marks its project
         index = cls(root_dir, config or load_config(root_dir), explicit_root)
@@ -216,6 +238,7 @@ class ProjectIndex:
     def _update_documents(self, changes: dict[Path, str | None]) -> bool:
         changed = []
         same_root: set[Path] = set()
+        signature_changed = False
         for path, text in changes.items():
             path = Path(path).resolve()
             if text is None:
@@ -232,15 +255,17 @@ class ProjectIndex:
                 self._previous_scans[path] = (old.text, entry)  # for rescanning only the edit
             if (old is not None and old.problem is not None) or (new is not None and new.problem is not None):
                 self._structural_dirty = True  # a reading problem came or went
-            if path in self.roots and old is not None and new is not None \
-                    and root_signature(old.text) == root_signature(new.text):
-                same_root.add(path)  # still a root for the same reasons: no discovery needed
+            if old is not None and new is not None:
+                if root_signature(old.text) == root_signature(new.text):
+                    same_root.add(path)  # a root (or not) for the same reasons: no discovery needed
+                else:
+                    signature_changed = True  # e.g. a shared preamble lost its \documentclass
             changed.append(path)
         if not changed:
             return False
         if any(p.name == "colosseum.toml" for p in changed):
             self.config = self.config_loader(self.root_dir)
-        rediscover = any(p.name == "colosseum.toml" or (p in self.roots and p not in same_root) or p not in self._texts
+        rediscover = signature_changed or any(p.name == "colosseum.toml" or (p in self.roots and p not in same_root) or p not in self._texts
                          or (p.suffix == ".tex" and p not in self.file_roots) for p in changed)
         self.rebuild(discover=rediscover, changed=changed)
         return True
@@ -281,7 +306,8 @@ class ProjectIndex:
             self._discover()
             changed = None
         base = MacroTable(label_commands=frozenset(self.config.index.label_definition_commands),
-                          reference_commands=frozenset(self.config.index.label_reference_commands))
+                          reference_commands=frozenset(self.config.index.label_reference_commands),
+                          include_commands=frozenset(self.config.index.include_commands))
         snap = self._building = IndexSnapshot()
         # a rebuild allocates many small objects that all live on; the cyclic collector
         # would walk the whole index again and again meanwhile (a third of the time)
@@ -312,6 +338,7 @@ class ProjectIndex:
         walks = walk.walks
         work = self.last_work = BuildWork(files_walked=0 if walk.reused is not None else len(walk.visits))
         snap.include_problems = walk.problems
+        snap.external_documents = _external_documents(walks)
         # theorem-like environments declared anywhere in the project count everywhere
         envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
         styles: dict[str, tuple[str, str]] = {}
@@ -379,7 +406,7 @@ class ProjectIndex:
             self.root_problems = [outside] if outside is not None else []
             return
         listing = list_project_files(self.root_dir, self.config.index.exclude, self.config.read_only_paths)
-        files = listing.tex_files
+        files = self._tex_files = listing.tex_files
         texts, too_large = {}, []
         for f in files:
             ft = self.text_of(f)
@@ -467,7 +494,8 @@ class ProjectIndex:
             include_problems=current.include_problems, file_chunks=self._file_chunks,
             claims=current.claims, sections=current.sections, labels=current.labels,
             label_owner=current.label_owner, graph=current.graph, links=self._link_state,
-            text_of=self.text_of, relative=self.relative,
+            text_of=self.text_of, relative=self.relative, tex_files=self._tex_files,
+            external_documents=current.external_documents,
         )
 
     # ---- results ---------------------------------------------------------------------------------
@@ -502,3 +530,25 @@ class ProjectIndex:
     def files(self) -> list[Path]:
         return sorted(self.file_roots)
 
+
+def _external_documents(walks: list[tuple[Path, Visit]]) -> dict[Path, tuple[tuple[str, Path], ...]]:
+    """Per root, the documents it names with xr's ``\\externaldocument[prefix]{doc}`` (read from
+    the folder of the root, as LaTeX reads ``doc.aux``): (prefix, ``doc.tex``)."""
+    found: dict[Path, tuple[tuple[str, Path], ...]] = {}
+    for root, visit in walks:
+        named: list[tuple[str, Path]] = []
+        stack = [visit]
+        seen: set[int] = set()
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for ev in current.scan.structural:
+                if ev.kind == "external":
+                    doc = ev.value if ev.value.endswith(".tex") else ev.value + ".tex"
+                    named.append((ev.extra if isinstance(ev.extra, str) else "", (root.parent / doc).resolve()))
+            stack.extend(current.children.values())
+        if named:
+            found[root] = tuple(dict.fromkeys(named))
+    return found

@@ -203,3 +203,60 @@ def keep_expansion_events(state: ScanState, inner: ScanState, segments: list[tup
         use_table(state, inner.table)
         if state.depth == 0:
             state.table_changes.append((call_end, inner.table))
+
+
+_CONDITIONAL = re.compile(r"\\If(NoValue|Value|Boolean)(TF|T|F)\s*\{\s*#([1-9])\s*\}")
+
+
+def choose_branches(body: str, kinds: tuple[str, ...], args: list[tuple[str, int]]) -> str:
+    """``body`` with xparse's tests of its arguments decided as LaTeX decides them for this call:
+    ``\\IfNoValueTF{#1}{\\subfile{#2}}{\\subfile{#1/#2}}`` keeps one branch (not both: the other
+    names a file that is not read). An optional argument has a value when it was given; a star
+    argument is true when the star was there. Tests it cannot decide are left as they are."""
+    if "\\If" not in body:
+        return body
+    for _ in range(MAX_EXPANSION_DEPTH * 4):  # nested tests: decided from the outside in
+        m = _CONDITIONAL.search(body)
+        if m is None:
+            return body
+        index = int(m.group(3)) - 1
+        if index >= len(args) or index >= len(kinds):
+            return body
+        test, branches = m.group(1), m.group(2)
+        if test == "Boolean":
+            holds = args[index][0] == "*"
+        else:
+            given = kinds[index] in "mO" or args[index][1] >= 0 or kinds[index] == "s" and args[index][0] == "*"
+            holds = given if test == "Value" else not given
+        groups, pos = [], m.end()
+        for _branch in branches:
+            group = _braced(body, pos)
+            if group is None:
+                return body
+            groups.append(body[group[0] + 1:group[1] - 1])
+            pos = group[1]
+        true_part = groups[0] if "T" in branches else ""
+        false_part = groups[-1] if "F" in branches else ""
+        body = body[:m.start()] + (true_part if holds else false_part) + body[pos:]
+    return body
+
+
+def _braced(text: str, pos: int) -> tuple[int, int] | None:
+    """The group ``{...}`` starting at ``pos`` (after spaces): its start and end, braces included."""
+    while pos < len(text) and text[pos] in " \t\n":
+        pos += 1
+    if pos >= len(text) or text[pos] != "{":
+        return None
+    depth = 0
+    for i in range(pos, len(text)):
+        char = text[i]
+        if char == "\\":
+            continue
+        if char == "{" and (i == 0 or text[i - 1] != "\\"):
+            depth += 1
+        elif char == "}" and (i == 0 or text[i - 1] != "\\"):
+            depth -= 1
+            if depth == 0:
+                return pos, i + 1
+    return None
+

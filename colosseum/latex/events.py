@@ -18,7 +18,7 @@ class Event:
     """One structural fact found in the text; offsets are into the scanned file."""
 
     kind: str  # begin end section label ref include thmdecl theoremstyle marker lean discussion
-    #            def magic-root leannode error package
+    #            def magic-root leannode error package external
     start: int
     end: int
     name: str = ""
@@ -57,7 +57,7 @@ class ScanResult:
     @property
     def structural(self) -> list[Event]:
         """The events that shape the walk of a project: definitions, includes, packages,
-        \\end{document}."""
+        \\end{document}; and the external documents (xr) a root's references may name."""
         if self._structural is None:
             if self._structural_index is None:
                 self._structural_index = [i for i, ev in enumerate(self.events) if _is_structural(ev)]
@@ -76,4 +76,4 @@ class ScanResult:
 
 
 def _is_structural(ev: Event) -> bool:
-    return ev.kind in ("def", "include", "package") or (ev.kind == "end" and ev.name == "document")
+    return ev.kind in ("def", "include", "package", "external") or (ev.kind == "end" and ev.name == "document")

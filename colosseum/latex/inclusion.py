@@ -48,6 +48,39 @@ def read_include(state: ScanState, name: str, start: int, after: int) -> int:
     return nxt
 
 
+def read_configured_include(state: ScanState, name: str, start: int, after: int) -> int:
+    """An include command named in ``[index] include_commands``: ``\\name[...]{file}`` reads
+    ``file`` as ``\\subfile`` does (a subfiles child keeps its own document; a plain file is read as
+    by ``\\input``), its optional arguments skipped."""
+    _, pos = read_star(state.text, after)
+    while (opt := read_optional(state, pos)) is not None:
+        pos = opt[2]
+    group = read_group(state, pos, command=name)
+    if group is None:
+        return pos
+    s, e, nxt = group
+    state.events.append(Event("include", start, nxt, "subfile", state.text[s:e].strip(), s, e))
+    return nxt
+
+
+def read_external_document(state: ScanState, name: str, start: int, after: int) -> int:
+    """xr's ``\\externaldocument[prefix][url]{doc}`` (xr-hyper's url, zref-xr's ``\\zexternaldocument*``):
+    an ``external`` event (the document in ``value``, the prefix in ``extra``)."""
+    _, pos = read_star(state.text, after)
+    prefix = ""
+    opt = read_optional(state, pos)
+    if opt is not None:
+        prefix, pos = state.text[opt[0]:opt[1]].strip(), opt[2]
+        url = read_optional(state, pos)
+        pos = url[2] if url is not None else pos
+    group = read_group(state, pos, command=name)
+    if group is None:
+        return pos
+    s, e, nxt = group
+    state.events.append(Event("external", start, nxt, name, state.text[s:e].strip(), s, e, prefix))
+    return nxt
+
+
 def read_package(state: ScanState, name: str, start: int, after: int) -> int:
     """\\usepackage[options]{a,b}: one ``package`` event per name (the project walk reads a
     project-local one for its definitions)."""

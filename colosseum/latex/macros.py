@@ -34,7 +34,9 @@ DEFINITION_COMMANDS = (
     "DeclareDocumentCommand", "newenvironment", "renewenvironment", "NewDocumentEnvironment",
     "RenewDocumentEnvironment", "newtheoremstyle",
 )
-OTHER_COMMANDS = ("begin", "end", "verb", "lstinline", "Verb", "mintinline", "iffalse", "endinput", "lean",
+# xr / xr-hyper / zref-xr: \externaldocument[prefix]{doc} makes doc's labels referable as prefix+label
+EXTERNAL_DOCUMENT_COMMANDS = ("externaldocument", "zexternaldocument")
+OTHER_COMMANDS = EXTERNAL_DOCUMENT_COMMANDS + ("begin", "end", "verb", "lstinline", "Verb", "mintinline", "iffalse", "endinput", "lean",
                   "discussion", "hyperref", "inputleannode")
 
 STRUCTURAL_COMMANDS = frozenset(
@@ -72,17 +74,19 @@ class MacroTable:
     defs: dict[str, MacroDef] = field(default_factory=dict)
     label_commands: frozenset[str] = frozenset()
     reference_commands: frozenset[str] = frozenset()
+    include_commands: frozenset[str] = frozenset()  # the author's include commands, configured
 
     @cached_property
     def fingerprint(self) -> str:
         """Equal for equal tables, within one process (it keys in-memory caches only)."""
         content = (tuple(self.defs[name].key for name in sorted(self.defs)),
-                   tuple(sorted(self.label_commands)), tuple(sorted(self.reference_commands)))
+                   tuple(sorted(self.label_commands)), tuple(sorted(self.reference_commands)),
+                   tuple(sorted(self.include_commands)))
         return f"{hash(content):x}-{len(self.defs)}"
 
     @cached_property
     def _names(self) -> frozenset[str]:
-        return frozenset(self.defs) | self.label_commands | self.reference_commands
+        return frozenset(self.defs) | self.label_commands | self.reference_commands | self.include_commands
 
     def names(self) -> frozenset[str]:
         return self._names
@@ -108,7 +112,7 @@ class MacroTable:
             return self
         defs = dict(self.defs)
         defs[definition.name] = definition
-        return MacroTable(defs, self.label_commands, self.reference_commands)
+        return MacroTable(defs, self.label_commands, self.reference_commands, self.include_commands)
 
 
 def parse_xparse_spec(spec: str) -> tuple[list[str], str | None]:

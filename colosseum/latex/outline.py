@@ -53,10 +53,7 @@ def read_begin(state: ScanState, name: str, start: int, after: int) -> int:
     if env in VERBATIM_ENVIRONMENTS:
         return skip_verbatim(state, env, start, nxt)
     opt = None
-    # an optional argument must start on the same line: [..] on the next line is content
-    p = nxt
-    while p < len(text) and text[p] in " \t":
-        p += 1
+    p = _optional_argument_start(text, nxt)
     if state.braces:
         environment_in_group(state, env, True, nxt)
     if p < len(text) and text[p] == "[":
@@ -69,6 +66,28 @@ def read_begin(state: ScanState, name: str, start: int, after: int) -> int:
     else:
         state.events.append(Event("begin", start, end, env, extra=extra))
     return nxt
+
+
+def _optional_argument_start(text: str, pos: int) -> int:
+    """Where LaTeX looks for an environment's ``[...]`` after ``\\begin{env}``: past spaces, comments
+    and one line end (``\\begin{proof}`` then ``[Proof of \\Cref{thm:x}]`` on the next line), not
+    past a blank line (a paragraph: what follows is content)."""
+    line_ended = False
+    n = len(text)
+    while pos < n:
+        char = text[pos]
+        if char in " \t":
+            pos += 1
+        elif char == "%":  # a comment, and the line end it takes with it
+            end = text.find("\n", pos)
+            pos = n if end == -1 else end + 1
+            line_ended = True  # at a line's start: a line end here is a blank line
+        elif char == "\n" and not line_ended:
+            line_ended = True
+            pos += 1
+        else:
+            break
+    return pos
 
 
 def _restatable(state: ScanState, env: str, pos: int) -> tuple[str, str, int] | None:

@@ -23,14 +23,15 @@ from collections.abc import Callable
 from colosseum.latex.arguments import MAX_LONG_ARGUMENT  # noqa: F401 (re-exported)
 from colosseum.latex.blueprint import read_discussion, read_lean, read_lean_node, read_marker
 from colosseum.latex.braces import BRACE_OR_BALANCED_TEXT, UNBOUNDED, braces_between, close_open_braces  # noqa: F401 (UNBOUNDED: re-exported)
-from colosseum.latex.definitions import (MAX_EXPANSION_DEPTH, MAX_EXPANSIONS, keep_expansion_events, read_definition,
-                                         read_wrapper_arguments)
+from colosseum.latex.definitions import (MAX_EXPANSION_DEPTH, MAX_EXPANSIONS, choose_branches, keep_expansion_events,
+                                         read_definition, read_wrapper_arguments)
 from colosseum.latex.events import Event, ScanResult
-from colosseum.latex.inclusion import read_include, read_package
+from colosseum.latex.inclusion import read_configured_include, read_external_document, read_include, read_package
 from colosseum.latex.macros import (
     BLUEPRINT_LIST_COMMANDS,
     BLUEPRINT_MARKERS,
     DEFINITION_COMMANDS,
+    EXTERNAL_DOCUMENT_COMMANDS,
     INCLUDE_COMMANDS,
     LABEL_COMMANDS,
     LIST_REF_COMMANDS,
@@ -146,6 +147,8 @@ def read_command(state: ScanState, name: str, start: int, after: int) -> int:
         return read_label(state, name, start, after)
     if name in table.reference_commands:
         return read_list_reference(state, name, start, after)
+    if name in table.include_commands:
+        return read_configured_include(state, name, start, after)
     reader = COMMAND_READERS.get(name)
     if reader is None:
         return after
@@ -161,7 +164,7 @@ def _expand(state: ScanState, definition: MacroDef, start: int, after: int) -> i
         return after
     state.budget[0] -= 1
     args, call_end = read_wrapper_arguments(state, definition, after)
-    expanded, segments = substitute(definition.body, args)
+    expanded, segments = substitute(choose_branches(definition.body, definition.args, args), args)
     inner = ScanState(expanded, state.table, [], state.depth + 1, state.budget)
     run(inner)
     keep_expansion_events(state, inner, segments, definition.name, start, call_end)
@@ -198,6 +201,7 @@ def _readers() -> dict[str, Reader]:
         (("discussion",), read_discussion),
         (("hyperref",), read_hyperref),
         (("inputleannode",), read_lean_node),
+        (EXTERNAL_DOCUMENT_COMMANDS, read_external_document),
         (tuple(PACKAGE_COMMANDS), read_package),
     )
     readers: dict[str, Reader] = {}

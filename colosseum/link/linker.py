@@ -324,6 +324,8 @@ class Linker(Splicing):
                 # named or not, the claim it follows is what it proves when no name settles it
                 prec = fa.proofs[index]
                 fallback = state.last_claim if prec.follows == INCOMING else known_claims.get(prec.follows)
+                if fallback is None and prec.follows == INCOMING and prec.aside is not None:
+                    fallback = known_claims.get(prec.aside)  # the claim before was proved: the remark's
                 reading.add_proof(prec, fallback, rank)
             elif kind == "include":
                 closed = fa.include_last_closed[index]

@@ -256,12 +256,12 @@ class LinkState:
         obligation, inner = base if base is not None else (claim.obligation, tuple(claim.inner_labels))
         inner = list(inner)
         proof = None
-        for pending in pendings:
-            if proof is None or (not proof.has_content and pending.proof.has_content):
+        for pending in pendings:  # of several proofs, the first complete one (a sketch owes one)
+            if proof is None or _better_proof(pending.proof, proof):
                 proof = pending.proof
-            if pending.proof.obligation:
-                obligation = True
             inner.extend(label.name for label in pending.every_label())
+        if proof is not None and proof.obligation:
+            obligation = True  # every proof it has is a sketch
         refs = own + [ref for pending in pendings for ref in pending.every_ref()] if pendings else own
         # assigned at once: a reader of the last snapshot may share this claim
         claim.proof, claim.obligation, claim.inner_labels, claim.references = proof, obligation, inner, refs
@@ -358,3 +358,10 @@ class LinkState:
         readings = sorted((i, unit) for unit in units for i in occurrences.get(unit, ()))
         return [label for _i, unit in readings for label in unit.labels_by_name[name]]
 
+
+def _better_proof(candidate, chosen) -> bool:
+    """Whether a claim's later proof settles it where the one chosen so far does not: it has
+    content where that one has none, or it is complete where that one owes a proof (a sketch)."""
+    if candidate.has_content != chosen.has_content:
+        return candidate.has_content
+    return chosen.obligation and not candidate.obligation

@@ -128,7 +128,7 @@ class _Reading:
 
     __slots__ = ("fa", "text", "lines", "theorem_envs", "base", "stack", "open_count", "current_section",
                  "section_title_end", "pending_section_label", "pending_marker", "pending_marker_owner",
-                 "last_claim_closed", "closed_after_include")
+                 "last_claim_closed", "closed_after_include", "last_proved", "aside")
 
     def __init__(self, fa: FileAnalysis, text: str, lines: LineIndex, theorem_envs: frozenset[str], base: int):
         self.fa = fa
@@ -147,6 +147,10 @@ class _Reading:
         self.pending_marker_owner: tuple[str, int] = ("section", INCOMING)
         self.last_claim_closed: int | None = INCOMING
         self.closed_after_include = False
+        # the claim the last proof followed, while nothing but proofs came since: a titled proof
+        # right after it ([Second proof], [Another proof]) proves the same claim
+        self.last_proved: int | None = None
+        self.aside: int | None = None  # a remark closed while the claim before it is in an earlier chunk
 
     def innermost(self) -> tuple[str, int] | None:
         """The innermost open claim or proof: (role, index), or None."""
@@ -226,7 +230,14 @@ def _open_claim(reading: _Reading, ev: Event, start: int, end: int, carry_to_new
 def _open_proof(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
     fa = reading.fa
     proof = ProofRec((start, end), section=reading.current_section)
-    proof.attach = proof.follows = reading.last_claim_closed
+    follows = reading.last_claim_closed
+    if follows is None and ev.vstart >= 0 and reading.last_proved is not None:
+        follows = reading.last_proved  # [Second proof]: another proof of the claim just proved
+    proof.attach = proof.follows = follows
+    if follows == INCOMING:
+        proof.aside = reading.aside
+    reading.last_proved = follows
+    reading.aside = None
     # a claim's proof is the next proof: a later unnamed one proves nothing it can tell
     reading.last_claim_closed = None
     reading.closed_after_include = True
@@ -272,8 +283,22 @@ def _closed(reading: _Reading, opened: tuple[str, str, int], start: int, end: in
     """The environment ``opened`` closed by its own \\end at ``start``."""
     _close(reading.fa, opened, start, end, reading.text)
     if opened[1] == "claim":
-        reading.last_claim_closed = opened[2]
+        reading.last_proved = None
+        before = reading.last_claim_closed
+        aside = _aside(reading.fa.claims[opened[2]])
+        if before == INCOMING and aside:
+            reading.aside = opened[2]  # the linker knows whether the claim before still waits
+        elif before is None or before == INCOMING or not aside or _aside(reading.fa.claims[before]):
+            reading.last_claim_closed = opened[2]
+            reading.aside = None
+        # else: a remark, example or question between a claim and its proof: the proof is the claim's
         reading.closed_after_include = True
+
+
+def _aside(claim) -> bool:
+    """A remark, example, question... by its environment or title: what an author puts between a
+    theorem and its proof without taking the proof for itself."""
+    return claim_role(claim.env, claim.title or "") in ("other", "conjecture")
 
 
 def _read_section(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: bool) -> None:
@@ -289,6 +314,7 @@ def _read_section(reading: _Reading, ev: Event, start: int, end: int, carry_to_n
     # does a claim's unnamed proof (deferred proofs name their claim: [Proof of ...])
     if ev.name not in RUN_IN_HEADINGS:
         reading.last_claim_closed = None
+        reading.last_proved = reading.aside = None
         reading.closed_after_include = True
 
 

@@ -17,7 +17,9 @@ _NON_ASSERTION = re.compile(
 
 _DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
 # unproved by nature: a proof that rests on one is conditional (colosseum.graph.status)
-_CONJECTURE = re.compile(r"^(conj|question|quest|problem|hyp|assum|open)", re.I)
+_CONJECTURE = re.compile(r"^(conj|question|quest|problem|open)", re.I)
+# assumed by the author: no proof is owed, and what rests on one is not conditional
+_ASSUMED = re.compile(r"^(axiom|ax\b|assum|hyp|postulate)", re.I)
 
 
 _CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
@@ -39,13 +41,18 @@ def cites_literature(title: str | None) -> bool:
 @lru_cache(maxsize=4096)
 def claim_role(env: str, title: str = "", style: str = "plain") -> str:
     """``assertion`` (to be proved: a lemma), ``definition`` (gives meaning: circular definitions
-    are errors), ``conjecture`` (asserted without proof: conjectures, questions, problems,
-    hypotheses, assumptions) or ``other`` (remarks, examples, exercises)."""
+    are errors), ``conjecture`` (open: conjectures, questions, problems; what rests on one is
+    conditional), ``assumption`` (assumed: axioms, assumptions, hypotheses; no proof is owed and
+    what rests on one is not conditional) or ``other`` (remarks, examples, exercises). By the
+    environment's name, then by the name the project declared it with (``\\newtheorem{ax}{Axiom}``)."""
     base = env.rstrip("*")
-    if _ASSERTION.search(base):
-        return "assertion"
-    if _CONJECTURE.match(base):
-        return "conjecture"
+    for word in (base, title):  # the environment's name, then the name it was declared with
+        if word and _ASSUMED.match(word):
+            return "assumption"
+        if word and _CONJECTURE.match(word):
+            return "conjecture"  # (before the assertions: a "problem" is no "lem")
+        if word is base and _ASSERTION.search(base):
+            return "assertion"
     if title and _ASSERTION.search(title):
         return "assertion"
     for word in (base, title):

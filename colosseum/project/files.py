@@ -11,6 +11,7 @@ from pathlib import Path
 
 from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
+from colosseum.project.preamble_roots import begins_document, never_compiled, preamble_inputs, preamble_roots
 from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.core.source_text import MAX_LINE_CHARS, LineIndex, longest_line_over
 from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary, is_under, resolved
@@ -260,7 +261,11 @@ def root_signature(text: str) -> tuple:
     """What of a file's text decides whether it is a root (see discover_roots): an edit that
     leaves this alone needs no new discovery."""
     magic = _MAGIC_ROOT.search(text[:20000])
-    return (magic.group(1).strip() if magic else None, document_class(text))
+    document = document_class(text)
+    # a chapter rooted through a shared preamble: what it reads before its \begin{document}
+    begins = begins_document(text) is not None
+    preamble = preamble_inputs(text) if document is None and begins else ()
+    return (magic.group(1).strip() if magic else None, document, begins, preamble)
 
 
 def _documentclass(text: str):
@@ -365,7 +370,9 @@ def root_outside(path: Path, project_dir: Path | None = None, text: str | None =
 
 def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]) -> Discovery:
     """Roots: configured ones, else every .tex file with a \\documentclass (not a subfile or a
-    standalone figure) that no ``% !TEX root`` comment points elsewhere."""
+    standalone figure), or one that reads it from a shared preamble and begins the document
+    itself (colosseum.project.preamble_roots), that no ``% !TEX root`` comment points elsewhere;
+    not one that begins no document (a template, a shared preamble) while other roots do."""
     result = Discovery(tex_files=sorted(texts))
     if configured:
         for name in configured:
@@ -376,6 +383,8 @@ def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]
                 result.problems.append(f"configured root `{name}` does not exist")
         if result.roots:
             return result
+    candidates: set[Path] = set()  # no % !TEX root elsewhere, no \\documentclass of their own
+    class_files: set[Path] = set()
     for path, text in texts.items():
         head = text[:20000]
         magic = _MAGIC_ROOT.search(head)
@@ -387,8 +396,15 @@ def discover_roots(root_dir: Path, texts: dict[Path, str], configured: list[str]
                     result.problems.append(outside)
                 continue
         document = document_class(text)
-        if document is not None and document not in NOT_ROOT_CLASSES:
+        if document is None:
+            candidates.add(path)
+        elif document not in NOT_ROOT_CLASSES:
             result.roots.append(path)
+            class_files.add(path)
+    if class_files:
+        result.roots += [path for path in preamble_roots(texts, class_files) if path in candidates]
+        templates = never_compiled(result.roots, texts)
+        result.roots = [root for root in result.roots if root not in templates]
     result.roots.sort()
     return result
 

@@ -56,6 +56,9 @@ class ProofRec:
     end: tuple[int, int] = (-1, -1)
     attach: int | None = INCOMING  # claim index in this file, INCOMING, or None when named
     follows: int = INCOMING  # the claim closed before it (what it proves if its name is unknown)
+    # with follows INCOMING: a remark or example of this file between it and the claim before the
+    # file (or chunk) began, which it proves when that claim has its proof already
+    aside: int | None = None
     named: str | None = None
     refs: list[RefRec] = field(default_factory=list)
     labels: list[LabelRec] = field(default_factory=list)

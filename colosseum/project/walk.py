@@ -25,10 +25,12 @@ from colosseum.project.files import (
     probe_include_target,
     resolve_include,
 )
+from colosseum.project.generated import generated_by_the_build
 from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, is_under
 from colosseum.settings.project import ProjectConfig
 
 MAX_INCLUDE_DEPTH = 64
+_ROOT_READ = ("generated-input", "unresolved-input")  # problems judged with the root's text too
 
 
 class WalkSource(Protocol):
@@ -159,8 +161,9 @@ class Walker:
             if not visits:
                 continue  # read by no root: it changes nothing here (discovery looks after new roots)
             text = source.text_of(path)
-            if text is None or path in last.packages or any(p.file == path for p in last.problems):
-                return None
+            if text is None or path in last.packages or any(p.file == path or (p.root == path and p.code in _ROOT_READ)
+                                                            for p in last.problems):
+                return None  # (a problem whose judgement reads the root's text: judged again)
             for visit in visits:
                 if visit.updates:
                     return None  # files it includes change its macros: walk it again
@@ -236,6 +239,8 @@ class Walker:
     def _follow(self, ev, path: Path, root: Path, table: MacroTable, chain: list[Path], import_base: Path | None):
         source = self.source
         value = ev.value
+        if "\\jobname" in value:  # the name of the document being compiled: the root's
+            value = value.replace("\\jobname", root.stem)
         if "\\" in value:  # a file name written with the author's macros
             texts = [ft.text for ft in (source.text_of(path), source.text_of(root)) if ft is not None]
             value, unknown = expand_include_name(value, texts)
@@ -261,6 +266,12 @@ class Walker:
         if target is None:
             if ev.name == "InputIfFileExists":
                 return None  # its meaning: read the file only if there is one
+            generated = generated_by_the_build(value, [ft.text for ft in (source.text_of(path), source.text_of(root))
+                                                       if ft is not None])
+            if generated is not None:
+                self._problem(path, ev, "generated-input", "hint",
+                              f"\\{ev.name}{{{ev.value}}}: not found, and not read ({generated})", root)
+                return None
             self._problem(path, ev, "missing-input", "error",
                           f"\\{ev.name}{{{ev.value}}}: file not found (looked for "
                           + ", ".join(source.relative(c) for c in candidates[:3]) + ")", root)

@@ -32,6 +32,10 @@ class IndexConfig:
         COMMANDS, example=["mylabel"])
     label_reference_commands: list[str] = setting(
         [], "Your macros that reference labels, beyond \\ref, \\cref, \\eqref, ...", COMMANDS, example=["myref"])
+    include_commands: list[str] = setting(
+        [], "Your macros that include a file, beyond \\input, \\include, \\subfile, \\import: `\\olimport[dir]{file}` "
+        "reads `file` (optional arguments are skipped); a wrapper defined in the project is followed without this.",
+        COMMANDS, example=["olimport"])
     theorem_environments: list[str] = setting(
         [], "Claim environments not declared with \\newtheorem in the project.", STRINGS, example=["conjecture*"])
     exclude: list[str] = setting([], "Files and folders the index never reads (globs).", STRINGS, example=["old/**"])

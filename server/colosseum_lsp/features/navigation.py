@@ -23,7 +23,8 @@ def definition(fc: FeatureContext, pos: Position) -> list[types.Location] | None
     name = _label_name_at(fc, pos)
     if name is None:
         return None
-    return [location(label.location) for label in fc.snapshot.labels.get(name, [])] or None
+    # a label of another document, named through xr's \externaldocument[prefix]{doc}, too
+    return [location(label.location) for label in fc.snapshot.labels_through_documents(name, fc.path)] or None
 
 
 def references(fc: FeatureContext, pos: Position, include_declaration: bool) -> list[types.Location] | None:
@@ -54,7 +55,7 @@ def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
     kind, item = hit
     project, snap = fc.project, fc.snapshot
     name = item.label if kind == "ref" else item.name
-    labels = snap.labels.get(name)
+    labels = snap.labels_through_documents(name, fc.path)
     if not labels:
         return markdown_hover(f"**`{name}`** is not defined anywhere in the project", item.location.range)
     owner = labels[0].owner

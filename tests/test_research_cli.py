@@ -175,3 +175,20 @@ def test_the_draft_header_says_exactly_what_was_proved_and_reviewed(project):
     assert accepted.status == "accepted"
     assert "% Each of the 4 obligations below was proved by the inner loop and passed its local review." in header
     assert "% Global review: accepted (round 1); its report is in the run directory." in header
+
+
+def test_every_proof_of_the_draft_file_is_marked_as_the_runs_draft(project):
+    """The draft file the author \\inputs holds models' proofs: each carries the draft marker with the
+    run's id, so the index reads its claims as drafts until a person accepts them."""
+    from colosseum.app.research import skeleton_file_text
+    from colosseum.latex.draft_marker import draft_run
+    from colosseum.loops.research.records import ResearchConfig
+
+    config = ResearchConfig(exploration_widths=(4, 1), seed=1, adaptive_widths=False, section_retries=2,
+                            max_explorations=1, redecompose=False)
+    run, _ = make_run(project, ResearchScript(generations=(2, 1)), config)
+    result = asyncio.run(run_research(run))
+    text = skeleton_file_text(result, "thm:goal", project / "draft.tex", project / "main.tex", False)
+    proofs = [line for line in text.splitlines() if "\\begin{proof}" in line]
+    assert len(proofs) >= 4  # the theorem's and its obligations'
+    assert {draft_run(line) for line in proofs} == {Path(str(result.run_dir)).name}

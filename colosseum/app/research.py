@@ -21,6 +21,7 @@ from colosseum.app.run_settings import RunOverrides, RunSettings, inner_loop_con
 from colosseum.app.stops import RunRefused, StopReason, stop_reason, until_stopped
 from colosseum.catalog.store import load_catalog
 from colosseum.core.atomic_files import write_atomically
+from colosseum.latex.draft_marker import mark_proofs
 from colosseum.core.liveness import Heartbeat
 from colosseum.loops.inner.records import InnerLoopConfig
 from colosseum.models.budget import Budget
@@ -379,7 +380,9 @@ def skeleton_file_text(result, label: str, out: Path, root: Path, replaces_proof
               f"{result.model}, status {result.status}).", f"Put {input_line(out, root)} {where}."]
     header += draft_summary(result)
     header.append("Model review is evidence, not a formal check: read it before relying on it.")
-    return "\n".join(f"% {line}" for line in header) + "\n\n" + result.draft.strip() + "\n"
+    header.append("Every proof below is a model's draft (its marker says so) until you accept it.")
+    body = mark_proofs(result.draft.strip(), Path(str(result.run_dir)).name)
+    return "\n".join(f"% {line}" for line in header) + "\n\n" + body + "\n"
 
 
 def draft_summary(result) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 MARKER_PREFIX = "% colosseum: draft"
+_BEGIN_PROOF = re.compile(r"\\begin\{proof\}(\[[^\]\n]*\])?")
 # the run id is a run folder's name: letters, digits and . _ - (no spaces, nothing to escape)
 _MARKER = re.compile(r"%[ \t]*colosseum:[ \t]*draft(?:[ \t]+([A-Za-z0-9._-]+))?")
 
@@ -42,3 +43,15 @@ def marker_span(line: str) -> tuple[int, int]:
     run id, or (-1, -1) when there is none (what "Accept draft" removes)."""
     m = _MARKER.search(line)
     return (m.start(), m.end()) if m is not None else (-1, -1)
+
+
+def mark_proofs(text: str, run_id: str) -> str:
+    """``text`` with the marker after each ``\\begin{proof}`` (and its title) that carries none yet:
+    a research draft holds several proofs, and each is a model's draft."""
+    out = []
+    for line in text.split("\n"):
+        m = _BEGIN_PROOF.search(line)
+        if m is not None and draft_run(line) is None:
+            line = line[:m.end()] + f" {marker(run_id)}" + line[m.end():]
+        out.append(line)
+    return "\n".join(out)

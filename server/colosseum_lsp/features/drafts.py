@@ -28,7 +28,6 @@ from colosseum_lsp.features.registry import CommandFailed
 
 MAX_OFFERS = 3  # per claim: an older offer than the last three is only in its run's folder
 INSERTED = "colosseum.draftInserted"
-_BEGIN_PROOF = re.compile(r"\\begin\{proof\}(\[[^\]\n]*\])?")
 
 
 class DraftError(CommandFailed):
@@ -95,18 +94,6 @@ def offer(project, item: Offer) -> dict:
 def solve_proof(proof: str, run_id: str) -> str:
     """The proof environment a solve offers, exactly as it is inserted (the marker included)."""
     return proof_environment(proof, run_id)
-
-
-def mark_proofs(text: str, run_id: str) -> str:
-    """``text`` with the draft marker after each ``\\begin{proof}`` that does not carry one yet (a
-    skeleton holds several proofs; each is a model's draft)."""
-    out = []
-    for line in text.split("\n"):
-        m = _BEGIN_PROOF.search(line)
-        if m is not None and draft_run(line) is None:
-            line = line[:m.end()] + f" {marker(run_id)}" + line[m.end():]
-        out.append(line)
-    return "\n".join(out)
 
 
 # ---- code actions ----------------------------------------------------------------------------------

@@ -150,7 +150,7 @@ def _offer_skeleton(project, label: str, result, outcome, target: Path) -> dict:
     root = project.index.roots[0]
     replaces = claim.proof is not None and not claim.proof.has_content and claim.proof.file == claim.file
     run_id = Path(str(result.run_dir or outcome.directory)).name
-    text = drafts.mark_proofs(skeleton_file_text(result, label, target, root, replaces), run_id)
+    text = skeleton_file_text(result, label, target, root, replaces)  # its proofs carry the draft marker
     # what stands against the draft: the last local review's critiques of each section that did not pass
     survivors = sum(len(o.reviews[-1].get("critiques") or []) for o in result.sections.values()
                     if o.status != "passed" and o.reviews)

@@ -78,23 +78,25 @@ async def _claim_of(ctx, args: list, usage: str):
 async def accept_draft(ctx, args) -> dict:
     """[document uri, claim id, run id, where]: after "Accept draft" took the marker out of the
     buffer, record in the catalog that a person reviewed the proof."""
-    project, claim = await _claim_of(ctx, args, f"{ACCEPT} [document uri, claim id, run id, file:line]")
-    try:
-        entry = await asyncio.to_thread(record_acceptance, project.root_dir, claim, args[2], args[3])
-    except (DraftNotFound, OSError) as exc:
-        raise CommandFailed(str(exc)) from exc
-    ctx.publish(project)
-    return {"status": "accepted", "label": claim.id, "entry": entry}
+    return await _record_decision(ctx, args, f"{ACCEPT} [document uri, claim id, run id, file:line]",
+                                  record_acceptance, "accepted")
 
 
 @registry.command(REJECT)
 async def reject_draft(ctx, args) -> dict:
     """[document uri, claim id, run id, the proof removed]: after "Reject draft" took the proof out
     of the buffer, record a failed route with the run's surviving critiques."""
-    project, claim = await _claim_of(ctx, args, f"{REJECT} [document uri, claim id, run id, proof]")
+    return await _record_decision(ctx, args, f"{REJECT} [document uri, claim id, run id, proof]",
+                                  record_rejection, "rejected")
+
+
+async def _record_decision(ctx, args, usage: str, record, status: str) -> dict:
+    """The catalog's record of the author's decision (off the event loop), then the project's
+    findings published again."""
+    project, claim = await _claim_of(ctx, args, usage)
     try:
-        entry = await asyncio.to_thread(record_rejection, project.root_dir, claim, args[2], args[3])
+        entry = await asyncio.to_thread(record, project.root_dir, claim, args[2], args[3])
     except (DraftNotFound, OSError) as exc:
         raise CommandFailed(str(exc)) from exc
     ctx.publish(project)
-    return {"status": "rejected", "label": claim.id, "entry": entry}
+    return {"status": status, "label": claim.id, "entry": entry}

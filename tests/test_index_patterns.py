@@ -340,3 +340,55 @@ def test_a_root_whose_document_begins_in_an_imported_file_stays_a_root(make_proj
     index = ProjectIndex.open(root)
     assert sorted(index.relative(r) for r in index.roots) == ["main.tex", "other.tex"]
     assert "lem:i" in index.claims
+
+
+# ---- several proofs of one claim -------------------------------------------------------------------
+
+SEVERAL_PROOFS = (
+    "\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\newtheorem{theorem}{Theorem}\n"
+    "\\newtheorem{conjecture}{Conjecture}\n\\begin{document}\n"
+    "\\begin{conjecture}\\label{conj:open}Open.\\end{conjecture}\n"
+    "\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n\\begin{proof}Clear.\\end{proof}\n"
+    "\\begin{theorem}\\label{thm:two}Two proofs.\\end{theorem}\n"
+    "\\begin{proof}By \\ref{conj:open}.\\end{proof}\n"
+    "\\begin{proof}[Second proof]By \\ref{lem:a} and \\ref{lem:c}.\\end{proof}\n"
+    "\\begin{theorem}\\label{thm:one}One proof.\\end{theorem}\n"
+    "\\begin{proof}By \\ref{conj:open}.\\end{proof}\n"
+    "\\begin{lemma}\\label{lem:c}C.\\end{lemma}\n\\begin{proof}By \\ref{thm:two}.\\end{proof}\n"
+    "\\end{document}\n"
+)
+
+
+def test_a_claim_with_several_proofs_is_proved_when_one_of_them_is_unconditional(make_project, tmp_path):
+    root = make_project(tmp_path, {"main.tex": SEVERAL_PROOFS})
+    index = ProjectIndex.open(root)
+    status = index.graph.status
+    assert status["thm:one"] == "conditional"
+    # its first proof rests on the conjecture, its second does not; but lem:c closes a circle with it
+    assert status["thm:two"] == "proved", index.graph.conditional_on.get("thm:two")
+    # the edges of every proof still count for circles: thm:two's second proof and lem:c use each other
+    assert any(set(cycle) >= {"thm:two", "lem:c"} for cycle in index.graph.cycles())
+
+
+def test_a_claim_whose_every_proof_rests_on_an_open_claim_is_conditional(make_project, tmp_path):
+    text = SEVERAL_PROOFS.replace("By \\ref{lem:a} and \\ref{lem:c}.", "By \\ref{lem:a} and \\ref{conj:open}.")
+    index = ProjectIndex.open(make_project(tmp_path, {"main.tex": text}))
+    assert index.graph.status["thm:two"] == "conditional"
+    assert index.graph.status["lem:c"] == "conditional"
+
+
+def test_several_proofs_follow_edits_like_a_cold_index(make_project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(make_project(tmp_path / "src", {"main.tex": SEVERAL_PROOFS}), tmp_path / "work")
+    steps = [
+        (lambda t: t.replace("By \\ref{lem:a} and \\ref{lem:c}.", "By \\ref{lem:a} and \\ref{conj:open}."), "both conditional"),
+        (lambda t: t.replace("By \\ref{lem:a} and \\ref{conj:open}.", "By \\ref{lem:a}."), "the second one free again"),
+        (lambda t: t.replace("\\begin{proof}[Second proof]By \\ref{lem:a}.\\end{proof}\n", ""), "the second proof gone"),
+        (lambda t: t.replace("\\begin{proof}By \\ref{conj:open}.\\end{proof}\n\\begin{theorem}",
+                             "\\begin{proof}By \\ref{conj:open}.\\end{proof}\n"
+                             "\\begin{proof}[Second proof]Clear.\\end{proof}\n\\begin{theorem}", 1), "a proof back"),
+        (lambda t: t.replace("[Second proof]Clear.", "[Second proof]By \\ref{lem:c}."), "the same edges, moved"),
+    ]
+    for change, what in steps:
+        mirror.edit("main.tex", change(mirror.texts["main.tex"]))
+        mirror.check(what)

@@ -14,6 +14,7 @@ what did not change.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from colosseum.core.structure import Edge
@@ -62,6 +63,10 @@ class DependencyGraph:
         self._backward: set[tuple[str, str]] | None = None
         self._order: dict[str, int] = {}  # node -> its place in reading order
         self._formal: frozenset[str] = frozenset()
+        # claims with several proofs -> the labels each complete proof refers to (one unconditional
+        # proof proves the claim), and the build's label owners to read them (colosseum.graph.status)
+        self._several_proofs: dict[str, tuple[frozenset[str], ...]] = {}
+        self._label_owner: Mapping[str, str | None] = {}
         # the project declares its dependencies with \uses: a proof's plain reference closes no circle
         self._declares_uses = False
 

@@ -235,6 +235,12 @@ def test_assumed_claims_owe_no_proof_and_make_nothing_conditional_open_ones_do(p
     assert "`thm:open`" in conditional.message
 
 
+def test_a_claim_resting_on_assumed_claims_names_them(placed):
+    assert placed.snapshot.assumptions_of("thm:assumed") == ["ax:choice", "hyp:grh"]
+    assert placed.snapshot.assumptions_of("thm:open") == []  # a conjecture is open, not assumed
+    assert placed.snapshot.assumptions_of("ax:choice") == []
+
+
 def test_a_role_follows_the_name_the_environment_was_declared_with():
     from colosseum.project.claim_roles import claim_role
     assert claim_role("ax", "Axiom") == claim_role("assumption") == claim_role("Hypothesis*") == "assumption"

@@ -236,9 +236,10 @@ def test_assumed_claims_owe_no_proof_and_make_nothing_conditional_open_ones_do(p
 
 
 def test_a_claim_resting_on_assumed_claims_names_them(placed):
-    assert placed.snapshot.assumptions_of("thm:assumed") == ["ax:choice", "hyp:grh"]
-    assert placed.snapshot.assumptions_of("thm:open") == []  # a conjecture is open, not assumed
-    assert placed.snapshot.assumptions_of("ax:choice") == []
+    graph, claims = placed.graph, placed.claims
+    assert graph.assumptions_of("thm:assumed", claims) == ["ax:choice", "hyp:grh"]
+    assert graph.assumptions_of("thm:open", claims) == []  # a conjecture is open, not assumed
+    assert graph.assumptions_of("ax:choice", claims) == []
 
 
 def test_a_role_follows_the_name_the_environment_was_declared_with():

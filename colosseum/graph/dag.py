@@ -17,7 +17,7 @@ from collections import defaultdict, deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from colosseum.core.structure import Edge
+from colosseum.core.structure import Claim, Edge
 from colosseum.graph.update import build_graph
 from colosseum.graph.view import GraphInput
 from colosseum.link.state import LinkChange
@@ -113,6 +113,13 @@ class DependencyGraph:
     def ancestors(self, node: str) -> set[str]:
         """Everything ``node`` rests on (the results it may assume are the others)."""
         return self._reach(node, self.pred)
+
+    def assumptions_of(self, node: str, claims: Mapping[str, Claim]) -> list[str]:
+        """The assumed claims (axioms, assumptions, hypotheses: role ``assumption``) that ``node``
+        rests on, directly or through what it uses, in name order: what it is proved *from*, though
+        it is not conditional on them (a hover says "assumes X")."""
+        return sorted(other for other in self.ancestors(node)
+                      if other in claims and claims[other].role == "assumption")
 
     def descendants(self, node: str) -> set[str]:
         """Everything an edit of ``node`` can affect."""

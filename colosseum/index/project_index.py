@@ -83,16 +83,6 @@ class IndexSnapshot:
                                if label not in out)
         return out
 
-    def assumptions_of(self, node: str) -> list[str]:
-        """The assumed claims (axioms, assumptions, hypotheses: role ``assumption``) that ``node``
-        rests on, directly or through what it uses, in name order: what it is proved *from*, though
-        it is not conditional on them (a hover says "assumes X")."""
-        if self.graph is None:
-            return []
-        claims = self.claims
-        return sorted(other for other in self.graph.ancestors(node)
-                      if other in claims and claims[other].role == "assumption")
-
     def kind_name(self, kind: str) -> str:
         """A claim's kind as the paper prints it: ``\\newtheorem{lem}{Lemma}`` makes ``lem`` a Lemma."""
         return self.kind_names.get(kind) or kind.capitalize()

@@ -399,3 +399,39 @@ def test_several_proofs_follow_edits_like_a_cold_index(make_project, tmp_path):
     for change, what in steps:
         mirror.edit("main.tex", change(mirror.texts["main.tex"]))
         mirror.check(what)
+
+
+# ---- a claim proved inside a theorem's proof ------------------------------------------------------
+
+
+def test_a_theorem_whose_proof_states_a_claim_resting_on_an_obligation_is_conditional(project):
+    index = ProjectIndex.open(project("nested-claims"))
+    status, conditional = index.graph.status, index.graph.conditional_on
+    assert status["lem:bound"] == "obligation" and status["cl:inner"] == "conditional"
+    # the enclosing theorem rests on what its nested claim rests on, labelled or not
+    assert status["thm:main"] == "conditional"
+    assert conditional["thm:main"] == ["lem:bound", "cl:inner", "thm:main"]
+    assert status["thm:unlabelled"] == "conditional"
+    [main] = [d for d in findings(index, "depends-on-open-obligation") if "`thm:main`" in d.message]
+    assert "`lem:bound`" in main.message
+
+
+def test_nested_claims_follow_edits_like_a_cold_index(project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(project("nested-claims"), tmp_path / "work")
+    first = "\\begin{proof}\nBy Lemma~\\ref{lem:bound}.\n\\end{proof}\nHence"
+    steps = [
+        (lambda t: t.replace(first, "\\begin{proof}\nClear.\n\\end{proof}\nHence"), "the inner proof settled"),
+        (lambda t: t.replace("\\begin{proof}\nClear.\n\\end{proof}\nHence", first), "and resting again"),
+        (lambda t: t.replace("\\label{cl:inner}", ""), "the inner claim loses its label"),
+        (lambda t: t.replace("\\begin{claim}\nInner.", "\\begin{claim}\\label{cl:inner}\nInner."), "and has it back"),
+        (lambda t: t.replace("\\begin{proof}\nFirst a claim.", "\\begin{proof}[Proof of \\ref{thm:unlabelled}]\nFirst a claim."),
+         "the proof now proves another theorem"),
+        (lambda t: t.replace("\\begin{theorem}\\label{thm:main}", "\\begin{lemma}\\label{thm:main}")
+         .replace("Main.\n\\end{theorem}\n\\begin{proof}[Proof", "Main.\n\\end{lemma}\n\\begin{proof}[Proof"), "a kind changes"),
+    ]
+    for change, what in steps:
+        before = mirror.texts["main.tex"]
+        mirror.edit("main.tex", change(before))
+        assert mirror.texts["main.tex"] != before, what
+        mirror.check(what)

@@ -102,6 +102,12 @@ class _Edges:
                         # not one that closes a circle (see _closes)
                         inner = (found[0], found[1], INNER)
                         counts[inner] = counts.get(inner, 0) + 1
+        for pending in unit.pendings:  # a claim proved inside a proof: the claim proved rests on it
+            target = pending.target
+            for nested in pending.nested if target is not None else ():
+                if nested != target:
+                    key = (nested, target, "proof-uses")
+                    counts[key] = counts.get(key, 0) + 1
         return counts
 
 

@@ -435,3 +435,40 @@ def test_nested_claims_follow_edits_like_a_cold_index(project, tmp_path):
         mirror.edit("main.tex", change(before))
         assert mirror.texts["main.tex"] != before, what
         mirror.check(what)
+
+
+# ---- references across documents make edges ------------------------------------------------------
+
+
+def _edges(index) -> set[tuple[str, str, str]]:
+    return {(e.source, e.target, e.kind) for e in index.graph.edges if e.kind != "contains"}
+
+
+def test_a_reference_through_externaldocument_is_an_edge_to_the_claim_of_the_other_document(project):
+    root = project("xr-latex")
+    index = ProjectIndex.open(root)
+    # two.tex: \\ref{one-lem:a} in thm:b's statement and proof, through \\externaldocument[one-]{one}
+    assert _edges(index) >= {("lem:a", "thm:b", "statement-uses"), ("lem:a", "thm:b", "proof-uses")}
+    one = root / "one.tex"
+    # its proof becomes a sketch (the first proof in one.tex is lem:a's)
+    index.update_document(one, one.read_text().replace("\\begin{proof}\nClear.", "\\begin{proof}\n\\obligation\nClear.", 1))
+    assert index.graph.status["lem:a"] == "obligation"
+    assert index.graph.status["thm:b"] == "conditional"  # it rests on an open obligation of the other document
+
+
+def test_edges_across_documents_follow_edits_like_a_cold_index(project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(project("xr-latex"), tmp_path / "work")
+    steps = [
+        ("one.tex", lambda t: t.replace("\\begin{proof}\nClear.", "\\begin{proof}\n\\obligation\nClear.", 1), "a sketch there"),
+        ("one.tex", lambda t: t.replace("\\label{lem:a}", "\\label{lem:aa}"), "the label renamed"),
+        ("one.tex", lambda t: t.replace("\\label{lem:aa}", "\\label{lem:a}"), "and back"),
+        ("two.tex", lambda t: t.replace("[one-]", "[first-]"), "the prefix changes"),
+        ("two.tex", lambda t: t.replace("one-lem:a", "first-lem:a"), "the references follow"),
+        ("two.tex", lambda t: t.replace("\\externaldocument[first-]{one}\n", ""), "the document dropped"),
+    ]
+    for rel, change, what in steps:
+        before = mirror.texts[rel]
+        mirror.edit(rel, change(before))
+        assert mirror.texts[rel] != before, what
+        mirror.check(what)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from colosseum.core.structure import Claim, Edge
@@ -67,6 +68,7 @@ class DependencyGraph:
         # proof proves the claim), and the build's label owners to read them (colosseum.graph.status)
         self._several_proofs: dict[str, tuple[frozenset[str], ...]] = {}
         self._label_owner: Mapping[str, str | None] = {}
+        self._external_pairs: tuple[tuple[str, Path], ...] = ()  # xr: (prefix, document) the roots name
         # the project declares its dependencies with \uses: a proof's plain reference closes no circle
         self._declares_uses = False
 

@@ -235,6 +235,13 @@ def test_assumed_claims_owe_no_proof_and_make_nothing_conditional_open_ones_do(p
     assert "`thm:open`" in conditional.message
 
 
+def test_a_claim_resting_on_assumed_claims_names_them(placed):
+    graph, claims = placed.graph, placed.claims
+    assert graph.assumptions_of("thm:assumed", claims) == ["ax:choice", "hyp:grh"]
+    assert graph.assumptions_of("thm:open", claims) == []  # a conjecture is open, not assumed
+    assert graph.assumptions_of("ax:choice", claims) == []
+
+
 def test_a_role_follows_the_name_the_environment_was_declared_with():
     from colosseum.project.claim_roles import claim_role
     assert claim_role("ax", "Axiom") == claim_role("assumption") == claim_role("Hypothesis*") == "assumption"
@@ -340,3 +347,128 @@ def test_a_root_whose_document_begins_in_an_imported_file_stays_a_root(make_proj
     index = ProjectIndex.open(root)
     assert sorted(index.relative(r) for r in index.roots) == ["main.tex", "other.tex"]
     assert "lem:i" in index.claims
+
+
+# ---- several proofs of one claim -------------------------------------------------------------------
+
+SEVERAL_PROOFS = (
+    "\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\newtheorem{theorem}{Theorem}\n"
+    "\\newtheorem{conjecture}{Conjecture}\n\\begin{document}\n"
+    "\\begin{conjecture}\\label{conj:open}Open.\\end{conjecture}\n"
+    "\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n\\begin{proof}Clear.\\end{proof}\n"
+    "\\begin{theorem}\\label{thm:two}Two proofs.\\end{theorem}\n"
+    "\\begin{proof}By \\ref{conj:open}.\\end{proof}\n"
+    "\\begin{proof}[Second proof]By \\ref{lem:a} and \\ref{lem:c}.\\end{proof}\n"
+    "\\begin{theorem}\\label{thm:one}One proof.\\end{theorem}\n"
+    "\\begin{proof}By \\ref{conj:open}.\\end{proof}\n"
+    "\\begin{lemma}\\label{lem:c}C.\\end{lemma}\n\\begin{proof}By \\ref{thm:two}.\\end{proof}\n"
+    "\\end{document}\n"
+)
+
+
+def test_a_claim_with_several_proofs_is_proved_when_one_of_them_is_unconditional(make_project, tmp_path):
+    root = make_project(tmp_path, {"main.tex": SEVERAL_PROOFS})
+    index = ProjectIndex.open(root)
+    status = index.graph.status
+    assert status["thm:one"] == "conditional"
+    # its first proof rests on the conjecture, its second does not; but lem:c closes a circle with it
+    assert status["thm:two"] == "proved", index.graph.conditional_on.get("thm:two")
+    # the edges of every proof still count for circles: thm:two's second proof and lem:c use each other
+    assert any(set(cycle) >= {"thm:two", "lem:c"} for cycle in index.graph.cycles())
+
+
+def test_a_claim_whose_every_proof_rests_on_an_open_claim_is_conditional(make_project, tmp_path):
+    text = SEVERAL_PROOFS.replace("By \\ref{lem:a} and \\ref{lem:c}.", "By \\ref{lem:a} and \\ref{conj:open}.")
+    index = ProjectIndex.open(make_project(tmp_path, {"main.tex": text}))
+    assert index.graph.status["thm:two"] == "conditional"
+    assert index.graph.status["lem:c"] == "conditional"
+
+
+def test_several_proofs_follow_edits_like_a_cold_index(make_project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(make_project(tmp_path / "src", {"main.tex": SEVERAL_PROOFS}), tmp_path / "work")
+    steps = [
+        (lambda t: t.replace("By \\ref{lem:a} and \\ref{lem:c}.", "By \\ref{lem:a} and \\ref{conj:open}."), "both conditional"),
+        (lambda t: t.replace("By \\ref{lem:a} and \\ref{conj:open}.", "By \\ref{lem:a}."), "the second one free again"),
+        (lambda t: t.replace("\\begin{proof}[Second proof]By \\ref{lem:a}.\\end{proof}\n", ""), "the second proof gone"),
+        (lambda t: t.replace("\\begin{proof}By \\ref{conj:open}.\\end{proof}\n\\begin{theorem}",
+                             "\\begin{proof}By \\ref{conj:open}.\\end{proof}\n"
+                             "\\begin{proof}[Second proof]Clear.\\end{proof}\n\\begin{theorem}", 1), "a proof back"),
+        (lambda t: t.replace("[Second proof]Clear.", "[Second proof]By \\ref{lem:c}."), "the same edges, moved"),
+    ]
+    for change, what in steps:
+        mirror.edit("main.tex", change(mirror.texts["main.tex"]))
+        mirror.check(what)
+
+
+# ---- a claim proved inside a theorem's proof ------------------------------------------------------
+
+
+def test_a_theorem_whose_proof_states_a_claim_resting_on_an_obligation_is_conditional(project):
+    index = ProjectIndex.open(project("nested-claims"))
+    status, conditional = index.graph.status, index.graph.conditional_on
+    assert status["lem:bound"] == "obligation" and status["cl:inner"] == "conditional"
+    # the enclosing theorem rests on what its nested claim rests on, labelled or not
+    assert status["thm:main"] == "conditional"
+    assert conditional["thm:main"] == ["lem:bound", "cl:inner", "thm:main"]
+    assert status["thm:unlabelled"] == "conditional"
+    [main] = [d for d in findings(index, "depends-on-open-obligation") if "`thm:main`" in d.message]
+    assert "`lem:bound`" in main.message
+
+
+def test_nested_claims_follow_edits_like_a_cold_index(project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(project("nested-claims"), tmp_path / "work")
+    first = "\\begin{proof}\nBy Lemma~\\ref{lem:bound}.\n\\end{proof}\nHence"
+    steps = [
+        (lambda t: t.replace(first, "\\begin{proof}\nClear.\n\\end{proof}\nHence"), "the inner proof settled"),
+        (lambda t: t.replace("\\begin{proof}\nClear.\n\\end{proof}\nHence", first), "and resting again"),
+        (lambda t: t.replace("\\label{cl:inner}", ""), "the inner claim loses its label"),
+        (lambda t: t.replace("\\begin{claim}\nInner.", "\\begin{claim}\\label{cl:inner}\nInner."), "and has it back"),
+        (lambda t: t.replace("\\begin{proof}\nFirst a claim.", "\\begin{proof}[Proof of \\ref{thm:unlabelled}]\nFirst a claim."),
+         "the proof now proves another theorem"),
+        (lambda t: t.replace("\\begin{theorem}\\label{thm:main}", "\\begin{lemma}\\label{thm:main}")
+         .replace("Main.\n\\end{theorem}\n\\begin{proof}[Proof", "Main.\n\\end{lemma}\n\\begin{proof}[Proof"), "a kind changes"),
+    ]
+    for change, what in steps:
+        before = mirror.texts["main.tex"]
+        mirror.edit("main.tex", change(before))
+        assert mirror.texts["main.tex"] != before, what
+        mirror.check(what)
+
+
+# ---- references across documents make edges ------------------------------------------------------
+
+
+def _edges(index) -> set[tuple[str, str, str]]:
+    return {(e.source, e.target, e.kind) for e in index.graph.edges if e.kind != "contains"}
+
+
+def test_a_reference_through_externaldocument_is_an_edge_to_the_claim_of_the_other_document(project):
+    root = project("xr-latex")
+    index = ProjectIndex.open(root)
+    # two.tex: \\ref{one-lem:a} in thm:b's statement and proof, through \\externaldocument[one-]{one}
+    assert _edges(index) >= {("lem:a", "thm:b", "statement-uses"), ("lem:a", "thm:b", "proof-uses")}
+    one = root / "one.tex"
+    # its proof becomes a sketch (the first proof in one.tex is lem:a's)
+    index.update_document(one, one.read_text().replace("\\begin{proof}\nClear.", "\\begin{proof}\n\\obligation\nClear.", 1))
+    assert index.graph.status["lem:a"] == "obligation"
+    assert index.graph.status["thm:b"] == "conditional"  # it rests on an open obligation of the other document
+
+
+def test_edges_across_documents_follow_edits_like_a_cold_index(project, tmp_path):
+    from test_incremental_index import Mirror
+    mirror = Mirror(project("xr-latex"), tmp_path / "work")
+    steps = [
+        ("one.tex", lambda t: t.replace("\\begin{proof}\nClear.", "\\begin{proof}\n\\obligation\nClear.", 1), "a sketch there"),
+        ("one.tex", lambda t: t.replace("\\label{lem:a}", "\\label{lem:aa}"), "the label renamed"),
+        ("one.tex", lambda t: t.replace("\\label{lem:aa}", "\\label{lem:a}"), "and back"),
+        ("two.tex", lambda t: t.replace("[one-]", "[first-]"), "the prefix changes"),
+        ("two.tex", lambda t: t.replace("one-lem:a", "first-lem:a"), "the references follow"),
+        ("two.tex", lambda t: t.replace("\\externaldocument[first-]{one}\n", ""), "the document dropped"),
+    ]
+    for rel, change, what in steps:
+        before = mirror.texts[rel]
+        mirror.edit(rel, change(before))
+        assert mirror.texts[rel] != before, what
+        mirror.check(what)

@@ -161,6 +161,9 @@ class Claim:
     section: str | None = None  # innermost section node id
     references: list[Reference] = field(default_factory=list)
     inner_labels: list[str] = field(default_factory=list)
+    # a claim with several proofs: the labels each complete proof refers to (one is enough to prove
+    # it, colosseum.graph.status); empty for a claim with one proof, whose references all count
+    proof_alternatives: tuple[frozenset[str], ...] = ()
     # where it is: offsets of \begin{kind} and \end{kind} relative to its anchor (where its
     # chunk of the file is now), turned into positions when first asked
     rel_spans: tuple[int, int, int, int] = (0, 0, 0, 0)

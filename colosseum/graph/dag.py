@@ -14,9 +14,11 @@ what did not change.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from colosseum.core.structure import Edge
+from colosseum.core.structure import Claim, Edge
 from colosseum.graph.update import build_graph
 from colosseum.graph.view import GraphInput
 from colosseum.link.state import LinkChange
@@ -62,6 +64,11 @@ class DependencyGraph:
         self._backward: set[tuple[str, str]] | None = None
         self._order: dict[str, int] = {}  # node -> its place in reading order
         self._formal: frozenset[str] = frozenset()
+        # claims with several proofs -> the labels each complete proof refers to (one unconditional
+        # proof proves the claim), and the build's label owners to read them (colosseum.graph.status)
+        self._several_proofs: dict[str, tuple[frozenset[str], ...]] = {}
+        self._label_owner: Mapping[str, str | None] = {}
+        self._external_pairs: tuple[tuple[str, Path], ...] = ()  # xr: (prefix, document) the roots name
         # the project declares its dependencies with \uses: a proof's plain reference closes no circle
         self._declares_uses = False
 
@@ -108,6 +115,13 @@ class DependencyGraph:
     def ancestors(self, node: str) -> set[str]:
         """Everything ``node`` rests on (the results it may assume are the others)."""
         return self._reach(node, self.pred)
+
+    def assumptions_of(self, node: str, claims: Mapping[str, Claim]) -> list[str]:
+        """The assumed claims (axioms, assumptions, hypotheses: role ``assumption``) that ``node``
+        rests on, directly or through what it uses, in name order: what it is proved *from*, though
+        it is not conditional on them (a hover says "assumes X")."""
+        return sorted(other for other in self.ancestors(node)
+                      if other in claims and claims[other].role == "assumption")
 
     def descendants(self, node: str) -> set[str]:
         """Everything an edit of ``node`` can affect."""

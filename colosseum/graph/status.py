@@ -34,9 +34,13 @@ _RANK = {"obligation": 4, "open": 3, "draft": 2, "conditional": 1}
 def settle_statuses(graph: DependencyGraph, build: GraphInput) -> None:
     """Every node's status, from nothing."""
     graph._formal = build.formal_labels
+    graph._label_owner = build.label_owner
     base = graph._base
+    several = graph._several_proofs
     for cid, claim in build.claims.items():
         base[cid] = claim_status(claim, cid in graph._formal)
+        if claim.proof_alternatives:
+            several[cid] = claim.proof_alternatives
     base.update(section_bases(graph, build))
     find_conditional(graph)
     summarise_sections(graph)
@@ -119,36 +123,92 @@ def summarise_sections(graph: DependencyGraph) -> None:
 def find_conditional(graph: DependencyGraph) -> None:
     """Statuses from the base ones: proved, but a proof-uses path leads back to something not
     settled (an open obligation, or a claim with no proof, e.g. a conjecture), is conditional (the
-    path is kept, from the first such origin in name order)."""
-    base = graph._base
-    status = dict(base)
-    conditional: dict[str, list[str]] = {}
-    rests_on: dict[str, list[str]] = {}  # every origin of each conditional node, in name order
-    reached: set[str] = set()
-    proof_succ = graph.proof_succ
-    origins = sorted(n for n, s in base.items() if s in ORIGINS)
-    for origin in origins:
-        parent = {origin: None}
-        queue = deque([origin])
+    path is kept, from the first such origin in name order). A claim with several proofs is held
+    where the search reaches it, and made conditional only once every one of its complete proofs
+    rests on something unsettled (one unconditional proof proves it)."""
+    search = _Search(graph)
+    for origin in search.origins:
+        search.spread(origin, [], origin)
+    search.free_held()
+    graph.status, graph.conditional_on, graph._reached = search.status, search.conditional, search.reached
+    graph.conditional_origins = search.rests_on
+    graph._unsettled = set(search.origins) | search.conditional.keys()
+
+
+class _Search:
+    """The conditional search of find_conditional: breadth first from each origin along
+    proof-uses edges."""
+
+    def __init__(self, graph: DependencyGraph):
+        self.graph = graph
+        self.status = dict(graph._base)
+        self.conditional: dict[str, list[str]] = {}
+        self.rests_on: dict[str, list[str]] = {}  # every origin of each conditional node, in name order
+        self.reached: set[str] = set()
+        self.origins = sorted(n for n, s in graph._base.items() if s in ORIGINS)
+        # claims with several proofs that the search reached: the path to each, and its origins
+        self.held: dict[str, list[str]] = {}
+        self.held_origins: dict[str, list[str]] = {}
+
+    def spread(self, start: str, before: list[str], origin: str) -> None:
+        """Everything ``start`` leads to becomes conditional on ``origin`` (``before`` is the path
+        from the origin to ``start``, without it)."""
+        status, conditional, several = self.status, self.conditional, self.graph._several_proofs
+        parent: dict[str, str | None] = {start: None}
+        queue = deque([start])
+        proof_succ = self.graph.proof_succ
         while queue:
             node = queue.popleft()
             for nxt in proof_succ.get(node, ()):
                 if nxt in parent:
                     continue
                 parent[nxt] = node
+                if status.get(nxt) == "proved" and several.get(nxt):
+                    self.held.setdefault(nxt, self._path(parent, nxt, before))
+                    self.held_origins.setdefault(nxt, []).append(origin)
+                    continue  # not through it until every proof of it is known to rest on one
                 queue.append(nxt)
                 if status.get(nxt) in ("proved", "conditional"):
-                    rests_on.setdefault(nxt, []).append(origin)
+                    self.rests_on.setdefault(nxt, []).append(origin)
                 if status.get(nxt) in ("proved", "conditional") and nxt not in conditional:
-                    path = [nxt]
-                    while parent[path[-1]] is not None:
-                        path.append(parent[path[-1]])
-                    conditional[nxt] = list(reversed(path))
+                    conditional[nxt] = self._path(parent, nxt, before)
                     status[nxt] = "conditional"
-        reached.update(parent)
-    graph.status, graph.conditional_on, graph._reached = status, conditional, reached
-    graph.conditional_origins = rests_on
-    graph._unsettled = set(origins) | conditional.keys()
+        self.reached.update(parent)
+
+    @staticmethod
+    def _path(parent: dict[str, str | None], node: str, before: list[str]) -> list[str]:
+        path = [node]
+        while parent[path[-1]] is not None:
+            path.append(parent[path[-1]])
+        return before + list(reversed(path))
+
+    def free_held(self) -> None:
+        """Make conditional each held claim whose every complete proof rests on something
+        unsettled, and carry on from it, until none is left to free."""
+        freed_any = False
+        while True:
+            freed = [node for node in sorted(self.held) if self._every_proof_rests(node)]
+            if not freed:
+                break
+            freed_any = True
+            for node in freed:
+                path = self.held.pop(node)
+                origins = sorted(set(self.held_origins.pop(node)))
+                self.status[node], self.conditional[node] = "conditional", path
+                self.rests_on[node] = origins
+                for origin in origins:
+                    self.spread(node, path[:-1], origin)
+        if freed_any:  # origins reached through a freed claim came out of name order
+            self.rests_on = {node: sorted(set(found)) for node, found in self.rests_on.items()}
+
+    def _every_proof_rests(self, node: str) -> bool:
+        """Whether each complete proof of ``node`` refers to something unsettled."""
+        if self.status.get(node) != "proved":
+            return False
+        owner, status = self.graph._label_owner, self.status
+        unsettled = (*ORIGINS, "conditional")
+        return all(any(owner.get(label) not in (None, node) and status.get(owner.get(label)) in unsettled
+                       for label in labels) for labels in self.graph._several_proofs[node])
 
 
 # ---- from the last graph ---------------------------------------------------------------------------
@@ -162,6 +222,8 @@ def update_statuses(graph: DependencyGraph, previous: DependencyGraph, build: Gr
     formal = build.formal_labels
     graph._formal = formal
     todo = set(nodes) | base_changed | (formal ^ previous._formal)
+    graph._label_owner = build.label_owner
+    several_changed = _keep_several_proofs(graph, previous, claims, todo)
     base = graph._base
     changed: list[tuple[str, str | None, str | None]] = []
     sections_touched = bool(base_changed)
@@ -190,7 +252,7 @@ def update_statuses(graph: DependencyGraph, previous: DependencyGraph, build: Gr
     reached = previous._reached
     again = any(old in ORIGINS or new in ORIGINS or node in reached for node, old, new in changed)
     again = again or any(node in reached or base.get(node) in ORIGINS for node in proof_sources)
-    again = again or not reached.isdisjoint(removed_nodes)
+    again = again or not reached.isdisjoint(removed_nodes) or several_changed
     # a section that came or went (or whose label a claim now carries) has no summary to keep
     again = again or graph._section_parent.keys() != previous._section_parent.keys()
     if again:
@@ -212,6 +274,23 @@ def update_statuses(graph: DependencyGraph, previous: DependencyGraph, build: Gr
     graph.conditional_origins = previous.conditional_origins
     graph._unsettled = previous._unsettled
     summarise_sections(graph)
+
+
+def _keep_several_proofs(graph: DependencyGraph, previous: DependencyGraph, claims, todo: set[str]) -> bool:
+    """The claims with several proofs, from the last graph's and the claims read afresh; whether
+    one of those read afresh has or had several (its held place in the search may have moved)."""
+    several = graph._several_proofs = dict(previous._several_proofs)
+    changed = False
+    for node in todo:
+        claim = claims.get(node)
+        alternatives = claim.proof_alternatives if claim is not None else ()
+        if alternatives or node in several:
+            changed = changed or several.get(node) != alternatives
+            if alternatives:
+                several[node] = alternatives
+            else:
+                del several[node]
+    return changed
 
 
 def keep_cycles(graph: DependencyGraph, previous: DependencyGraph,

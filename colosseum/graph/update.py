@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from colosseum.core.structure import Claim, Edge, Reference, Section
@@ -46,6 +47,25 @@ class _Edges:
     def __init__(self, build: GraphInput):
         self.claims, self.sections, self.owner = build.claims, build.sections, build.label_owner
         self.chains: dict[str | None, set[str]] = {}
+        self.pairs = external_pairs(build)
+        self.build_roots = build.root_results
+        self.documents: dict[Path, Mapping[str, list]] | None = None  # root -> its labels, when first asked
+
+    def through_documents(self, name: str) -> str | None:
+        """xr: the node of label x in a document some root names with \\externaldocument[prefix]{doc},
+        for ``name`` = prefix+x (the prefixes of every root: a document's own labels come first,
+        through the build's label owners)."""
+        for prefix, doc in self.pairs:
+            if name.startswith(prefix):
+                if self.documents is None:
+                    self.documents = {}
+                found = self.documents.get(doc)
+                if found is None:
+                    found = self.documents[doc] = next((r.labels for r in self.build_roots if r.root == doc), {})
+                labels = found.get(name[len(prefix):])
+                if labels:
+                    return labels[0].owner
+        return None
 
     def chain(self, node: str | None) -> set[str]:
         """The sections around a node (its own, and theirs)."""
@@ -72,6 +92,8 @@ class _Edges:
         if user is None or part == "proof-title" or ref.command == "proves":
             return None
         used = self.owner.get(ref.label)
+        if used is None and self.pairs:
+            used = self.through_documents(ref.label)
         if used is None or used == user:
             return None
         sections = self.sections
@@ -102,6 +124,12 @@ class _Edges:
                         # not one that closes a circle (see _closes)
                         inner = (found[0], found[1], INNER)
                         counts[inner] = counts.get(inner, 0) + 1
+        for pending in unit.pendings:  # a claim proved inside a proof: the claim proved rests on it
+            target = pending.target
+            for nested in pending.nested if target is not None else ():
+                if nested != target:
+                    key = (nested, target, "proof-uses")
+                    counts[key] = counts.get(key, 0) + 1
         return counts
 
 
@@ -110,9 +138,17 @@ def build_graph(cls: type[DependencyGraph], build: GraphInput, previous: Depende
     """The graph of ``build`` (DependencyGraph.build): from ``previous`` by ``change`` when it
     can follow it, else from nothing."""
     parents = {sid: s.parent for sid, s in build.sections.items()}
-    if previous is None or change is None or change.full:
-        return _full(cls, build, parents)
+    if previous is None or change is None or change.full or previous._external_pairs != external_pairs(build):
+        return _full(cls, build, parents)  # (xr: the documents a root names changed: rare, a preamble's edit)
     return _Update(cls, build, previous, change, parents).run()
+
+
+def external_pairs(build: GraphInput) -> tuple[tuple[str, Path], ...]:
+    """xr: every (prefix, document) some root names with \\externaldocument[prefix]{doc}, with a
+    prefix (without one, the document's labels are the build's own names), in root order."""
+    if not build.external_documents:
+        return ()
+    return tuple(dict.fromkeys(pair for pairs in build.external_documents.values() for pair in pairs if pair[0]))
 
 
 # ---- from nothing ----------------------------------------------------------------------------------
@@ -120,6 +156,7 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
     graph = cls()
     state = build.links
     edges = _Edges(build)
+    graph._external_pairs = edges.pairs
     counts: dict[tuple[str, str, str], int] = {}
     for unit in state.units:
         unit.edge_counts = mine = edges.of_unit(unit)
@@ -222,9 +259,7 @@ class _Update:
     def run(self) -> DependencyGraph:
         graph, build, change = self.graph, self.build, self.change
         claims, sections = build.claims, build.sections
-        recount = set(change.pending_units)
-        for name in change.owners:
-            recount.update(self.state.by_ref.get(name, ()))
+        recount = self._to_recount(change)
         roles_changed = []
         order = graph._order
         for node in change.nodes:
@@ -299,6 +334,19 @@ class _Update:
         keep_cycles(graph, self.previous, self.truth_added, self.truth_removed)
         graph._edges = None
         return graph
+
+    def _to_recount(self, change: LinkChange) -> set[Unit]:
+        """The units to count again: those holding retargeted proofs, and those referring to a
+        label whose owner changed (xr: through a prefix too)."""
+        recount = set(change.pending_units)
+        by_ref = self.state.by_ref
+        prefixes = dict.fromkeys(prefix for prefix, _doc in self.edges.pairs)
+        self.graph._external_pairs = self.edges.pairs
+        for name in change.owners:
+            recount.update(by_ref.get(name, ()))
+            for prefix in prefixes:  # xr: \ref{prefix+name} in the documents that name its document
+                recount.update(by_ref.get(prefix + name, ()))
+        return recount
 
     # ---- edges
     def _set(self, name: str, node: str) -> set[str]:

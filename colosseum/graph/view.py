@@ -8,12 +8,12 @@ never imports the index. ``DrawnProject`` is what the drawings and the JSON of t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from colosseum.core.structure import Claim, Section
-from colosseum.link.units import Unit
+from colosseum.link.units import RootResult, Unit
 
 if TYPE_CHECKING:
     from colosseum.graph.dag import DependencyGraph
@@ -48,6 +48,10 @@ class GraphInput:
     label_owner: Mapping[str, str | None]  # label -> the node of its first definition
     links: LinkedUnits
     formal_labels: frozenset[str]  # claims whose Lean proof was checked: their status is "formal"
+    # xr: per root, the documents it names with \externaldocument[prefix]{doc} (prefix, doc.tex),
+    # and each root's labels: \ref{prefix+x} uses the claim of label x in doc
+    external_documents: Mapping[Path, tuple[tuple[str, Path], ...]] = field(default_factory=dict)
+    root_results: Sequence[RootResult] = ()
 
 
 class DrawnProject(Protocol):

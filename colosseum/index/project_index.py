@@ -482,7 +482,7 @@ class ProjectIndex:
         """The current build (during a rebuild: the one being built), as the graph reads it."""
         current = self._current()
         return GraphInput(current.claims, current.sections, current.label_owner, self._link_state,
-                          frozenset(self.formal_labels))
+                          frozenset(self.formal_labels), current.external_documents, current.root_results)
 
     def build_view(self) -> BuildView:
         """The current build (during a rebuild: the one being built), as the checks read it."""

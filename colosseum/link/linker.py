@@ -297,6 +297,7 @@ class Linker(Splicing):
         reading = _SegmentReading(visit, chunk, unit, places)
         known_claims = dict(claim_ids)  # claims of earlier segments of this chunk, then this one's
         known_sections = dict(section_ids)
+        open_proofs: dict[int, PendingProof] = {}  # this segment's proofs, by index: what claims inside them belong to
         if lo == 0:
             reading.add_names(None, fa.incoming_labels, fa.incoming_refs, entry_section)
             if fa.incoming_obligation and entry_section is not None:
@@ -320,13 +321,16 @@ class Linker(Splicing):
                                   places)
                 unit.claim_ids[index] = known_claims[index] = cid
                 reading.add_names(crec.label, crec.inner_labels, crec.refs, cid)
+                enclosing = open_proofs.get(crec.in_proof) if crec.in_proof is not None else None
+                if enclosing is not None and cid not in enclosing.nested:
+                    enclosing.nested.append(cid)
             elif kind == "proof":
                 # named or not, the claim it follows is what it proves when no name settles it
                 prec = fa.proofs[index]
                 fallback = state.last_claim if prec.follows == INCOMING else known_claims.get(prec.follows)
                 if fallback is None and prec.follows == INCOMING and prec.aside is not None:
                     fallback = known_claims.get(prec.aside)  # the claim before was proved: the remark's
-                reading.add_proof(prec, fallback, rank)
+                open_proofs[index] = reading.add_proof(prec, fallback, rank)
             elif kind == "include":
                 closed = fa.include_last_closed[index]
                 if closed is None:
@@ -454,7 +458,7 @@ class _SegmentReading:
         for ref in refs:
             self.add_ref(ref, owner)
 
-    def add_proof(self, prec: ProofRec, fallback: str | None, rank: int) -> None:
+    def add_proof(self, prec: ProofRec, fallback: str | None, rank: int) -> PendingProof:
         """A proof: ``fallback`` is the claim it follows (what it proves unless its name says)."""
         unit, places, path, anchor = self.unit, self.places, self.visit.path, self.chunk.anchor
         # an unnamed proof proves what it follows; a named one is settled by link_state
@@ -477,6 +481,7 @@ class _SegmentReading:
             if more[0] or more[1]:
                 pending.extra[unit] = more
         unit.pendings.append(pending)
+        return pending
 
 
 def _close_environment(ev: Event, state: _State, unit: Unit, path: Path, anchor: Anchor) -> None:

@@ -263,8 +263,12 @@ class LinkState:
         if proof is not None and proof.obligation:
             obligation = True  # every proof it has is a sketch
         refs = own + [ref for pending in pendings for ref in pending.every_ref()] if pendings else own
+        alternatives = () if len(pendings) < 2 else tuple(
+            frozenset(ref.label for ref in pending.every_ref() if ref.part == "proof")
+            for pending in pendings if pending.proof.has_content and not pending.proof.obligation)
         # assigned at once: a reader of the last snapshot may share this claim
         claim.proof, claim.obligation, claim.inner_labels, claim.references = proof, obligation, inner, refs
+        claim.proof_alternatives = alternatives
 
     def _settle_section(self, section: Section, pos: _Positions) -> None:
         sid = section.id

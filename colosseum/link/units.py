@@ -99,6 +99,9 @@ class PendingProof:
     target: str | None = None  # the claim it proves, as last settled
     # what other readings of the same proof found beyond these (another root's macros)
     extra: dict = field(default_factory=dict)  # Unit -> (references, labels)
+    # the claims stated inside it (a claim proved within a theorem's proof): the claim it proves
+    # rests on them (colosseum.graph.update makes the edges)
+    nested: list[str] = field(default_factory=list)
 
     @property
     def order(self) -> int:

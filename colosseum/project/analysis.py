@@ -221,6 +221,8 @@ def _open_claim(reading: _Reading, ev: Event, start: int, end: int, carry_to_new
     if parent is not None:
         # a claim stated inside another claim's proof belongs to that claim
         claim.parent_claim = parent[1] if parent[0] == "claim" else None
+        # a claim proved inside a theorem's proof: the theorem rests on what it rests on
+        claim.in_proof = parent[1] if parent[0] == "proof" else None
     fa.claims.append(claim)
     reading.push(ev.name, "claim", len(fa.claims) - 1)
     if carry_to_new:

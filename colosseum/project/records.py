@@ -48,6 +48,7 @@ class ClaimRec:
     statement: tuple[int, int] = (0, 0)  # offsets of the statement (after \begin, before \end)
     leannode: bool = False
     parent_claim: int | None = None  # claim this one is nested in (a claim inside a proof)
+    in_proof: int | None = None  # the proof (index into proofs) it is stated in, if any
 
 
 @dataclass(slots=True)

@@ -71,6 +71,9 @@ def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
             head += f" (label `{name}` inside it)"
         body = as_text(claim.statement_text, describe)
         facts = f"status: **{status}** · rests on {rests_on} result{'s' if rests_on != 1 else ''}"
+        assumed = snap.graph.assumptions_of(owner, snap.claims)
+        if assumed:  # what it is proved from without being conditional on it (claim roles)
+            facts += " · assumes " + ", ".join(f"{snap.kind_name(snap.claims[a].kind)} `{a}`" for a in assumed)
         if claim.proof is not None and claim.proof.draft_run is not None:
             run = f" from run `{claim.proof.draft_run}`" if claim.proof.draft_run else ""
             facts += f" · its proof is a model's draft{run}: accept or reject it"

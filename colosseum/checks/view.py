@@ -6,7 +6,7 @@ the index. Each family of findings (colosseum.checks.registry) says which fields
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -36,7 +36,7 @@ class LinkedReadings(Protocol):
     def units(self) -> Sequence[Unit]: ...
 
     @property
-    def by_ref(self) -> Mapping[str, Collection[Unit]]:
+    def by_ref(self) -> Mapping[str, Set[Unit]]:
         """label name -> the units that refer to it"""
         ...
 

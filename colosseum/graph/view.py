@@ -7,7 +7,7 @@ never imports the index. ``DrawnProject`` is what the drawings and the JSON of t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -29,12 +29,12 @@ class LinkedUnits(Protocol):
     def unit_set(self) -> Set[Unit]: ...
 
     @property
-    def by_ref(self) -> Mapping[str, Collection[Unit]]:
+    def by_ref(self) -> Mapping[str, Set[Unit]]:
         """label name -> the units that refer to it"""
         ...
 
     @property
-    def by_node(self) -> Mapping[str, Collection[Unit]]:
+    def by_node(self) -> Mapping[str, Set[Unit]]:
         """node id -> the units that feed its data"""
         ...
 

@@ -59,10 +59,9 @@ class LinkState:
     def __init__(self):
         self.units: list[Unit] = []
         self.unit_set: set[Unit] = set()
-        # each maps to a 1-tuple or, for two units or more, a set (read them as collections)
-        self.by_name: dict[str, tuple[Unit] | set[Unit]] = {}  # label name -> units defining it
-        self.by_node: dict[str, tuple[Unit] | set[Unit]] = {}  # node id -> units feeding its data
-        self.by_ref: dict[str, tuple[Unit] | set[Unit]] = {}  # label name -> units referring to it
+        self.by_name: dict[str, set[Unit]] = {}  # label name -> units defining it
+        self.by_node: dict[str, set[Unit]] = {}  # node id -> units feeding its data
+        self.by_ref: dict[str, set[Unit]] = {}  # label name -> units referring to it
         self.labels: dict[str, list[Label]] = {}
         self.label_owner: dict[str, str | None] = {}
         self.references: list = []
@@ -200,22 +199,13 @@ class LinkState:
         for table, keys in ((self.by_name, unit.labels_by_name), (self.by_node, unit.nodes),
                             (self.by_ref, unit.refs_by_label)):
             for key in keys:
-                # most keys have one unit: a 1-tuple (48 bytes) until a second comes, then a set
-                # (216): the one-element sets were a twentieth of the index's memory
                 found = table.get(key)
                 if sign > 0:
                     if found is None:
-                        table[key] = (unit,)
-                    elif found.__class__ is tuple:
-                        if found[0] is not unit:
-                            table[key] = {found[0], unit}
+                        table[key] = {unit}
                     else:
                         found.add(unit)
                 elif found is not None:
-                    if found.__class__ is tuple:
-                        if found[0] is unit:
-                            del table[key]
-                        continue
                     found.discard(unit)
                     if not found:
                         del table[key]

@@ -33,3 +33,22 @@ def test_a_variant_of_one_label_is_no_set():
     sets = sum(1 for bucket in near.index.values() if isinstance(bucket, set))
     assert sets < len(near.index) / 10
     assert near.lookup("lem:item-1O") == similar_labels("lem:item-1O", labels) != []
+
+
+def test_a_cold_build_with_few_undefined_references_builds_no_deletion_index(tmp_path):
+    """The deletion index was built whenever references x labels was large, though only the
+    references to no label are looked up: now it waits for many of those."""
+    import gc
+
+    from colosseum.checks.references import References
+    from colosseum.index import ProjectIndex
+
+    body = "".join(f"\\begin{{lemma}}\\label{{lem:item-{i}}} By \\ref{{lem:item-{max(i - 1, 0)}}}.\\end{{lemma}}\n"
+                   for i in range(700))
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\begin{document}\n"
+                                       + body + "See \\ref{lem:item-1O}.\n\\end{document}\n", encoding="utf-8")
+    index = ProjectIndex.open(tmp_path)
+    undefined = [d for d in index.diagnostics() if d.code.endswith("undefined-reference")]
+    assert len(undefined) == 1 and "did you mean `lem:item-1`" in undefined[0].message, undefined
+    families = [o for o in gc.get_objects() if isinstance(o, References) and o.undefined]
+    assert families and all(not family.near for family in families)

@@ -277,17 +277,21 @@ class References:
                           defined: Mapping[str, list[Label]], check: list[Reference],
                           external: Callable[[str], bool] | None = None) -> None:
         undefined = self.undefined[root]
-        near = self.near.get(root)
-        many = len(check) * len(defined) >= 200_000
-        if many and near is None:  # many names to look up: a deletion index, kept from now on
-            near = self.near[root] = NearMisses(defined)
-        lookup = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
+        missing: list[Reference] = []
         for ref in check:
             if ref.label in defined or (external is not None and external(ref.label)):
                 if ref in undefined:
                     undefined.discard(ref)
                     findings.set(("undefined", root, ref), [])
-                continue
+            else:
+                missing.append(ref)
+        # only the references to no label are looked up: the deletion index (a tenth of the
+        # index's memory) is built when they are many against many labels, not for every cold build
+        near = self.near.get(root)
+        if near is None and len(missing) * len(defined) >= 200_000:
+            near = self.near[root] = NearMisses(defined)  # kept from now on, following the labels
+        lookup = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
+        for ref in missing:
             undefined.add(ref)
             findings.set(("undefined", root, ref), [(undefined_finding(view, ref, lookup), root)])
 

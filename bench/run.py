@@ -11,7 +11,8 @@ bench/results/latest.json. See bench/README.md for what each benchmark measures.
 
 This module is the command line, the table and the results file; the rows come from
 corpus_rows.py (flt, carleson), engine_rows.py (synthetic-*, file-edit), model_loop_rows.py
-(inner-loop, research, catalog-retrieval) and lsp_rows.py (lsp-*), on top of harness.py.
+(inner-loop, research, catalog-retrieval), lsp_rows.py (lsp-*) and scale_rows.py (scale, import-cost),
+on top of harness.py.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ bench/results/latest.json. See bench/README.md for what each benchmark measures.
 
 This module is the command line, the table and the results file; the rows come from
 corpus_rows.py (flt, carleson), engine_rows.py (synthetic-*, file-edit), model_loop_rows.py
-(inner-loop, research, catalog-retrieval) and lsp_rows.py (lsp-*), on top of harness.py.
+(inner-loop, research, catalog-retrieval), lsp_rows.py (lsp-*) and scale_rows.py (scale, import-cost),
+on top of harness.py.
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ from harness import BENCH, PY, REPO, Ctx, Row, check_engine  # noqa: E402
 from lsp_rows import (LSP_EDIT_MS, LSP_REQUEST_MS, LSP_RSS_MIB, bench_lsp_completion,  # noqa: E402
                       bench_lsp_definition, bench_lsp_edit, bench_lsp_memory)
 from model_loop_rows import bench_catalog, bench_inner_loop, bench_research  # noqa: E402
+from scale_rows import COLD_740K_S, GROWTH_MAX, IMPORT_MS, KB_PER_LINE, bench_import_cost, bench_scale  # noqa: E402
 
 BENCHMARKS = ["flt", "carleson", "synthetic-cold", "synthetic-memory", "file-edit", "synthetic-edit", "inner-loop", "research", "catalog-retrieval",
-              "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory"]
+              "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory", "scale", "import-cost"]
 
 
 def print_table(rows: list[Row]) -> str:
@@ -92,6 +94,8 @@ RUNNERS = {
     "lsp-completion": bench_lsp_completion,
     "lsp-definition": bench_lsp_definition,
     "lsp-memory": bench_lsp_memory,
+    "scale": bench_scale,
+    "import-cost": bench_import_cost,
 }
 
 
@@ -171,7 +175,8 @@ def write_results(path: Path, argv: list[str] | None, ctx: Ctx, selected: list[s
         "targets": {"plastex_speedup": PLASTEX_SPEEDUP, "pylatexenc_speedup": PYLATEXENC_SPEEDUP,
                     "synthetic_cold_s": SYNTH_COLD_S, "synthetic_rss_mib": SYNTH_RSS_MIB, "edit_ms": EDIT_MS,
                     "lsp_edit_p95_ms": LSP_EDIT_MS, "lsp_request_p95_ms": LSP_REQUEST_MS,
-                    "lsp_rss_mib": LSP_RSS_MIB},
+                    "lsp_rss_mib": LSP_RSS_MIB, "kb_per_line": KB_PER_LINE, "cold_740k_s": COLD_740K_S,
+                    "scale_growth": GROWTH_MAX, "import_ms": IMPORT_MS},
         "rows": [asdict(r) for r in rows],
         "notes": ctx.notes,
         "elapsed_s": elapsed,

@@ -7,9 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from colosseum.catalog.curator import add_claim_entry, add_failed_route, person, retract_entry
 from colosseum.app.refusals import RunRefused
-from colosseum.catalog.store import read_entry
 from colosseum.settings.boundary import Boundary, resolved
 from colosseum.settings.project import load_config, table
 
@@ -50,16 +48,24 @@ class CatalogOutsideProject(CatalogRefused, RunRefused):
 
 def add_entry(root_dir: Path, claim) -> tuple[Path, list]:
     """The claim as a new project entry, by the person at the keyboard; (file, problems of the entry)."""
+    # the curator brings YAML: loaded when an entry is written, not by every `check` that finds the catalog
+    from colosseum.catalog.curator import add_claim_entry, person
+    from colosseum.catalog.store import read_entry
+
     written = add_claim_entry(catalog_directory(root_dir), claim, person())
     return written, read_entry(written)[1]
 
 
 def record_failed_route(root_dir: Path, label: str, critique: str) -> Path:
     """The route of the last solve of ``label``, recorded as failed with the critique that broke it."""
+    from colosseum.catalog.curator import add_failed_route, person
+
     return add_failed_route(catalog_directory(root_dir), label, "the route of the last solve", "", critique, person())
 
 
 def retract(root_dir: Path, entry_id: str, reason: str) -> Retraction:
+    from colosseum.catalog.curator import retract_entry
+
     try:
         problems, suspect = retract_entry(catalog_directory(root_dir), entry_id, reason)
     except (KeyError, PermissionError, ValueError) as exc:

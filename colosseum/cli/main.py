@@ -89,8 +89,6 @@ def _run(argv: list[str] | None) -> int:
 
         # the user's own config is outside the project: its problems are shown here, on its lines
         diagnostics = index.diagnostics() + (user_config_diagnostics(index.config.user) if index.config.user else [])
-        from colosseum.catalog.store import load_catalog
-        from colosseum.catalog.checks import catalog_diagnostics
         from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory
 
         try:
@@ -99,6 +97,9 @@ def _run(argv: list[str] | None) -> int:
             print(f"colosseum: the catalog is not read: {exc}", file=sys.stderr)
             catalog_dir = None
         if catalog_dir is not None and catalog_dir.is_dir():  # what the catalog beside the paper says about it
+            from colosseum.catalog.checks import catalog_diagnostics  # the catalog's code only for a paper that has one
+            from colosseum.catalog.store import load_catalog
+
             diagnostics = sorted(diagnostics + catalog_diagnostics(load_catalog(catalog_dir), index),
                                  key=lambda d: d.sort_key())
         if args.format == "json":

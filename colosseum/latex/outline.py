@@ -10,6 +10,7 @@ Reader functions over the scan's state (colosseum.latex.state), called by the sc
 from __future__ import annotations
 
 import re
+from sys import intern
 
 from colosseum.latex.arguments import MAX_LONG_ARGUMENT, read_group, read_optional, read_star
 from colosseum.latex.braces import environment_in_group
@@ -49,7 +50,7 @@ def read_begin(state: ScanState, name: str, start: int, after: int) -> int:
         return after
     text = state.text
     s, e, nxt = group
-    env = text[s:e].strip()
+    env = intern(text[s:e].strip())  # one string per environment name, not per \begin
     if env in VERBATIM_ENVIRONMENTS:
         return skip_verbatim(state, env, start, nxt)
     opt = None
@@ -109,7 +110,7 @@ def read_end(state: ScanState, name: str, start: int, after: int) -> int:
     if group is None:
         return after
     s, e, nxt = group
-    env = state.text[s:e].strip()
+    env = intern(state.text[s:e].strip())
     if state.braces:
         environment_in_group(state, env, False, nxt)
     state.events.append(Event("end", start, nxt, env))

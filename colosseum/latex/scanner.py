@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from sys import intern
 
 from colosseum.latex.arguments import MAX_LONG_ARGUMENT  # noqa: F401 (re-exported)
 from colosseum.latex.blueprint import read_discussion, read_lean, read_lean_node, read_marker
@@ -106,6 +107,8 @@ def run(state: ScanState, pos: int = 0, stop: int | None = None) -> int:
             else:  # an escaped backslash or percent sign
                 pos = m.end()
             continue
+        # a handful of command names recur thousands of times: one string each, not one per use
+        name = intern(name)
         start = m.start(1) - 1
         after = m.end(1)
         regex_before = state.regex

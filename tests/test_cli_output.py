@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -280,3 +281,102 @@ def test_sarif_follows_severity_and_validates_against_the_schema_subset(broken, 
 def test_sarif_of_a_clean_project_has_rules_and_no_error(clean, capsys):
     code, log = sarif(capsys, clean, "--severity", "error")
     assert code == 0 and log["runs"][0]["results"] == [] and log["runs"][0]["tool"]["driver"]["rules"]
+
+
+# ---- a real run: `colosseum review` against the Messages-API double --------------------------------
+
+EXAMPLE = REPO / "example-project"
+
+
+def review_answers(body: dict):
+    from doubles.messages_api import tool_answer
+
+    if "withdrawn" in body["tools"][0]["input_schema"]["properties"]:
+        return tool_answer({"verdict": "accepted", "reasons": [], "critiques": [], "withdrawn": []})
+    return tool_answer({"verdict": "accepted", "reasons": ["fine"], "critiques": []})
+
+
+def review(project: Path, url: str, *extra: str, stderr=subprocess.PIPE) -> subprocess.Popen:
+    env = {**os.environ, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-test"}
+    env.pop("NO_COLOR", None)
+    return subprocess.Popen([sys.executable, "-m", "colosseum", "review", str(project), "--format", "json", *extra],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, env=env)
+
+
+@pytest.fixture
+def paper(tmp_path) -> Path:
+    import shutil
+
+    shutil.copytree(EXAMPLE, tmp_path / "paper")
+    return tmp_path / "paper"
+
+
+def read_terminal(leader: int) -> str:
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    return seen.decode()
+
+
+def test_review_quiet_writes_the_result_and_nothing_on_stderr(paper):
+    from doubles.messages_api import MessagesAPIDouble
+
+    with MessagesAPIDouble([], responder=review_answers) as server:
+        loud = review(paper, server.url)
+        out, err = loud.communicate(timeout=120)
+        assert loud.returncode == 0 and b"model calls" in err and b"reviewing" not in err  # captured: no bar
+        quiet = review(paper, server.url, "--quiet")
+        quiet_out, quiet_err = quiet.communicate(timeout=120)
+    assert quiet.returncode == 0 and quiet_err == b""
+    assert json.loads(quiet_out)["verdict"] == json.loads(out)["verdict"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_review_on_a_terminal_draws_its_bar_and_clears_it(paper):
+    import pty
+
+    from doubles.messages_api import MessagesAPIDouble
+
+    with MessagesAPIDouble([], responder=review_answers) as server:
+        leader, follower = pty.openpty()
+        child = review(paper, server.url, stderr=follower)
+        os.close(follower)
+        terminal = read_terminal(leader)
+        out, _ = child.communicate(timeout=120)
+    assert child.returncode == 0
+    assert "elapsed" in terminal and "[" in terminal
+    # the bar's line cleared, and the cost line written from its beginning
+    assert re.search(r"elapsed\r\x1b\[K\d+ model calls", terminal), terminal
+    assert b"elapsed" not in out and json.loads(out)["verdict"] == "accepted"
+
+
+def test_the_lean_bar_names_the_file_on_a_terminal(monkeypatch):
+    from colosseum.cli.lean import _Bar
+
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    event = type("Event", (), {"done": 1, "total": 2, "status": "checked", "name": "Ex/Basic.lean"})()
+    bar = _Bar()
+    bar(event)
+    assert "Lean [############............] 1/2 checked Ex/Basic.lean" in terminal.getvalue()
+    bar.finish()
+    assert terminal.getvalue().endswith(CLEAR_LINE)
+    quiet = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    _Bar(quiet=True)(event)
+    assert quiet.getvalue() == ""
+
+
+def test_a_long_line_is_cut_to_the_terminal_width_keeping_the_times():
+    terminal = FakeTerminal()  # no size known: 80 columns
+    progress = Progress(terminal, clock=lambda: 0.0)
+    progress.show("x" * 200)
+    drawn = terminal.getvalue().removeprefix(CLEAR_LINE)
+    assert len(drawn) < 80 and drawn.endswith("00:00 elapsed")

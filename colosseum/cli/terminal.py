@@ -37,8 +37,11 @@ def is_terminal(stream) -> bool:
 
 
 def _clock(seconds: float) -> str:
+    """mm:ss, or h:mm:ss from an hour on."""
     seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60:02d}:{seconds % 60:02d}"
+    if seconds >= 3600:
+        return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{seconds // 60:02d}:{seconds % 60:02d}"
 
 
 class Progress:

@@ -245,6 +245,7 @@ def test_sarif_is_a_2_1_0_log_with_the_registered_rules(broken, capsys):
     assert log["version"] == SARIF_VERSION == "2.1.0" and "sarif-2.1.0" in log["$schema"]
     driver = log["runs"][0]["tool"]["driver"]
     assert driver["name"] == "colosseum" and driver["version"] and "informationUri" not in driver
+    assert log["runs"][0]["columnKind"] == "utf16CodeUnits"
     ids = [rule["id"] for rule in driver["rules"]]
     assert ids[:len(registered_codes())] == registered_codes() and len(set(ids)) == len(ids)
     assert "colosseum/undefined-reference" in ids and "colosseum/unused-label" in ids

@@ -99,7 +99,8 @@ def sarif_log(index, diagnostics: list) -> dict:
     rule_index = {c: i for i, c in enumerate(codes)}
     driver = {"name": "colosseum", "version": __version__, "rules": [_rule(c) for c in codes]}
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION,
-            "runs": [{"tool": {"driver": driver}, "results": [_result(index, d, rule_index) for d in diagnostics]}]}
+            # columns count UTF-16 code units, as LSP's and the JSON output's do
+            "runs": [{"tool": {"driver": driver}, "columnKind": "utf16CodeUnits", "results": [_result(index, d, rule_index) for d in diagnostics]}]}
 
 
 def report(index, diagnostics: list, args) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from colosseum.cli.terminal import print_json
+from colosseum.cli.terminal import Progress, add_quiet_argument, print_json
 
 EXIT_FAILED, EXIT_USAGE, EXIT_UNCHECKED, EXIT_CANCELLED = 1, 2, 3, 130
 
@@ -30,26 +30,21 @@ def add_arguments(sub) -> None:
                       help="do not record passing checks as formal evidence in the catalog")
     lean.add_argument("--trust", action="store_true",
                       help="trust this project to run its code (lake serve elaborates its lakefile.lean)")
+    add_quiet_argument(lean)
     lean.set_defaults(run=run_lean)
 
 
-class _Bar:
-    """One line on stderr, redrawn: the file being checked and how many are done."""
+class _Bar(Progress):
+    """The progress line of a Lean check: the file being checked and how many are done."""
 
-    def __init__(self, stream=sys.stderr):
-        self.stream, self.drawn = stream, False
+    def __init__(self, quiet: bool = False):
+        super().__init__(enabled=False if quiet else None)
 
     def __call__(self, event) -> None:
-        width = 24
-        filled = width * event.done // max(1, event.total)
+        filled = self.BAR_WIDTH * event.done // max(1, event.total)
         what = "checking" if event.status == "checking" else event.status
-        line = f"Lean [{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} {what} {event.name}"
-        print("\r" + line[:110].ljust(110), end="", file=self.stream, flush=True)
-        self.drawn = True
-
-    def finish(self) -> None:
-        if self.drawn:
-            print(file=self.stream, flush=True)
+        bar = "#" * filled + "." * (self.BAR_WIDTH - filled)
+        self.show(f"Lean [{bar}] {event.done}/{event.total} {what} {event.name}")
 
 
 def run_lean(args) -> int:
@@ -69,9 +64,9 @@ def run_lean(args) -> int:
         print(f"colosseum: {trust.reason}", file=sys.stderr)
         return EXIT_USAGE
     settings = lean_setup(index, args.time_limit)
-    for problem in settings.problems:
+    for problem in [] if args.quiet else settings.problems:
         print(f"colosseum: colosseum.toml: {problem.message} (the default is used)", file=sys.stderr)
-    bar = _Bar()
+    bar = _Bar(args.quiet)
     report = check_in_terminal(plan_lean_check(index, settings), bar, use_cache=not args.no_cache)
     bar.finish()
     if report is None:
@@ -84,13 +79,14 @@ def run_lean(args) -> int:
         _print_text(index, outcome)
     if report.problem:
         print(f"colosseum: Lean: {report.problem}", file=sys.stderr)
-    files = report.units
-    print(f"{len(outcome.results)} claim(s) with \\lean: {outcome.count('formal')} formal, "
-          f"{outcome.count('statement')} with the statement only, {outcome.count('failed')} failed, "
-          f"{outcome.count('unchecked')} unchecked; {len(files)} file(s): {report.count('checked')} checked by Lean, "
-          f"{report.count('cached')} from the cache, {len(files) - report.count('checked') - report.count('cached')} "
-          f"not checked; {report.seconds:.1f} s" + (f"; toolchain {report.toolchain}" if report.toolchain else ""),
-          file=sys.stderr)
+    if not args.quiet:
+        files = report.units
+        print(f"{len(outcome.results)} claim(s) with \\lean: {outcome.count('formal')} formal, "
+              f"{outcome.count('statement')} with the statement only, {outcome.count('failed')} failed, "
+              f"{outcome.count('unchecked')} unchecked; {len(files)} file(s): {report.count('checked')} checked by Lean, "
+              f"{report.count('cached')} from the cache, {len(files) - report.count('checked') - report.count('cached')} "
+              f"not checked; {report.seconds:.1f} s" + (f"; toolchain {report.toolchain}" if report.toolchain else ""),
+              file=sys.stderr)
     if report.cancelled:
         return EXIT_CANCELLED
     return EXIT_FAILED if outcome.failed else EXIT_UNCHECKED if outcome.unchecked else 0

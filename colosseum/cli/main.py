@@ -23,7 +23,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="report broken references, cycles, open obligations ...")
     check.add_argument("path", help="project directory or its root .tex file")
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    from colosseum.cli.check_output import add_check_output_arguments
+
+    add_check_output_arguments(check)
     dag = sub.add_parser("dag", help="print the dependency DAG")
     dag.add_argument("path")
     dag.add_argument("--format", choices=("json", "dot", "mermaid"), default="json")
@@ -102,17 +104,9 @@ def _run(argv: list[str] | None) -> int:
 
             diagnostics = sorted(diagnostics + catalog_diagnostics(load_catalog(catalog_dir), index),
                                  key=lambda d: d.sort_key())
-        if args.format == "json":
-            print_json({"diagnostics": [export.diagnostic_record(index, d) for d in diagnostics]})
-        else:
-            text = export.diagnostics_text(index, diagnostics)
-            if text:
-                print(text)
-            counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in ("error", "warning", "information", "hint")}
-            print(f"{len(index.claims)} claims, {len(index.sections)} sections, {len(index.graph.edges)} edges in "
-                  f"{len(index.roots)} root(s): {counts['error']} errors, {counts['warning']} warnings, "
-                  f"{counts['hint'] + counts['information']} notes", file=sys.stderr)
-        return 1 if any(d.severity == "error" for d in diagnostics) else 0
+        from colosseum.cli.check_output import report
+
+        return report(index, diagnostics, args)
     if args.command == "dag":
         render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid}[args.format]
         print(render(index))

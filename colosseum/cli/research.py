@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from colosseum.cli.terminal import open_project, price_phrase, say
+from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, progress_for, say
 
 
 def _at_least_one(text: str) -> int:
@@ -49,19 +49,8 @@ def add_arguments(sub) -> None:
     research.add_argument("--resume", metavar="RUN", help="continue an abandoned, failed, cancelled, budget-stopped "
                           "or incomplete run (its folder name under .colosseum/runs/ or its path): calls answered "
                           "before come from the cache")
+    add_quiet_argument(research)
     research.set_defaults(run=run_research_command)
-
-
-class _Line:
-    """One progress line on stderr, rewritten in place."""
-
-    def __init__(self):
-        self.width = 0
-
-    def __call__(self, event) -> None:
-        text = event.line()[:160]
-        print("\r" + text.ljust(self.width), end="", file=sys.stderr, flush=True)
-        self.width = len(text)
 
 
 def run_research_command(args) -> int:
@@ -88,7 +77,7 @@ def run_research_command(args) -> int:
     setup = research_setup(index, overrides, args.rounds, args.judges, args.threshold)
     if resumed is not None:
         setup = resumed.setup(setup)
-    for problem in setup.problems + [p.message for p in index.config.problems]:
+    for problem in [] if args.quiet else setup.problems + [p.message for p in index.config.problems]:
         say(f"colosseum.toml: {problem} (the default is used)")
     out = Path(args.out).resolve() if args.out else default_output(draft.file, args.label)
     if out.exists():
@@ -162,11 +151,11 @@ def _run(args, draft, setup, out: Path, directory: Path | None = None) -> int:
     except ProviderError as exc:
         say(exc.message)
         return 2
-    progress_line = _Line()
-    outcome = run_in_terminal(lambda: runs.run(progress_line), runs.outcome)
+    progress = progress_for(args)
+    outcome = run_in_terminal(lambda: runs.run(lambda event: progress.show(event.line())), runs.outcome)
+    progress.finish()
     if outcome.result is None:
         return _stopped(outcome)
-    print(file=sys.stderr)
     _print_selection(outcome)
     return _finish(args, draft, outcome, out)
 
@@ -174,7 +163,7 @@ def _run(args, draft, setup, out: Path, directory: Path | None = None) -> int:
 def _stopped(outcome) -> int:
     """A run that stopped with no result: cancelled (Ctrl-C), or the theorem could no longer take a draft."""
     if outcome.stop.cancelled:
-        print(f"\ncolosseum: cancelled; what was done is in {outcome.directory}", file=sys.stderr)
+        print(f"colosseum: cancelled; what was done is in {outcome.directory}", file=sys.stderr)
         return 130
     say(outcome.stop.detail)
     return 2 if outcome.stop.kind == "refused" else 1

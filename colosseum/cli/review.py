@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import open_project, price_phrase, print_json, progress_bar, say
+from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_json, progress_for, say
 from colosseum.core.paths import STATE_DIR_NAME
 
 EXIT_REJECTED = 3
@@ -31,6 +31,7 @@ def add_arguments(sub) -> None:
                         help="ask the model even for answers already on disk: the response cache is not used, and "
                              f"with --label the local-review cache ({STATE_DIR_NAME}/reviews/local) is not read (the new "
                              "review is stored there)")
+    add_quiet_argument(review)
     review.set_defaults(run=run_review)
 
 
@@ -42,13 +43,13 @@ def run_review(args) -> int:
     index = open_project(args.path)  # Lean-checked claims are formal for the reviewers
     if index is None:
         return 2
-    for problem in index.config.problems:
+    for problem in [] if args.quiet else index.config.problems:
         say(f"colosseum.toml: {problem.message} (the default is used)")
     if args.reviewers is not None and args.reviewers < 1:
         say("--reviewers must be at least 1")
         return 2
     setup = review_setup(index, RunOverrides(args.model, args.max_calls, not args.no_cache), args.reviewers)
-    for problem in setup.problems:
+    for problem in [] if args.quiet else setup.problems:
         say(f"colosseum.toml: {problem} (the default is used)")
     if args.label:
         refused = refusal(index, args.label)
@@ -59,7 +60,12 @@ def run_review(args) -> int:
     if provider_and_model is None:
         return 2
     run = _dry_run if args.dry_run else _local if args.label else _global
-    return run_in_terminal(lambda: run(index, *provider_and_model, setup, args), lambda stop: _stopped(stop, setup))
+    progress = progress_for(args)
+    try:
+        return run_in_terminal(lambda: run(index, *provider_and_model, setup, args, progress),
+                               lambda stop: _stopped(stop, setup, progress))
+    finally:
+        progress.finish()
 
 
 def _provider(setup, args) -> tuple | None:
@@ -77,21 +83,22 @@ def _provider(setup, args) -> tuple | None:
         return None, setup.settings.model_name()
 
 
-def _stopped(stop, setup) -> int:
+def _stopped(stop, setup, progress) -> int:
     """A run that stopped: cancelled, the budget, or the model unreachable."""
+    progress.finish()
     if stop.cancelled:
-        say("\ncancelled")
+        say("cancelled")
         return 130
     if stop.kind == "budget-reached":
-        say(f"\nstopped at the budget ({setup.config.max_calls} calls)")
+        say(f"stopped at the budget ({setup.config.max_calls} calls)")
     elif stop.kind == "model-unreachable":
-        say(f"\nthe model could not be reached: {stop.detail}")
+        say(f"the model could not be reached: {stop.detail}")
     else:
-        say("\n" + stop.detail)
+        say("" + stop.detail)
     return 1
 
 
-async def _dry_run(index, provider, model, setup, args) -> int:
+async def _dry_run(index, provider, model, setup, args, progress) -> int:
     from colosseum.app.review import estimate_global_review
 
     if args.label:
@@ -105,15 +112,15 @@ async def _dry_run(index, provider, model, setup, args) -> int:
     return 0
 
 
-async def _global(index, provider, model, setup, args) -> int:
+async def _global(index, provider, model, setup, args, progress) -> int:
     from colosseum.app.review import review_globally
 
     prices = setup.settings.prices
-    outcome = await review_globally(index, provider, setup.config, progress_bar, prices)
+    outcome = await review_globally(index, provider, setup.config, progress, prices)
     if outcome.stop is not None:
-        return _stopped(outcome.stop, setup)
+        return _stopped(outcome.stop, setup, progress)
     report, path = outcome.report, outcome.path
-    print(file=sys.stderr)
+    progress.finish()
     if args.format == "json":
         from colosseum.loops.review.report import report_json
 
@@ -127,21 +134,22 @@ async def _global(index, provider, model, setup, args) -> int:
         for c in active:
             where = f"{index.relative(c.file)}:{c.line}" if c.anchored else "(unanchored)"
             print(f"  {where}: {c.severity} {c.kind}: {c.message}")
-    print(_cost_line(report.usage, report.cache_hits, report.token_counts, report.model, prices)
-          + f"; report in {index.relative(path)}", file=sys.stderr)
+    if not args.quiet:
+        print(_cost_line(report.usage, report.cache_hits, report.token_counts, report.model, prices)
+              + f"; report in {index.relative(path)}", file=sys.stderr)
     return EXIT_REJECTED if report.verdict == "rejected" else 0
 
 
-async def _local(index, provider, model, setup, args) -> int:
+async def _local(index, provider, model, setup, args, progress) -> int:
     from colosseum.app.review import local_reviewer, review_claim
     from colosseum.loops.review.report import critique_json
 
     reviewer = local_reviewer(index.root_dir, provider, setup.config, refresh=args.no_cache)
-    outcome = await review_claim(reviewer, index, args.label, progress_bar)
+    outcome = await review_claim(reviewer, index, args.label, progress)
     if outcome.stop is not None:
-        return _stopped(outcome.stop, setup)
+        return _stopped(outcome.stop, setup, progress)
     review = outcome.review
-    print(file=sys.stderr)
+    progress.finish()
     active = [c for c in review.critiques if c.active]
     hits = getattr(provider, "hits", 0)
     if args.format == "json":
@@ -156,7 +164,8 @@ async def _local(index, provider, model, setup, args) -> int:
         for c in active:
             where = f"{index.relative(c.file)}:{c.line}" if c.file is not None else "(unanchored)"
             print(f"  {where}: {c.severity} {c.kind}: {c.message}")
-    print(_cost_line(review.usage, hits, 0, review.model, setup.settings.prices), file=sys.stderr)
+    if not args.quiet:
+        print(_cost_line(review.usage, hits, 0, review.model, setup.settings.prices), file=sys.stderr)
     return 0 if review.passed else EXIT_REJECTED
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import open_project, price_phrase, print_json, progress_bar, say
+from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_json, progress_for, say
 
 
 def add_arguments(sub) -> None:
@@ -22,6 +22,7 @@ def add_arguments(sub) -> None:
     solve.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
     solve.add_argument("--resume", metavar="RUN", help="continue an abandoned, failed or incomplete run (its folder "
                        "name under .colosseum/runs/ or its path): calls answered before come from the cache")
+    add_quiet_argument(solve)
     solve.set_defaults(run=run_solve)
 
 
@@ -34,7 +35,7 @@ def run_solve(args) -> int:
     index = open_project(args.path)
     if index is None:
         return EXIT_BAD_INPUT
-    for problem in index.config.problems:
+    for problem in [] if args.quiet else index.config.problems:
         say(f"colosseum.toml: {problem.message} (the default is used)")
     try:
         overrides = RunOverrides(args.model, args.max_calls, not args.no_cache)
@@ -51,11 +52,12 @@ def run_solve(args) -> int:
     except ProviderError as exc:
         say(exc.message)
         return EXIT_BAD_INPUT
-    outcome = run_in_terminal(lambda: run.run(progress_bar), run.outcome)
+    progress = progress_for(args)
+    outcome = run_in_terminal(lambda: run.run(progress), run.outcome)
+    progress.finish()
     if outcome.stop is not None:
         _stopped(outcome)
-    else:
-        print(file=sys.stderr)
+    elif not args.quiet:
         if outcome.dropped_note:
             say(outcome.dropped_note)
     summary = solve_summary(outcome, index.root_dir, run.plan.settings.prices)
@@ -79,16 +81,16 @@ def _stopped(outcome) -> None:
     if stop.kind == "budget-exceeded":  # the run never started: no progress line to end
         say(stop.detail)
     elif stop.cancelled:
-        print(f"\ncolosseum: cancelled; what was done is in {outcome.directory}", file=sys.stderr)
+        print(f"colosseum: cancelled; what was done is in {outcome.directory}", file=sys.stderr)
     elif stop.kind == "incomplete":
-        print(f"\ncolosseum: incomplete: {stop.detail}; what was done is in {outcome.directory}", file=sys.stderr)
+        print(f"colosseum: incomplete: {stop.detail}; what was done is in {outcome.directory}", file=sys.stderr)
     elif stop.kind == "budget-reached":
-        print(f"\ncolosseum: stopped at the budget ({outcome.config.max_calls} calls); what was done is in "
+        print(f"colosseum: stopped at the budget ({outcome.config.max_calls} calls); what was done is in "
               f"{outcome.directory}", file=sys.stderr)
     elif stop.kind == "refused":
         say(stop.detail)
     else:
-        print(f"\ncolosseum: the model could not be reached: {stop.detail}", file=sys.stderr)
+        print(f"colosseum: the model could not be reached: {stop.detail}", file=sys.stderr)
 
 
 def _print_result(outcome, summary: dict) -> None:

@@ -4,7 +4,9 @@ project opened through the application layer."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 
 from colosseum.core.schema_version import SCHEMA_VERSION
 
@@ -27,10 +29,97 @@ def price_phrase(upper_cost_usd: float | None, model: str, scope: str = "") -> s
     return f"; at most about ${upper_cost_usd:.2f} at {model}'s list price{scope} (less with prompt caching)"
 
 
-def progress_bar(stage: str, done: int, total: int) -> None:
-    width = 24
-    filled = width * done // max(1, total)
-    print(f"\r{stage:28} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="", file=sys.stderr, flush=True)
+def is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or fake stream is no terminal
+        return False
+
+
+def _clock(seconds: float) -> str:
+    """mm:ss, or h:mm:ss from an hour on."""
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{seconds // 60:02d}:{seconds % 60:02d}"
+
+
+class Progress:
+    """The progress line: on stderr, and only when stderr is a terminal (a log, a pipe or a CI job
+    gets none of it); redrawn in place with the time spent and, once something is done, the time
+    left at the pace so far; ``finish`` clears the line, so what follows starts on a clean one.
+
+    Called as ``progress(stage, done, total)`` (the runs' ``StageProgress``); ``show(text)`` draws
+    a line a run words itself (research, Lean)."""
+
+    BAR_WIDTH = 24
+
+    def __init__(self, stream=None, enabled: bool | None = None, clock=time.monotonic):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = is_terminal(self.stream) if enabled is None else enabled
+        self.clock = clock
+        self.started = self.stage_started = None
+        self.stage: str | None = None
+        self.last_done = 0
+        self.drawn = False
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = self._now()
+        if stage != self.stage or done < self.last_done:  # a new stage: its pace starts again
+            self.stage, self.stage_started = stage, now
+        self.last_done = done
+        filled = self.BAR_WIDTH * min(done, total) // max(1, total)
+        bar = "#" * filled + "." * (self.BAR_WIDTH - filled)
+        self.show(f"{stage:24} ", eta=self._eta(now, done, total), tail=f"[{bar}] {done}/{total}", now=now)
+
+    def _now(self) -> float:
+        now = self.clock()
+        if self.started is None:
+            self.started = now
+        return now
+
+    def _eta(self, now: float, done: int, total: int) -> str:
+        if done <= 0 or done >= total:
+            return ""
+        return _clock((now - self.stage_started) / done * (total - done))
+
+    def show(self, text: str, eta: str = "", tail: str = "", now: float | None = None) -> None:
+        """Draws ``text`` (cut to fit), then ``tail`` whole, then the times."""
+        if not self.enabled:
+            return
+        now = self._now() if now is None else now
+        times = f" {_clock(now - self.started)} elapsed" + (f", ETA {eta}" if eta else "")
+        # one screen line at most: a line that wraps could not be cleared in place
+        room = max(0, _columns(self.stream) - 1 - len(times) - len(tail))
+        self.stream.write("\r\x1b[K" + text[:room] + tail + times)
+        self.stream.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        """Clears the line (if one was drawn): the run's report starts at the line's beginning."""
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.drawn = False
+
+
+def _columns(stream) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (AttributeError, OSError, ValueError):
+        return 80
+
+
+def add_quiet_argument(parser) -> None:
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress line and no messages on stderr beyond the reason for a failure")
+
+
+def progress_for(args) -> Progress:
+    """The progress line of a run: none under --quiet."""
+    return Progress(enabled=False) if getattr(args, "quiet", False) else Progress()
 
 
 def open_project(path: str):

@@ -25,11 +25,14 @@ from colosseum_lsp.features import (
     code_actions,
     commands,
     completion,
+    document_links,
+    folding,
     navigation,
     registry,
     rename,
     solve,
     symbols,
+    workspace_symbols,
 )
 from colosseum_lsp.options import settings_object
 from colosseum_lsp.protocol import ColosseumProtocol, ColosseumServer
@@ -108,10 +111,13 @@ class Handlers:
         (types.TEXT_DOCUMENT_HOVER, "hover", None, None),
         (types.TEXT_DOCUMENT_PREPARE_RENAME, "prepare_rename", None, None),
         (types.TEXT_DOCUMENT_REFERENCES, "references", None, None),
-        (types.TEXT_DOCUMENT_COMPLETION, "completion", types.CompletionOptions(trigger_characters=["{", ","]), None),
+        (types.TEXT_DOCUMENT_COMPLETION, "completion", types.CompletionOptions(trigger_characters=["{", ",", "/"]), None),
         (types.TEXT_DOCUMENT_RENAME, "rename", None, None),
         (types.TEXT_DOCUMENT_CODE_LENS, "code_lens", None, []),
         (types.TEXT_DOCUMENT_CODE_ACTION, "code_action", None, []),
+        (types.TEXT_DOCUMENT_FOLDING_RANGE, "folding_range", None, []),
+        (types.WORKSPACE_SYMBOL, "workspace_symbol", None, []),
+        (types.TEXT_DOCUMENT_DOCUMENT_LINK, "document_link", None, []),
     )
 
     def __init__(self, server: LanguageServer, ctx: ServerContext):
@@ -298,6 +304,18 @@ class Handlers:
     async def code_action(self, params: types.CodeActionParams):
         path = await self.ready_path(params.text_document.uri)
         return code_actions.code_actions(self.ctx, path, params.text_document.uri, params) if path else []
+
+    async def folding_range(self, params: types.FoldingRangeParams):
+        fc = await self.ready(params.text_document.uri)
+        return folding.folding_ranges(fc) if fc else []
+
+    async def workspace_symbol(self, params: types.WorkspaceSymbolParams):
+        indexed = [(p, p.snapshot()) for p in list(self.ctx.projects.values()) if p.index is not None]
+        return workspace_symbols.workspace_symbols([(p, snap) for p, snap in indexed if snap is not None], params.query)
+
+    async def document_link(self, params: types.DocumentLinkParams):
+        fc = await self.ready(params.text_document.uri)
+        return document_links.document_links(fc) if fc else []
 
 
 def build_server() -> LanguageServer:

@@ -4,9 +4,12 @@ names and citation keys. End to end over stdio, under the VS Code and the Neovim
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from server_session import _open, _ready
+from server_session import _change, _open, _ready
 from server_session import client, project  # noqa: F401 - fixtures, requested by name
 
 
@@ -62,3 +65,57 @@ async def test_prepare_rename_answers_the_label_under_the_cursor(client: Languag
     nothing = await client.text_document_prepare_rename_async(types.PrepareRenameParams(
         text_document=_doc(uri), position=types.Position(line=6, character=0)))
     assert nothing is None
+
+
+EXAMPLE_ENTRY = Path(__file__).resolve().parents[1] / "example-project/knowledge/lll-symmetric-erdos-lovasz.md"
+
+
+async def _complete(client: LanguageClient, name: str, line_text: str) -> types.CompletionList:
+    """Completion at the end of ``line_text``, written as a new last line of the open ``name``."""
+    path = client.project / name
+    text = path.read_text(encoding="utf-8") + line_text + "\n"
+    uri = _open(client, name)
+    await _ready(client, uri)
+    _change(client, uri, text)
+    at = types.Position(line=text.count("\n") - 1, character=len(line_text))
+    return await client.text_document_completion_async(types.CompletionParams(text_document=_doc(uri), position=at))
+
+
+def _labels(answer) -> list[str]:
+    return [item.label for item in answer.items]
+
+
+async def test_begin_completes_the_declared_theorem_environments_then_standard_ones(client: LanguageClient):
+    answer = await _complete(client, "sections/b.tex", "\\begin{")
+    names = sorted(answer.items, key=lambda item: item.sort_text)
+    assert [item.label for item in names[:2]] == ["lemma", "theorem"]  # what main.tex declares, first
+    assert {"proof", "align*", "itemize"} <= set(_labels(answer))
+    assert "conjecture" not in _labels(answer)  # known to the index, but this paper never declares it
+    typed = await _complete(client, "sections/b.tex", "\\begin{lem")
+    assert _labels(typed) == ["lemma"]
+    edit = typed.items[0].text_edit
+    assert (edit.new_text, edit.range.start.character if hasattr(edit, "range") else edit.insert.start.character) \
+        == ("lemma", len("\\begin{"))
+
+
+async def test_input_completes_project_files_relative_to_the_root(client: LanguageClient, project):
+    (project / "sections/deep").mkdir()
+    (project / "sections/deep/c.tex").write_text("C.\n")
+    answer = await _complete(client, "main.tex", "\\input{sec")
+    assert sorted(_labels(answer)) == ["sections/a", "sections/b", "sections/deep/c"]
+    everything = await _complete(client, "main.tex", "\\include{")
+    assert "main" not in _labels(everything)  # not the document itself
+    assert not any(".." in name or "other" in name for name in _labels(everything))  # never outside
+
+
+async def test_cite_completes_keys_cited_in_the_project_and_the_catalogs(client: LanguageClient, project):
+    (project / "knowledge").mkdir()
+    shutil.copy(EXAMPLE_ENTRY, project / "knowledge" / EXAMPLE_ENTRY.name)
+    (project / "sections/a.tex").write_text((project / "sections/a.tex").read_text()
+                                            + "See \\cite[p.~3]{knuth84, lamport94}.\n% \\cite{commented}\n")
+    answer = await _complete(client, "sections/b.tex", "As in \\cite{lamport94, ")
+    # (the starter catalog every project reads adds its own keys)
+    assert {"ErdosLovasz75", "knuth84", "lamport94"} <= set(_labels(answer))
+    assert "commented" not in _labels(answer)
+    typed = await _complete(client, "sections/b.tex", "As in \\citep{erdos")
+    assert [(item.label, "catalog" in item.detail) for item in typed.items] == [("ErdosLovasz75", True)]

@@ -27,6 +27,7 @@ from colosseum_lsp.features import (
     completion,
     document_links,
     folding,
+    latex_completion,
     navigation,
     registry,
     rename,
@@ -289,9 +290,14 @@ class Handlers:
         line_after = lines[at][character:] if at < len(lines) else ""
         caps = self.server.client_capabilities.text_document if self.server.client_capabilities else None
         item_caps = caps.completion.completion_item if caps and caps.completion else None
-        return completion.completions(fc, completion.text_before_cursor(lines, at, character), line_after,
-                                      (at, params.position.character),
-                                      bool(item_caps and item_caps.insert_replace_support))
+        before, where = completion.text_before_cursor(lines, at, character), (at, params.position.character)
+        insert_replace = bool(item_caps and item_caps.insert_replace_support)
+        # each completion feature answers only inside its own kind of argument
+        for feature in (latex_completion.completions, completion.completions):
+            answer = feature(fc, before, line_after, where, insert_replace)
+            if answer is not None:
+                return answer
+        return None
 
     async def rename(self, params: types.RenameParams):
         fc = await self.ready(params.text_document.uri)

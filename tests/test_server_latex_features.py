@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from server_session import _change, _open, _ready
+from server_session import _change, _open, _publication, _ready
 from server_session import client, project  # noqa: F401 - fixtures, requested by name
 
 
@@ -119,3 +119,26 @@ async def test_cite_completes_keys_cited_in_the_project_and_the_catalogs(client:
     assert "commented" not in _labels(answer)
     typed = await _complete(client, "sections/b.tex", "As in \\citep{erdos")
     assert [(item.label, "catalog" in item.detail) for item in typed.items] == [("ErdosLovasz75", True)]
+
+
+def _undefined_nowhere(params: types.PublishDiagnosticsParams) -> bool:
+    return any(d.code == "colosseum/undefined-reference" and "`lem:nowhere`" in d.message for d in params.diagnostics)
+
+
+def _configure(client: LanguageClient, settings: dict) -> None:
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"colosseum": settings}))
+
+
+async def test_ignored_diagnostics_are_not_sent_beside_another_latex_server(client: LanguageClient):
+    uri = _open(client, "sections/b.tex")
+    text = (client.project / "sections/b.tex").read_text() + "See \\ref{lem:nowhere}.\n"
+    since = len(client.published)
+    _change(client, uri, text)
+    await _publication(client, uri, since, _undefined_nowhere, "the undefined reference")
+    since = len(client.published)
+    _configure(client, {"ignoredDiagnostics": ["colosseum/undefined-reference"]})
+    quiet = await _publication(client, uri, since, lambda p: not _undefined_nowhere(p), "the finding withdrawn")
+    assert all(d.code != "colosseum/undefined-reference" for d in quiet.diagnostics)
+    since = len(client.published)
+    _configure(client, {"ignoredDiagnostics": None})  # unset: every finding again
+    await _publication(client, uri, since, _undefined_nowhere, "the undefined reference back")

@@ -215,6 +215,10 @@ class Handlers:
         self.ctx.settings_received(settings)
         self.ctx.report_option_problems()
         after = self.ctx.options
+        if before.ignored_diagnostics != after.ignored_diagnostics:
+            for project in list(self.ctx.projects.values()):
+                if project.index is not None:  # what the editor is sent changed: send it again
+                    self.ctx.publish(project)
         if (before.label_definition_commands, before.label_reference_commands) != (
                 after.label_definition_commands, after.label_reference_commands):
             for project in self.ctx.projects.values():

@@ -7,9 +7,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest_lsp
+from lsp_session import SERVER, initialize_params
 from lsprotocol import types
-from pytest_lsp import LanguageClient
-from server_session import _change, _open, _publication, _ready
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from server_session import _change, _make_client, _open, _publication, _ready
 from server_session import client, project  # noqa: F401 - fixtures, requested by name
 
 
@@ -142,3 +144,17 @@ async def test_ignored_diagnostics_are_not_sent_beside_another_latex_server(clie
     since = len(client.published)
     _configure(client, {"ignoredDiagnostics": None})  # unset: every finding again
     await _publication(client, uri, since, _undefined_nowhere, "the undefined reference back")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=_make_client))
+async def bare(lsp_client: LanguageClient):
+    yield
+
+
+async def test_the_initialize_result_advertises_the_features(bare: LanguageClient, project):
+    result = await bare.initialize_session(initialize_params(project, client_capabilities("visual-studio-code")))
+    caps = result.capabilities
+    assert caps.folding_range_provider and caps.workspace_symbol_provider and caps.document_link_provider
+    assert caps.rename_provider.prepare_provider is True
+    assert {"{", ",", "/"} <= set(caps.completion_provider.trigger_characters)
+    await bare.shutdown_session()

@@ -35,6 +35,8 @@ class _Cached:
     """Per project: the candidates built from one index snapshot (by kind)."""
 
     by_project: dict[Path, tuple[object, dict]] = field(default_factory=dict)
+    # per file: the keys it cites, with the text they were read from (an edit rereads one file)
+    cited: dict[Path, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
 
 def _cached(fc: FeatureContext, kind: str, build) -> list[tuple[str, types.CompletionItem]]:
@@ -71,6 +73,13 @@ def _files(fc: FeatureContext, base: Path) -> list[types.CompletionItem]:
     return items
 
 
+def _keys_cited_in(text: str) -> tuple[str, ...]:
+    if "cite" not in text:
+        return ()
+    return tuple(key.strip() for m in _CITED.finditer(_COMMENT.sub("", text))
+                 for key in m.group(1).split(",") if key.strip())
+
+
 def _cite_keys(fc: FeatureContext) -> list[types.CompletionItem]:
     index = fc.project.index
     keys: dict[str, str] = {}
@@ -78,14 +87,16 @@ def _cite_keys(fc: FeatureContext) -> list[types.CompletionItem]:
         key = (entry.data.get("source") or {}).get("key")
         if key:
             keys.setdefault(str(key), f"catalog · {entry.title}")
+    cited = fc.state(_Cached).cited
     for path in index.files():
         ft = index.text_of(path)
-        if ft is None or "cite" not in ft.text:
+        if ft is None:
             continue
-        for m in _CITED.finditer(_COMMENT.sub("", ft.text)):
-            for key in m.group(1).split(","):
-                if key.strip():
-                    keys.setdefault(key.strip(), "cited in the project")
+        found = cited.get(path)
+        if found is None or found[0] is not ft.text:
+            found = cited[path] = (ft.text, _keys_cited_in(ft.text))
+        for key in found[1]:
+            keys.setdefault(key, "cited in the project")
     return [convert.completion_item(key, "citation", detail, "", key) for key, detail in sorted(keys.items())]
 
 

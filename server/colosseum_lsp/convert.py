@@ -248,11 +248,12 @@ def rename_placeholder(rng: structure.Range, placeholder: str) -> types.PrepareR
 
 
 COMPLETION_KIND = {"claim": types.CompletionItemKind.Function, "section": types.CompletionItemKind.Module,
-                   "label": types.CompletionItemKind.Reference}
+                   "label": types.CompletionItemKind.Reference, "environment": types.CompletionItemKind.Struct,
+                   "file": types.CompletionItemKind.File, "citation": types.CompletionItemKind.Text}
 
 
 def completion_item(label: str, kind: str, detail: str, documentation: str, sort_text: str) -> types.CompletionItem:
-    """A label to complete; ``kind``: "claim", "section" or "label"."""
+    """A name to complete; ``kind``: "claim", "section", "label", "environment", "file" or "citation"."""
     return types.CompletionItem(label=label, kind=COMPLETION_KIND[kind], detail=detail,
                                 documentation=documentation, sort_text=sort_text)
 
@@ -275,3 +276,19 @@ def completion_list(items: list[types.CompletionItem], incomplete: bool, replace
         else:
             items = [attrs.evolve(item, text_edit=types.TextEdit(range=word, new_text=item.label)) for item in items]
     return types.CompletionList(is_incomplete=incomplete, items=items)
+
+
+def folding_range(start_line: int, end_line: int) -> types.FoldingRange:
+    """A region the editor may fold: lines ``start_line`` to ``end_line`` (both shown folded as one)."""
+    return types.FoldingRange(start_line=start_line, end_line=end_line, kind=types.FoldingRangeKind.Region)
+
+
+def symbol_information(name: str, kind: str, loc: structure.Location, container: str | None) -> types.SymbolInformation:
+    """A workspace symbol; ``kind`` as in ``document_symbol``."""
+    return types.SymbolInformation(name=name, kind=SYMBOL_KIND[kind], location=location(loc),
+                                   container_name=container)
+
+
+def document_link(rng: structure.Range, target: Path) -> types.DocumentLink:
+    """A link to a file (no tooltip: not every client supports one, and the editor shows the path)."""
+    return types.DocumentLink(range=range_(rng), target=path_to_uri(target))

@@ -38,6 +38,8 @@ class EditorOptions:
     label_definition_commands: tuple[str, ...] = ()  # macros that define a label, like \label
     label_reference_commands: tuple[str, ...] = ()  # macros that refer to a label, like \ref
     review_on_save: bool = False  # a local review of the saved file's claims (costs model calls)
+    # diagnostic codes the editor is not sent (another LaTeX server beside this one reports them)
+    ignored_diagnostics: frozenset[str] = frozenset()
     # the editor's word on trusting the workspace (VS Code's workspace trust, Neovim's `trusted`):
     # None when the editor says nothing; only True lets the project's code (lake serve) run
     trusted: bool | None = None
@@ -54,8 +56,8 @@ class EditorOptions:
         value = getattr(self, name)
         if isinstance(value, Budget):
             return value.as_table()
-        if isinstance(value, tuple):
-            return list(value)
+        if isinstance(value, (tuple, frozenset)):
+            return sorted(value) if isinstance(value, frozenset) else list(value)
         return default if value is None else value
 
     def problem(self, wire_name: str) -> str | None:
@@ -65,7 +67,7 @@ class EditorOptions:
 
 WIRE_NAMES = {"model": "model", "budget": "budget", "labelDefinitionCommands": "label_definition_commands",
               "labelReferenceCommands": "label_reference_commands", "reviewOnSave": "review_on_save",
-              "trusted": "trusted"}
+              "trusted": "trusted", "ignoredDiagnostics": "ignored_diagnostics"}
 DEFAULTS = EditorOptions()
 
 
@@ -104,6 +106,12 @@ def _commands(value) -> tuple[tuple[str, ...], str | None]:
     return tuple(c.strip().lstrip("\\") for c in value), None
 
 
+def _codes(value) -> tuple[frozenset[str], str | None]:
+    if not isinstance(value, list) or not all(isinstance(c, str) and c.strip() for c in value):
+        return frozenset(), f'OPTION must be a list of diagnostic codes like ["colosseum/unused-label"], not {value!r}'
+    return frozenset(c.strip() for c in value), None
+
+
 def _flag(value) -> tuple[bool, str | None]:
     if isinstance(value, bool):
         return value, None
@@ -112,7 +120,7 @@ def _flag(value) -> tuple[bool, str | None]:
 
 READERS = {"model": _model, "budget": _budget, "labelDefinitionCommands": _commands,
            "labelReferenceCommands": _commands, "reviewOnSave": _flag,
-           "trusted": _flag}
+           "trusted": _flag, "ignoredDiagnostics": _codes}
 
 
 def settings_object(settings) -> dict | None:

@@ -25,11 +25,15 @@ from colosseum_lsp.features import (
     code_actions,
     commands,
     completion,
+    document_links,
+    folding,
+    latex_completion,
     navigation,
     registry,
     rename,
     solve,
     symbols,
+    workspace_symbols,
 )
 from colosseum_lsp.options import settings_object
 from colosseum_lsp.protocol import ColosseumProtocol, ColosseumServer
@@ -108,10 +112,13 @@ class Handlers:
         (types.TEXT_DOCUMENT_HOVER, "hover", None, None),
         (types.TEXT_DOCUMENT_PREPARE_RENAME, "prepare_rename", None, None),
         (types.TEXT_DOCUMENT_REFERENCES, "references", None, None),
-        (types.TEXT_DOCUMENT_COMPLETION, "completion", types.CompletionOptions(trigger_characters=["{", ","]), None),
+        (types.TEXT_DOCUMENT_COMPLETION, "completion", types.CompletionOptions(trigger_characters=["{", ",", "/"]), None),
         (types.TEXT_DOCUMENT_RENAME, "rename", None, None),
         (types.TEXT_DOCUMENT_CODE_LENS, "code_lens", None, []),
         (types.TEXT_DOCUMENT_CODE_ACTION, "code_action", None, []),
+        (types.TEXT_DOCUMENT_FOLDING_RANGE, "folding_range", None, []),
+        (types.WORKSPACE_SYMBOL, "workspace_symbol", None, []),
+        (types.TEXT_DOCUMENT_DOCUMENT_LINK, "document_link", None, []),
     )
 
     def __init__(self, server: LanguageServer, ctx: ServerContext):
@@ -208,6 +215,10 @@ class Handlers:
         self.ctx.settings_received(settings)
         self.ctx.report_option_problems()
         after = self.ctx.options
+        if before.ignored_diagnostics != after.ignored_diagnostics:
+            for project in list(self.ctx.projects.values()):
+                if project.index is not None:  # what the editor is sent changed: send it again
+                    self.ctx.publish(project)
         if (before.label_definition_commands, before.label_reference_commands) != (
                 after.label_definition_commands, after.label_reference_commands):
             for project in self.ctx.projects.values():
@@ -283,9 +294,14 @@ class Handlers:
         line_after = lines[at][character:] if at < len(lines) else ""
         caps = self.server.client_capabilities.text_document if self.server.client_capabilities else None
         item_caps = caps.completion.completion_item if caps and caps.completion else None
-        return completion.completions(fc, completion.text_before_cursor(lines, at, character), line_after,
-                                      (at, params.position.character),
-                                      bool(item_caps and item_caps.insert_replace_support))
+        before, where = completion.text_before_cursor(lines, at, character), (at, params.position.character)
+        insert_replace = bool(item_caps and item_caps.insert_replace_support)
+        # each completion feature answers only inside its own kind of argument
+        for feature in (latex_completion.completions, completion.completions):
+            answer = feature(fc, before, line_after, where, insert_replace)
+            if answer is not None:
+                return answer
+        return None
 
     async def rename(self, params: types.RenameParams):
         fc = await self.ready(params.text_document.uri)
@@ -298,6 +314,18 @@ class Handlers:
     async def code_action(self, params: types.CodeActionParams):
         path = await self.ready_path(params.text_document.uri)
         return code_actions.code_actions(self.ctx, path, params.text_document.uri, params) if path else []
+
+    async def folding_range(self, params: types.FoldingRangeParams):
+        fc = await self.ready(params.text_document.uri)
+        return folding.folding_ranges(fc) if fc else []
+
+    async def workspace_symbol(self, params: types.WorkspaceSymbolParams):
+        indexed = [(p, p.snapshot()) for p in list(self.ctx.projects.values()) if p.index is not None]
+        return workspace_symbols.workspace_symbols([(p, snap) for p, snap in indexed if snap is not None], params.query)
+
+    async def document_link(self, params: types.DocumentLinkParams):
+        fc = await self.ready(params.text_document.uri)
+        return document_links.document_links(fc) if fc else []
 
 
 def build_server() -> LanguageServer:

@@ -39,6 +39,9 @@ def publish_project(ctx, project, first=()) -> None:
         per_uri[path_to_uri(path)] = found
     for (_source, uri), (found, _extra) in ctx.extra_diagnostics.items():
         per_uri[uri] = per_uri.get(uri, []) + list(found)
+    ignored = ctx.options.ignored_diagnostics
+    if ignored:  # the codes another server beside this one reports (README "Beside texlab")
+        per_uri = {uri: [d for d in found if d.code not in ignored] for uri, found in per_uri.items()}
     prefix = path_to_uri(project.root_dir).rstrip("/") + "/"  # not a sibling paper-v2/
     owned = {u for u in sent.published if u.startswith(prefix)}
     uris = sorted(set(per_uri) | owned)

@@ -27,3 +27,16 @@ async def test_initialize_reports_the_server_name_and_version(client: LanguageCl
     info = client.initialized_result.server_info
     assert info is not None
     assert (info.name, info.version) == ("colosseum", __version__)
+
+
+def test_the_editor_clients_are_released_with_the_server_version():
+    """Each client compares its own version with the server's: all three move together."""
+    import json
+    import re
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    vscode = json.loads((repo / "editor-clients" / "vscode" / "package.json").read_text())["version"]
+    lua = (repo / "editor-clients" / "neovim" / "lua" / "colosseum" / "version.lua").read_text()
+    neovim = re.search(r'version\.VERSION = "([^"]+)"', lua).group(1)
+    assert vscode == neovim == __version__

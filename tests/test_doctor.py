@@ -127,6 +127,39 @@ def test_an_editor_client_of_another_minor_version_says_what_to_upgrade():
 
     assert client_check("Neovim plugin", __version__, "x").state == "ok"
     major, minor = __version__.split(".")[:2]
-    older = client_check("Neovim plugin", f"{major}.{int(minor) + 1}.0", "update the plugin")
-    assert older.state == "warning" and older.fix == "update the plugin" and __version__ in older.detail
+    newer = client_check("Neovim plugin", f"{major}.{int(minor) + 1}.0", "update the plugin")
+    assert newer.state == "warning" and "pipx upgrade colosseum-latex" in newer.fix and __version__ in newer.detail
+    older = client_check("Neovim plugin", f"{int(major) - 1}.9.0" if int(major) else "0.0.1", "update the plugin")
+    assert older.state == "warning" and older.fix == "update the plugin"
+    assert client_check("Neovim plugin", f"{major}.{minor}.99", "x").state == "ok"
     assert client_check("VS Code extension", None, "x").state == "skipped"
+
+
+def test_the_installed_editor_clients_are_found_and_compared(tmp_path):
+    """The Neovim plugin on the user's runtimepath (their init.lua) and a VS Code whose extension
+    list holds an older extension (a stand-in `code`): the first fits, the second is a warning
+    saying what to update."""
+    import shutil
+
+    import pytest
+
+    nvim = shutil.which("nvim")
+    if nvim is None:
+        pytest.skip("nvim is not installed (Debian: apt-get install neovim)")
+    init = tmp_path / "xdg" / "nvim" / "init.lua"
+    init.parent.mkdir(parents=True)
+    init.write_text(f'vim.opt.runtimepath:prepend("{REPO / "editor-clients" / "neovim"}")\n')
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvim").symlink_to(nvim)
+    (bin_dir / "code").write_text('#!/bin/sh\nif [ "$1" = --version ]; then echo 1.95.0; exit 0; fi\n'
+                                  'echo ms-python.python@2025.1.0\necho colosseum.colosseum-latex@0.0.9\n')
+    (bin_dir / "code").chmod(0o755)
+    code, out, err = doctor(tmp_path, paper(tmp_path), "--offline", "--format", "json", path_dirs=str(bin_dir),
+                            XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
+    rows = {row["name"]: row for row in json.loads(out)["checks"]}
+    assert rows["Neovim plugin"]["state"] == "ok" and rows["Neovim plugin"]["detail"] == __version__, err
+    vscode = rows["VS Code extension"]
+    assert vscode["state"] == "warning" and vscode["detail"] == f"0.0.9, the server is {__version__}"
+    assert "update the Colosseum extension" in vscode["fix"]
+    assert code == 0  # a client's version is advice: nothing the project's settings use

@@ -250,16 +250,23 @@ def bubblewrap_check(uses: Uses) -> Check:
     return Check("bubblewrap", OK, f"{version}; runs a sandbox", needed=uses.probe)
 
 
-def same_minor(version: str, other: str) -> bool:
-    return version.split(".")[:2] == other.split(".")[:2]
+def major_minor(version: str) -> tuple[int, int]:
+    parts = [int(part) if part.isdigit() else 0 for part in re.split(r"[.+-]", version.strip())[:2]]
+    return tuple(parts + [0] * (2 - len(parts)))  # type: ignore[return-value]
 
 
-def client_check(name: str, version: str | None, how_to_upgrade: str) -> Check:
+UPGRADE_SERVER = f"upgrade the server: pipx upgrade {DISTRIBUTION} (or uv tool upgrade {DISTRIBUTION})"
+
+
+def client_check(name: str, version: str | None, how_to_update_client: str) -> Check:
+    """An installed editor client against this server: the same major and minor version fit;
+    otherwise the older side is the one to upgrade."""
     if version is None:
         return Check(name, SKIPPED, "not found")
-    if same_minor(version, __version__):
+    if major_minor(version) == major_minor(__version__):
         return Check(name, OK, version)
-    return Check(name, WARNING, f"{version}, the server is {__version__}", how_to_upgrade)
+    fix = how_to_update_client if major_minor(version) < major_minor(__version__) else UPGRADE_SERVER
+    return Check(name, WARNING, f"{version}, the server is {__version__}", fix)
 
 
 def editor_client_checks() -> list[Check]:
@@ -277,7 +284,5 @@ def editor_client_checks() -> list[Check]:
                            "-c", "qa!"])
     if code == 0 and re.fullmatch(r"\d+\.\d+[\w.+-]*", line or ""):
         neovim = line
-    return [client_check("VS Code extension", vscode, "update the Colosseum extension in VS Code, or upgrade the "
-                         f"server: pipx upgrade {DISTRIBUTION}"),
-            client_check("Neovim plugin", neovim, "update the colosseum.nvim plugin (your plugin manager's update), "
-                         f"or upgrade the server: pipx upgrade {DISTRIBUTION}")]
+    return [client_check("VS Code extension", vscode, "update the Colosseum extension (Extensions view, Update)"),
+            client_check("Neovim plugin", neovim, "update the colosseum.nvim plugin (your plugin manager's update)")]

@@ -76,7 +76,8 @@ export class ServerClient {
   /** The handshake: tell the user which side to upgrade when the server's major or minor version
    * (serverInfo in `initialize`) differs from the extension's. */
   private compareVersions(started: LanguageClient): void {
-    const ownVersion = String(vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON?.version ?? "");
+    // (optional chaining throughout: the handshake never stands between the user and a started server)
+    const ownVersion = String(vscode.extensions?.getExtension(EXTENSION_ID)?.packageJSON?.version ?? "");
     if (!ownVersion) {
       return; // running from a source folder without its manifest: nothing to compare with
     }

@@ -17,7 +17,7 @@ from colosseum.core.schema_version import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parent.parent
 SECRET = "sk-ant-secret-never-printed"
-ROWS = ("python", "colosseum", "pygls", "lsprotocol", "anthropic", "leanclient", "extra [models]", "extra [lean]",
+ROWS = ("python", "colosseum.toml", "colosseum", "pygls", "lsprotocol", "anthropic", "leanclient", "extra [models]", "extra [lean]",
         "API key", "API request", "lake", "elan", "lean-toolchain", "trusted folder", "bubblewrap", "latexmk",
         "graphviz dot", "VS Code extension", "Neovim plugin")
 
@@ -163,3 +163,28 @@ def test_the_installed_editor_clients_are_found_and_compared(tmp_path):
     assert vscode["state"] == "warning" and vscode["detail"] == f"0.0.9, the server is {__version__}"
     assert "update the Colosseum extension" in vscode["fix"]
     assert code == 0  # a client's version is advice: nothing the project's settings use
+
+
+def test_the_settings_row_and_a_lean_project_found_in_the_folder(tmp_path):
+    project = paper(tmp_path, "[index]\nexclude = [\"old/**\"]\nsolv = 1\n")
+    code, out, _ = doctor(tmp_path, project, "--offline", "--format", "json")
+    rows = {row["name"]: row for row in json.loads(out)["checks"]}
+    assert rows["colosseum.toml"]["state"] == "warning" and "solv" in rows["colosseum.toml"]["detail"]
+    assert code == 0  # an unknown key is a warning
+    (project / "colosseum.toml").write_text("[models\n")
+    code, out, _ = doctor(tmp_path, project, "--offline", "--format", "json")
+    rows = {row["name"]: row for row in json.loads(out)["checks"]}
+    assert rows["colosseum.toml"]["state"] == "failed" and "not valid TOML" in rows["colosseum.toml"]["detail"]
+    assert code == 1
+    # no settings, but a Lean project beside the paper: the Lean check would run, so its tools are used
+    (project / "colosseum.toml").unlink()
+    lean = project / "lean"
+    lean.mkdir()
+    (lean / "lakefile.toml").write_text('name = "paper"\n')
+    (lean / "lean-toolchain").write_text("leanprover/lean4:v4.15.0\n")
+    code, out, _ = doctor(tmp_path, project, "--offline", "--format", "json")
+    rows = {row["name"]: row for row in json.loads(out)["checks"]}
+    assert rows["colosseum.toml"]["state"] == "skipped"
+    assert rows["lean-toolchain"] == {"name": "lean-toolchain", "state": "ok", "detail": "leanprover/lean4:v4.15.0",
+                                      "fix": "", "needed": True}
+    assert rows["lake"]["needed"] and rows["lake"]["state"] == "missing" and code == 1

@@ -58,6 +58,8 @@ class Uses:
     base_url: str | None = None
     api_key_env: str = "ANTHROPIC_API_KEY"
     lean_project: Path | None = None
+    lean_problem: str = ""  # why the configured Lean project is not one
+    settings: Check | None = None  # the colosseum.toml row
 
 
 @dataclass
@@ -80,6 +82,7 @@ def examine(project_dir: Path, *, offline: bool = False, environ=None) -> Doctor
     uses = project_uses(project_dir)
     report = DoctorReport(project_dir)
     report.checks.append(Check("python", OK, sys.version.split()[0], needed=True))
+    report.checks.append(uses.settings)
     report.checks += package_checks(uses)
     report.checks += extra_checks(uses)
     report.checks += model_checks(uses, offline, environ)
@@ -93,22 +96,38 @@ def examine(project_dir: Path, *, offline: bool = False, environ=None) -> Doctor
 
 def project_uses(project_dir: Path) -> Uses:
     """What colosseum.toml asks for (and a Lean project in the folder, which the Lean check finds)."""
-    from colosseum.lean.project import find_lean_project
+    from colosseum.lean.project import LeanProjectError, find_lean_project
     from colosseum.settings.project import load_config, table
 
     config = load_config(project_dir)
     uses = Uses(models=any(name in config.raw for name in RUN_TABLES), probe="probe" in config.raw)
+    uses.settings = settings_check(config)
     models = table(config, "models")
     uses.provider, uses.model, uses.base_url = models.provider, models.model, models.base_url
     if models.provider != "anthropic":
         uses.api_key_env = models.api_key_env
     configured = table(config, "lean").project
     try:
-        uses.lean_project = find_lean_project(project_dir, [project_dir], configured)
-    except Exception:  # a configured project that is not one: the Lean row says so
-        uses.lean_project = None
+        uses.lean_project = find_lean_project(project_dir, [project_dir / name for name in config.index.roots],
+                                              configured)
+    except LeanProjectError as exc:  # a configured project that is not one: the toolchain row says so
+        uses.lean_problem = str(exc)
     uses.lean = "lean" in config.raw or uses.lean_project is not None
     return uses
+
+
+def settings_check(config) -> Check:
+    """colosseum.toml: absent, read, or its problems (an error in it is blocking: the commands refuse it)."""
+    if config.path is None:
+        return Check("colosseum.toml", SKIPPED, "none (the defaults)")
+    errors = [p for p in config.problems if p.severity == "error"]
+    if not config.problems:
+        return Check("colosseum.toml", OK, "read", needed=True)
+    first = errors[0] if errors else config.problems[0]
+    where = f"line {first.line + 1}: " if first.line else ""
+    more = f" (and {len(config.problems) - 1} more)" if len(config.problems) > 1 else ""
+    return Check("colosseum.toml", FAILED if errors else WARNING, f"{where}{first.message}{more}",
+                 "fix it as `colosseum check` says", needed=True)
 
 
 def _version(distribution: str) -> str | None:
@@ -229,7 +248,8 @@ def lean_checks(project_dir: Path, uses: Uses, environ) -> list[Check]:
     if toolchain is not None and toolchain.is_file():
         checks.append(Check("lean-toolchain", OK, toolchain.read_text(encoding="utf-8").strip(), needed=uses.lean))
     else:
-        checks.append(Check("lean-toolchain", MISSING if uses.lean else SKIPPED, "no Lean project found",
+        checks.append(Check("lean-toolchain", MISSING if uses.lean else SKIPPED,
+                            uses.lean_problem or "no Lean project found",
                             "set [lean] project to a folder with a lakefile and lean-toolchain" if uses.lean else "",
                             needed=uses.lean))
     trust = is_trusted(project_dir, environ=environ)

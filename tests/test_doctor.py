@@ -152,8 +152,7 @@ def test_the_installed_editor_clients_are_found_and_compared(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "nvim").symlink_to(nvim)
-    (bin_dir / "code").write_text('#!/bin/sh\nif [ "$1" = --version ]; then echo 1.95.0; exit 0; fi\n'
-                                  'echo ms-python.python@2025.1.0\necho colosseum.colosseum-latex@0.0.9\n')
+    (bin_dir / "code").write_text('#!/bin/sh\necho ms-python.python@2025.1.0\necho colosseum.colosseum-latex@0.0.9\n')
     (bin_dir / "code").chmod(0o755)
     code, out, err = doctor(tmp_path, paper(tmp_path), "--offline", "--format", "json", path_dirs=str(bin_dir),
                             XDG_DATA_HOME=str(tmp_path / "data"), XDG_STATE_HOME=str(tmp_path / "state"))
@@ -188,3 +187,16 @@ def test_the_settings_row_and_a_lean_project_found_in_the_folder(tmp_path):
     assert rows["lean-toolchain"] == {"name": "lean-toolchain", "state": "ok", "detail": "leanprover/lean4:v4.15.0",
                                       "fix": "", "needed": True}
     assert rows["lake"]["needed"] and rows["lake"]["state"] == "missing" and code == 1
+    # with elan: whether it has the toolchain already (else the first check downloads it)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    elan = bin_dir / "elan"
+    elan.write_text('#!/bin/sh\n[ "$1" = toolchain ] && echo "leanprover/lean4:v4.9.0 (default)"; echo elan 4.0.0\n')
+    elan.chmod(0o755)
+    _, out, _ = doctor(tmp_path, project, "--offline", "--format", "json", path_dirs=str(bin_dir))
+    row = {row["name"]: row for row in json.loads(out)["checks"]}["lean-toolchain"]
+    assert row["state"] == "warning" and row["fix"] == "elan toolchain install leanprover/lean4:v4.15.0"
+    elan.write_text('#!/bin/sh\n[ "$1" = toolchain ] && echo "leanprover/lean4:v4.15.0"; echo elan 4.0.0\n')
+    _, out, _ = doctor(tmp_path, project, "--offline", "--format", "json", path_dirs=str(bin_dir))
+    row = {row["name"]: row for row in json.loads(out)["checks"]}["lean-toolchain"]
+    assert row["state"] == "ok" and row["detail"] == "leanprover/lean4:v4.15.0 (installed)"

@@ -219,16 +219,23 @@ def live_request(uses: Uses, key: str) -> Check:
                  needed=uses.models)
 
 
-def run_tool(argv: list[str]) -> tuple[int, str]:
-    """(exit code, the first line it printed on stdout or stderr); 127 when it is not on PATH."""
+def tool_output(argv: list[str]) -> tuple[int, str]:
+    """(exit code, all it printed on stdout then stderr); 127 when it is not on PATH, 126 when it
+    cannot be run or takes longer than COMMAND_SECONDS."""
     if shutil.which(argv[0]) is None:
         return 127, "not found on PATH"
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=COMMAND_SECONDS, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return 126, str(exc)
-    lines = [line.strip() for line in (done.stdout + "\n" + done.stderr).splitlines() if line.strip()]
-    return done.returncode, lines[0] if lines else ""
+    return done.returncode, done.stdout + "\n" + done.stderr
+
+
+def run_tool(argv: list[str]) -> tuple[int, str]:
+    """(exit code, the first line it printed on stdout or stderr); 127 when it is not on PATH."""
+    code, output = tool_output(argv)
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return code, lines[0] if lines else ""
 
 
 def tool_check(name: str, argv: list[str], fix: str, needed: bool = False) -> Check:
@@ -246,7 +253,7 @@ def lean_checks(project_dir: Path, uses: Uses, environ) -> list[Check]:
               tool_check("elan", ["elan", "--version"], fix, uses.lean)]
     toolchain = uses.lean_project / "lean-toolchain" if uses.lean_project else None
     if toolchain is not None and toolchain.is_file():
-        checks.append(Check("lean-toolchain", OK, toolchain.read_text(encoding="utf-8").strip(), needed=uses.lean))
+        checks.append(toolchain_check(toolchain.read_text(encoding="utf-8").strip(), uses.lean))
     else:
         checks.append(Check("lean-toolchain", MISSING if uses.lean else SKIPPED,
                             uses.lean_problem or "no Lean project found",
@@ -257,6 +264,20 @@ def lean_checks(project_dir: Path, uses: Uses, environ) -> list[Check]:
                         trust.reason if trust else "not trusted: no lake, no probes, no code from the project",
                         "" if trust else HOW_TO_TRUST, needed=uses.lean))
     return checks
+
+
+def toolchain_check(name: str, needed: bool) -> Check:
+    """The toolchain lean-toolchain names, and whether elan has it already (else the first check
+    downloads it: a warning, not a failure)."""
+    code, listed = tool_output(["elan", "toolchain", "list"])
+    if code != 0:
+        return Check("lean-toolchain", OK, name, needed=needed)
+    short = name.split(":", 1)[-1]
+    installed = any(short in line for line in listed.splitlines())
+    if installed:
+        return Check("lean-toolchain", OK, f"{name} (installed)", needed=needed)
+    return Check("lean-toolchain", WARNING, f"{name} (not installed yet: the first Lean check downloads it)",
+                 f"elan toolchain install {name}", needed=needed)
 
 
 def bubblewrap_check(uses: Uses) -> Check:
@@ -292,10 +313,8 @@ def client_check(name: str, version: str | None, how_to_update_client: str) -> C
 def editor_client_checks() -> list[Check]:
     """The installed VS Code extension and Neovim plugin, against this server's version."""
     vscode = None
-    code, _ = run_tool(["code", "--version"])
+    code, listed = tool_output(["code", "--list-extensions", "--show-versions"])
     if code == 0:
-        listed = subprocess.run(["code", "--list-extensions", "--show-versions"], capture_output=True, text=True,
-                                timeout=COMMAND_SECONDS, stdin=subprocess.DEVNULL).stdout
         vscode = next((line.split("@", 1)[1].strip() for line in listed.splitlines()
                        if line.lower().startswith(VSCODE_EXTENSION + "@")), None)
     neovim = None

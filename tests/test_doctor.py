@@ -17,7 +17,8 @@ from colosseum.core.schema_version import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parent.parent
 SECRET = "sk-ant-secret-never-printed"
-ROWS = ("python", "colosseum.toml", "colosseum", "pygls", "lsprotocol", "anthropic", "leanclient", "extra [models]", "extra [lean]",
+ROWS = ("python", "colosseum.toml", "colosseum", "pygls", "lsprotocol", "anthropic", "leanclient", "extra [models]",
+        "extra [lean]",
         "API key", "API request", "lake", "elan", "lean-toolchain", "trusted folder", "bubblewrap", "latexmk",
         "graphviz dot", "VS Code extension", "Neovim plugin")
 
@@ -81,7 +82,8 @@ def test_a_project_using_lean_is_not_ready_without_lake_elan_or_trust(tmp_path):
 
 
 def test_a_project_using_models_needs_the_key(tmp_path):
-    code, out, _ = doctor(tmp_path, paper(tmp_path, "[models]\nmodel = \"claude-x\"\n"), "--offline", "--format", "json")
+    project = paper(tmp_path, "[models]\nmodel = \"claude-x\"\n")
+    code, out, _ = doctor(tmp_path, project, "--offline", "--format", "json")
     rows = {row["name"]: row for row in json.loads(out)["checks"]}
     assert code == 1 and rows["API key"]["state"] == "missing" and rows["API key"]["needed"]
     code, out, _ = doctor(tmp_path, paper(tmp_path), "--offline", "--format", "json", ANTHROPIC_API_KEY=SECRET,
@@ -104,9 +106,11 @@ def test_offline_makes_no_request_and_online_makes_one_count_tokens(tmp_path):
         # a refused request is a failed row, and the project that uses models is not ready
         api.count_script.append((401, {"type": "error", "error": {"type": "authentication_error",
                                                                    "message": "invalid x-api-key"}}, {}))
-        code, out, _ = doctor(tmp_path, project, "--format", "json", ANTHROPIC_API_KEY=SECRET, ANTHROPIC_BASE_URL=api.url)
+        code, out, _ = doctor(tmp_path, project, "--format", "json", ANTHROPIC_API_KEY=SECRET,
+                              ANTHROPIC_BASE_URL=api.url)
     rows = {row["name"]: row for row in json.loads(out)["checks"]}
-    assert code == 1 and rows["API request"]["state"] == "failed" and "invalid x-api-key" in rows["API request"]["detail"]
+    assert code == 1 and rows["API request"]["state"] == "failed"
+    assert "invalid x-api-key" in rows["API request"]["detail"]
     assert SECRET not in out
 
 

@@ -89,7 +89,8 @@ def examine(project_dir: Path, *, offline: bool = False, environ=None) -> Doctor
     report.checks += lean_checks(project_dir, uses, environ)
     report.checks.append(bubblewrap_check(uses))
     report.checks.append(tool_check("latexmk", ["latexmk", "-v"], "install latexmk (TeX Live: tlmgr install latexmk)"))
-    report.checks.append(tool_check("graphviz dot", ["dot", "-V"], "install graphviz (for dag --format svg)"))
+    report.checks.append(tool_check("graphviz dot", ["dot", "-V"],
+                                    "install graphviz (it renders `colosseum dag --format dot`)"))
     report.checks += editor_client_checks()
     return report
 

@@ -179,7 +179,9 @@ def main() -> int:
                     "codeLensProvider": {"resolveProvider": False},
                     "executeCommandProvider": {"commands": COMMANDS},
                 },
-                "serverInfo": {"name": "fake-colosseum"},
+                # a version only when a test asks for one (the version handshake)
+                "serverInfo": ({"name": "fake-colosseum", "version": os.environ["FAKE_COLOSSEUM_VERSION"]}
+                               if os.environ.get("FAKE_COLOSSEUM_VERSION") else {"name": "fake-colosseum"}),
             }
         elif method == "initialized":
             log({"method": method, "params": params})

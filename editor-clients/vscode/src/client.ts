@@ -22,6 +22,7 @@ import {
   traceSetting,
 } from "./settings";
 import { StatusBar } from "./status";
+import { EXTENSION_ID, versionMismatch } from "./version";
 
 const CLIENT_ID = "colosseum";
 export const CLIENT_NAME = "Colosseum";
@@ -54,6 +55,7 @@ export class ServerClient {
     this.renderStatus();
     try {
       await newClient.start();
+      this.compareVersions(newClient);
     } catch (err) {
       this.renderStatus();
       const commandLine = configuredCommandLine().join(" ");
@@ -69,6 +71,22 @@ export class ServerClient {
       }
     }
     this.renderStatus();
+  }
+
+  /** The handshake: tell the user which side to upgrade when the server's major or minor version
+   * (serverInfo in `initialize`) differs from the extension's. */
+  private compareVersions(started: LanguageClient): void {
+    // (optional chaining throughout: the handshake never stands between the user and a started server)
+    const ownVersion = String(vscode.extensions?.getExtension(EXTENSION_ID)?.packageJSON?.version ?? "");
+    if (!ownVersion) {
+      return; // running from a source folder without its manifest: nothing to compare with
+    }
+    const serverInfo = started.initializeResult?.serverInfo;
+    this.output.appendLine(`Colosseum: server ${serverInfo?.version ?? "(no version)"}, extension ${ownVersion}`);
+    const mismatch = versionMismatch(ownVersion, serverInfo);
+    if (mismatch) {
+      void vscode.window.showWarningMessage(mismatch);
+    }
   }
 
   async stop(): Promise<void> {

@@ -40,6 +40,10 @@ const texLines = [
 fs.writeFileSync(texPath, texLines.join("\n") + "\n");
 const logPath = path.join(project, "server.log");
 process.env.FAKE_COLOSSEUM_LOG = logPath;
+// the version handshake: the stand-in server names a newer minor version than the extension's
+const OWN_VERSION = require("../package.json").version;
+const [ownMajor, ownMinor] = OWN_VERSION.split(".").map(Number);
+process.env.FAKE_COLOSSEUM_VERSION = `${ownMajor}.${ownMinor + 1}.0`;
 
 // ---------------------------------------------------------------------------------------------
 // The stub `vscode` module.
@@ -220,6 +224,9 @@ const vscode = partial("vscode", {
       statusItem = { text: "", show() {}, hide() {}, dispose() {} };
       return statusItem;
     },
+  }),
+  extensions: partial("extensions", {
+    getExtension: (id) => (id === "colosseum.colosseum-latex" ? { packageJSON: { version: OWN_VERSION } } : undefined),
   }),
   languages: partial("languages", { match: () => 10 }),
   commands: partial("commands", {
@@ -406,6 +413,9 @@ async function main() {
   }
   assert.ok(settingsRead.has("server.command") && settingsRead.has("model"), "settings read");
 
+  const handshake = shown.filter(([kind, m]) => kind === "warning" && m.includes(process.env.FAKE_COLOSSEUM_VERSION));
+  assert.ok(handshake.length >= 1, `the version handshake warned: ${JSON.stringify(shown)}`);
+  assert.match(handshake[0][1], /this extension is .*: upgrade the extension/);
   const errors = shown.filter(([kind]) => kind === "error");
   assert.deepStrictEqual(errors, [], "no error shown");
   await extension.deactivate();

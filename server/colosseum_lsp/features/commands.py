@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from colosseum.core.paths import dependency_graph_page
+from colosseum.core.paths import dependency_graph_page, prepare_write
 from colosseum.graph.html import dag_html
 from colosseum_lsp.convert import uri_to_path
 from colosseum_lsp.features.registry import CommandFailed
@@ -73,6 +73,7 @@ async def show_dependency_graph(ctx, args) -> dict:
     project = command_project(ctx, args)
     index = await indexed(ctx, project)
     path = dependency_graph_page(project.root_dir)
+    prepare_write(path)  # the state folder and its .gitignore, when this is its first file
     path.parent.mkdir(parents=True, exist_ok=True)
     page = dag_html(index, f"{project.root_dir.name}: dependency graph")
     tmp = path.with_suffix(".tmp")

@@ -20,8 +20,15 @@ local compat = require("colosseum.compat")
 local labels = require("colosseum.labels")
 local root = require("colosseum.root")
 local server = require("colosseum.server")
+local version = require("colosseum.version")
 
 local M = {}
+
+--- This plugin's version; `colosseum doctor` reads it, the server's is compared with it on start.
+M.version = version.VERSION
+
+--- The version the running server reported in `initialize` (serverInfo), or nil.
+M.server_version = nil
 
 --- Server-side command ids (workspace/executeCommand).
 M.server_commands = {

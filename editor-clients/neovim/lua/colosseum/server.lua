@@ -6,6 +6,7 @@
 local commands = require("colosseum.commands")
 local compat = require("colosseum.compat")
 local root = require("colosseum.root")
+local version = require("colosseum.version")
 
 local server = {}
 
@@ -101,7 +102,8 @@ local function base_config()
     get_language_id = function()
       return "latex"
     end,
-    on_init = function(client)
+    on_init = function(client, initialize_result)
+      version.check(initialize_result) -- the handshake: which side to upgrade, when they do not fit
       -- Neovim >= 0.8 sends the settings after initialization by itself; 0.7 does not.
       if not compat.has("nvim-0.8") and next(client.config.settings or {}) then
         local params = { settings = client.config.settings }

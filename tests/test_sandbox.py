@@ -182,3 +182,17 @@ def test_the_runner_reads_the_bootstraps_exit_codes():
     assert runner._limit_of(runner.PROCESSES_EXIT, 0.1, LIMITS) == "processes"
     assert runner._limit_of(-9, 0.1, LIMITS) == "none"  # killed by someone else, well under the CPU limit
     assert runner._limit_of(0, 5.0, LIMITS) == "none"
+
+
+def test_an_unsandboxed_probe_leaves_no_process_holding_its_output(no_bwrap):
+    # a child that outlives the probe and keeps stdout open: the run ends with the probe's main
+    # process, not at the wall limit (inside the sandbox the pid namespace ends such a child)
+    code = "import os, time\nif os.fork() == 0:\n    time.sleep(600)\nprint('parent done')\n"
+    result = run_python(code, replace(LIMITS, allow_unsandboxed=True, wall_s=300))
+    assert (result.stdout, result.limit, result.exit_code) == ("parent done\n", "none", 0), result
+
+
+def test_a_sandboxed_probe_leaves_no_process_behind(limits):
+    code = "import os, time\nif os.fork() == 0:\n    time.sleep(600)\nprint('parent done')\n"
+    result = run_python(code, limits)
+    assert (result.stdout, result.limit, result.exit_code) == ("parent done\n", "none", 0), result

@@ -138,6 +138,8 @@ def _collect(process: subprocess.Popen, output: _Output, report_pipe, deadline: 
                 data = os.read(key.fd, CHUNK)
                 if not data:
                     selector.unregister(key.fileobj)
+                    if key.data == "report":  # the probe's main process has ended: so do the ones it left,
+                        _kill_group(process.pid)  # which would otherwise hold the pipes open until the wall limit
                 elif key.data == "report":
                     report += data[:max(0, 200 - len(report))]
                 else:

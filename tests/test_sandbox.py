@@ -38,8 +38,8 @@ def _still_works(limits):
 # ---- what a probe is for --------------------------------------------------------------------------
 def test_a_computation_returns_its_output(limits):
     if importlib.util.find_spec("numpy") and importlib.util.find_spec("sympy"):
-        code = ("import numpy, sympy\n"
-                "print(int(numpy.arange(1, 31).sum()), sympy.factorint(360), sympy.Rational(1, 3) + sympy.Rational(1, 6))")
+        code = ("import numpy, sympy\nprint(int(numpy.arange(1, 31).sum()), sympy.factorint(360),\n"
+                "      sympy.Rational(1, 3) + sympy.Rational(1, 6))")
         expected = "465 {2: 3, 3: 2, 5: 1} 1/2\n"
     else:  # numpy and sympy are the optional extra colosseum[probe]
         code = "from fractions import Fraction\nprint(sum(range(1, 31)), Fraction(1, 3) + Fraction(1, 6))"
@@ -53,6 +53,7 @@ def test_a_handed_file_is_readable_and_nothing_else_of_the_project(limits, tmp_p
     project = tmp_path / "paper"
     project.mkdir()
     (project / "cases.txt").write_text("3 5 7\n")
+    (project / "cases.txt").chmod(0o600)  # readable by us alone: the probe reads a copy
     (project / "secret.tex").write_text("not for the probe\n")
     code = (f"import os\nprint(open('input/cases.txt').read().split())\n"
             f"print(os.path.exists({str(project / 'secret.tex')!r}), os.path.exists({str(project)!r}))\n"

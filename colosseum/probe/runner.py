@@ -65,24 +65,34 @@ def run_python(code: str, limits: ProbeLimits, handed_files=()) -> ExecutionResu
     problem = sandbox_problem()
     if problem is not None and not limits.allow_unsandboxed:
         raise SandboxUnavailable(problem)
-    handed = {Path(path).name: Path(path).resolve() for path in handed_files}
     with tempfile.TemporaryDirectory(prefix="colosseum-probe-") as folder:
         code_file = Path(folder) / "main.py"
         code_file.write_text(code, encoding="utf-8")
+        handed = _copy_handed(handed_files, Path(folder) / "work" / "input")
         memory = limits.memory_mb * 1024 * 1024
         if problem is None:
             prefix, uid = sandbox_command(code_file, handed, memory)
             command, cwd, env = [*prefix, sys.executable, "-I", "-c", BOOTSTRAP], "/", None
             args, path = [limits.processes, uid], INSIDE_CODE
         else:  # [probe] allow_unsandboxed: the rlimits alone (no process limit: it would count all of ours)
-            work = Path(folder) / "work"
-            (work / "input").mkdir(parents=True)
-            for name, path in handed.items():
-                shutil.copyfile(path, work / "input" / name)
-            command, cwd, env = [sys.executable, "-I", "-c", BOOTSTRAP], str(work), dict(BASE_ENV, HOME=str(work))
+            work = str(Path(folder) / "work")
+            command, cwd, env = [sys.executable, "-I", "-c", BOOTSTRAP], work, dict(BASE_ENV, HOME=work)
             args, path = [0, -1], str(code_file)
         command += [str(max(1, round(limits.cpu_s))), str(memory), *map(str, args)]
         return _run(command, path, cwd, env, limits, sandboxed=problem is None)
+
+
+def _copy_handed(handed_files, folder: Path) -> dict[str, Path]:
+    """Copies of the handed files, readable by the sandbox's user whatever the originals' modes,
+    and fixed: the project's file may change while the probe runs, its copy does not."""
+    folder.mkdir(parents=True)
+    copies = {}
+    for source in map(Path, handed_files):
+        copy = folder / source.name
+        shutil.copyfile(source, copy)
+        copy.chmod(0o444)
+        copies[source.name] = copy
+    return copies
 
 
 def _run(command: list[str], code_path: str, cwd: str, env, limits: ProbeLimits, *,

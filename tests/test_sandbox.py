@@ -80,6 +80,12 @@ def test_the_environment_is_cleared(limits, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-not-for-probes")
     result = run_python("import os\nprint(sorted(k for k in os.environ if 'KEY' in k), os.getuid() != 0)", limits)
     assert result.stdout == "[] True\n", result
+    # nor in any process of the sandbox: bwrap's own first process runs as the probe's user
+    # (where a plain user runs bwrap), so the probe could read its environment
+    code = ("import os\nfor pid in filter(str.isdigit, os.listdir('/proc')):\n    try:\n"
+            "        print(b'sk-not-for-probes' in open(f'/proc/{pid}/environ', 'rb').read())\n"
+            "    except OSError:\n        pass\n")
+    assert "True" not in run_python(code, limits).stdout
 
 
 # ---- hostile code ---------------------------------------------------------------------------------

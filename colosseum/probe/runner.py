@@ -72,7 +72,9 @@ def run_python(code: str, limits: ProbeLimits, handed_files=()) -> ExecutionResu
         memory = limits.memory_mb * 1024 * 1024
         if problem is None:
             prefix, uid = sandbox_command(code_file, handed, memory)
-            command, cwd, env = [*prefix, sys.executable, "-I", "-c", BOOTSTRAP], "/", None
+            # bwrap itself gets no environment of ours either: its first process stays in the
+            # sandbox as the probe's user, whose /proc/1/environ the probe could otherwise read
+            command, cwd, env = [*prefix, sys.executable, "-I", "-c", BOOTSTRAP], "/", {"PATH": BASE_ENV["PATH"]}
             args, path = [limits.processes, uid], INSIDE_CODE
         else:  # [probe] allow_unsandboxed: the rlimits alone (no process limit: it would count all of ours)
             work = str(Path(folder) / "work")

@@ -203,3 +203,16 @@ def test_a_sandboxed_probe_leaves_no_process_behind(limits):
     code = "import os, time\nif os.fork() == 0:\n    time.sleep(600)\nprint('parent done')\n"
     result = run_python(code, limits)
     assert (result.stdout, result.limit, result.exit_code) == ("parent done\n", "none", 0), result
+
+
+def test_a_sandbox_that_cannot_start_the_probe_says_so(limits, monkeypatch):
+    real = sandbox.sandbox_command
+
+    def broken(code_file, handed, tmp_bytes):  # a bind of a path that does not exist
+        args, uid = real(code_file, handed, tmp_bytes)
+        return [*args, "--ro-bind", "/nonexistent-colosseum-path", "/x"], uid
+
+    monkeypatch.setattr(runner, "sandbox_command", broken)
+    result = run_python("print(1)", limits)
+    assert (result.stdout, result.limit) == ("", "none") and result.exit_code not in (0, None), result
+    assert "nonexistent-colosseum-path" in result.stderr_tail

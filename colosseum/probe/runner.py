@@ -116,7 +116,7 @@ def _run(command: list[str], code_path: str, cwd: str, env, limits: ProbeLimits,
     process.returncode = os.waitstatus_to_exitcode(status)
     process.stdout.close()
     process.stderr.close()
-    exit_code, cpu = _reported(report, usage.ru_utime + usage.ru_stime)
+    exit_code, cpu = _reported(report, process.returncode, usage.ru_utime + usage.ru_stime)
     limit = killed or _limit_of(exit_code, cpu, limits)
     return ExecutionResult(stdout=output.stdout.decode("utf-8", "replace"),
                            stderr_tail=output.stderr.decode("utf-8", "replace"),
@@ -125,13 +125,14 @@ def _run(command: list[str], code_path: str, cwd: str, env, limits: ProbeLimits,
                            stdout_truncated=output.over)
 
 
-def _reported(report: bytes, fallback_cpu: float) -> tuple[int | None, float]:
-    """The probe's exit code and CPU seconds from the bootstrap's report (none when it was killed)."""
+def _reported(report: bytes, outer_exit: int, outer_cpu: float) -> tuple[int, float]:
+    """The probe's exit code and CPU seconds from the bootstrap's report; without one (bwrap
+    could not start it, or its supervisor was killed) bwrap's own."""
     try:
         status, cpu = report.decode("ascii").split()
         return os.waitstatus_to_exitcode(int(status)), round(float(cpu), 3)
     except (UnicodeDecodeError, ValueError):
-        return None, round(fallback_cpu, 3)
+        return outer_exit, round(outer_cpu, 3)
 
 
 def _collect(process: subprocess.Popen, output: _Output, report_pipe, deadline: float) -> tuple[str | None, bytes]:

@@ -106,6 +106,9 @@ def _run(command: list[str], code_path: str, cwd: str, env, limits: ProbeLimits,
         process = subprocess.Popen([*command, str(report_write), code_path], cwd=cwd, env=env,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    start_new_session=True, pass_fds=(report_write,))
+    except BaseException:
+        os.close(report_read)
+        raise
     finally:
         os.close(report_write)
     output = _Output(limits.output_bytes, bytearray(), bytearray())

@@ -53,6 +53,7 @@ TIME_GROUPS = (
     ("model loops (solve, review, research)", ("test_inner_loop", "test_review_", "test_research_", "test_model_",
                                                "test_anthropic", "test_other_providers", "test_solve_")),
     ("catalog", ("test_catalog",)),
+    ("probes (sandbox)", ("test_sandbox", "test_probe")),
     ("packaging and architecture", ("test_packaging", "test_boundaries", "test_architecture", "test_app_layer")),
     ("settings", ("test_config_", "test_settings_")),
 )

@@ -50,7 +50,8 @@ TABLE_CLASSES = {"index": (__name__, "IndexConfig"), "solve": ("colosseum.settin
                  "review": ("colosseum.settings.tables", "ReviewSettings"),
                  "research": ("colosseum.settings.tables", "ResearchSettings"),
                  "lean": ("colosseum.settings.tables", "LeanTable"),
-                 "catalog": ("colosseum.settings.tables", "CatalogSettings")}
+                 "catalog": ("colosseum.settings.tables", "CatalogSettings"),
+                 "probe": ("colosseum.settings.tables", "ProbeSettings")}
 
 
 def table_class(name: str | None) -> type:

@@ -1,5 +1,5 @@
 """The tables of colosseum.toml that the model-backed commands read: the inner loop, the models, the
-budget, the review, the research pipeline, the Lean bridge and the catalog. Imported only when
+budget, the review, the research pipeline, the Lean bridge, the catalog and the probes' sandbox. Imported only when
 colosseum.toml has one of them or a command asks (a cold `check` never pays for their classes)."""
 
 from __future__ import annotations
@@ -113,3 +113,19 @@ class CatalogSettings:
 
     path: str | None = setting(None, "The knowledge catalog.", PATH, example="knowledge",
                                shown="knowledge/ beside the root")
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeSettings:
+    """[probe]: computational probes, Python run in a sandbox (bubblewrap) on small cases."""
+
+    cpu_s: float = setting(10.0, "CPU seconds a probe may use (RLIMIT_CPU: the same under any load).", CALL_SECONDS)
+    wall_s: float = setting(60.0, "Seconds of wall time before a probe's processes are killed (a safety net).",
+                            CALL_SECONDS)
+    memory_mb: int = setting(1024, "Address space of a probe's process in MiB (RLIMIT_AS; numpy needs some "
+                             "hundreds); also the size of its temporary folder.", at_least(64))
+    max_tool_calls: int = setting(8, "Probes (tool calls) one role may run in a model call.", POSITIVE_INT)
+    output_bytes: int = setting(1_000_000, "Bytes of output (stdout and stderr) kept before the probe is stopped.",
+                                at_least(1024))
+    allow_unsandboxed: bool = setting(False, "Run probes without bubblewrap where it cannot run (the limits still "
+                                      "apply; nothing else is isolated).", BOOL)

@@ -33,6 +33,8 @@ SNIPPETS = [
     "\\section{Owed}\\obligation\n", "% colosseum: obligation\n\\section{Marked}\n",
     "\\newtheorem{principle}{Principle}\n", "\\begin{principle}\\label{pr:a}\nP.\n\\end{principle}\n",
     "\\newcommand{\\foo}[1]{\\ref{#1}}", "\\foo{lem:fresh}", "\\uses{p,\n q}", "\\leanok", "\\lean{A.b}",
+    "\\cite{Beck78}", "\\cite{Bek78,Spencer77}", "\\citep[p.~2]{nobody}", "\\bibliography{refs}",
+    "\\begin{thebibliography}{9}\\bibitem{nobody} N.\\end{thebibliography}\n",
     "\\\\", "\\%", "\\end{document}", "\\begin{equation}\\label{eq:new}x\\end{equation}", "é𝔽", "",
 ]
 

@@ -36,7 +36,9 @@ class Citations:
         self._readings: dict[Path, tuple[str, FileCitations]] = {}  # file -> (its text, its reading)
         self._bibs: dict[Path, tuple[str, BibFile]] = {}
         self.files: set[Path] = set()  # files it has findings in
-        self.entries: dict[str, BibEntry] = {}  # key -> its first entry: what hover shows
+        # every key the bibliography defines -> its first .bib entry (None: a \\bibitem), what
+        # hover shows and the quick fix chooses from
+        self.entries: dict[str, BibEntry | None] = {}
 
     def _reading(self, view: BuildView, path: Path) -> FileCitations | None:
         ft = view.text_of(path)
@@ -80,6 +82,7 @@ class Citations:
         for path, reading in readings.items():
             for key, start, end in reading.bibitems:
                 defined.setdefault(key, []).append((path, start, end))
+                self.entries.setdefault(key, None)
         if complete:
             for path, reading in readings.items():
                 for key, start, end in reading.keys:

@@ -64,7 +64,7 @@ class IndexSnapshot:
     diagnostics: list[Diagnostic] | None = None
     diagnostics_by_file: dict[Path, list[Diagnostic]] = field(default_factory=dict)  # a file's list is
     # the same object from one snapshot to the next while its findings stay the same
-    bibliography: dict = field(default_factory=dict)  # citation key -> its .bib entry (hover shows it)
+    bibliography: dict = field(default_factory=dict)  # citation key -> its .bib entry (None: a \\bibitem)
     units: list[Unit] = field(default_factory=list)  # what each chunk of each file contributed, reading order
     _units_by_path: dict[Path, list[Unit]] | None = None
 

@@ -125,3 +125,20 @@ def test_an_edited_bib_is_judged_again_and_matches_a_cold_index(make_project, tm
     index.update_document(root / "main.tex", None)
     assert _findings(index, "undefined-citation") == []
     assert not differences(fingerprint(index), fingerprint(ProjectIndex.open(root)))
+
+
+def test_commented_citations_and_a_bibliography_named_by_a_macro(make_project, tmp_path):
+    index = _open(make_project, tmp_path, "% \\cite{commented}\n100\\% \\cite{knuth84}\n\\bibliography{refs}",
+                  {"refs.bib": BIB})
+    assert [d for d in index.diagnostics() if "cit" in d.code or "bib" in d.code] == []
+    # a file name the index cannot know: not followed, and no citation judged against a partial list
+    index = _open(make_project, tmp_path / "b", "\\cite{anything}\n\\bibliography{refs,\\jobname}", {"refs.bib": BIB})
+    assert [d for d in index.diagnostics() if "cit" in d.code or "bib" in d.code] == []
+
+
+def test_near_misses_follow_the_keys_from_one_build_to_the_next(make_project, tmp_path):
+    root = make_project(tmp_path, {"main.tex": MAIN % "\\cite{knuth85}\n\\bibliography{refs}", "refs.bib": BIB})
+    index = ProjectIndex.open(root)
+    assert "did you mean `knuth84`?" in _findings(index, "undefined-citation")[0].message
+    index.update_document(root / "refs.bib", BIB + "@misc{knuth86, title={T}}\n")
+    assert "did you mean `knuth84` or `knuth86`?" in _findings(index, "undefined-citation")[0].message

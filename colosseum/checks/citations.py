@@ -36,6 +36,7 @@ class Citations:
         self._readings: dict[Path, tuple[str, FileCitations]] = {}  # file -> (its text, its reading)
         self._bibs: dict[Path, tuple[str, BibFile]] = {}
         self.files: set[Path] = set()  # files it has findings in
+        self._near: tuple[frozenset[str], dict[str, list[str]]] = (frozenset(), {})  # keys -> near misses of a name
         # every key the bibliography defines -> its first .bib entry (None: a \\bibitem), what
         # hover shows and the quick fix chooses from
         self.entries: dict[str, BibEntry | None] = {}
@@ -83,11 +84,18 @@ class Citations:
             for key, start, end in reading.bibitems:
                 defined.setdefault(key, []).append((path, start, end))
                 self.entries.setdefault(key, None)
-        if complete:
-            for path, reading in readings.items():
-                for key, start, end in reading.keys:
-                    if key not in defined:
-                        yield _undefined(view, path, key, start, end, defined)
+        if not complete:
+            return
+        keys = frozenset(defined)
+        if keys != self._near[0]:
+            self._near = (keys, {})  # near misses are looked up again only when the keys changed
+        near = self._near[1]
+        for path, reading in readings.items():
+            for key, start, end in reading.keys:
+                if key not in defined:
+                    if key not in near:
+                        near[key] = similar_labels(key, keys)
+                    yield _undefined(view, path, key, start, end, near[key])
 
     def _read_bibliography(self, view: BuildView, readings: dict[Path, FileCitations],
                            defined: dict[str, list[tuple[Path, int, int]]]) -> Iterator[Diagnostic]:
@@ -97,6 +105,9 @@ class Citations:
         complete, seen, bibs = True, set(), {}
         for path, reading in readings.items():
             for command, name, start, end in reading.resources:
+                if "\\" in name or "#" in name:  # \bibliography{\jobname}, a macro's parameter: not followed
+                    complete = False
+                    continue
                 found = _bib_path(view, path, command, name)
                 where = range_at(view, path, start, end)
                 if found is None or not boundary.may_read(found):
@@ -153,10 +164,8 @@ def _duplicates(view: BuildView, defined: dict[str, list[tuple[Path, int, int]]]
                              f"bibliography key `{key}` is defined {len(places)} times (also at {where})", related)
 
 
-def _undefined(view: BuildView, path: Path, key: str, start: int, end: int,
-               defined: dict[str, list[tuple[Path, int, int]]]) -> Diagnostic:
+def _undefined(view: BuildView, path: Path, key: str, start: int, end: int, near: list[str]) -> Diagnostic:
     message = f"undefined citation `{key}`: no entry in the project's bibliography"
-    near = similar_labels(key, defined)
     if near:
         message += "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
     return Diagnostic(path, range_at(view, path, start, end), "warning", code("undefined-citation"), message)

@@ -142,3 +142,20 @@ def test_near_misses_follow_the_keys_from_one_build_to_the_next(make_project, tm
     assert "did you mean `knuth84`?" in _findings(index, "undefined-citation")[0].message
     index.update_document(root / "refs.bib", BIB + "@misc{knuth86, title={T}}\n")
     assert "did you mean `knuth84` or `knuth86`?" in _findings(index, "undefined-citation")[0].message
+
+
+def test_each_root_is_judged_against_its_own_bibliography(make_project, tmp_path):
+    """Two documents sharing a chapter: one has a bibliography, the other none (no findings of its own)."""
+    doc = "\\documentclass{article}\n\\begin{document}\n\\input{chapter}\n%s\n\\end{document}\n"
+    root = make_project(tmp_path, {"colosseum.toml": 'roots = ["a.tex", "b.tex"]\n',
+                                   "a.tex": doc % "\\bibliography{refs}", "b.tex": doc % "",
+                                   "chapter.tex": "\\cite{knuth84} \\cite{ghost}\n", "refs.bib": BIB})
+    index = ProjectIndex.open(root)
+    [found] = _findings(index, "undefined-citation")
+    assert found.file.name == "chapter.tex" and "`ghost`" in found.message and "when built from a.tex" in found.message
+
+
+def test_a_bibitem_twice_is_a_duplicate(make_project, tmp_path):
+    index = _open(make_project, tmp_path, "\\cite{own}\n\\begin{thebibliography}{9}\n\\bibitem{own} A.\n"
+                  "\\bibitem{own} B.\n\\end{thebibliography}")
+    assert [d.range.start.line for d in _findings(index, "duplicate-bib-key")] == [4, 5]

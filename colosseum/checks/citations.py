@@ -30,13 +30,14 @@ MAX_PLACES = 5
 class Citations:
     name = "citations"
     codes = ("undefined-citation", "duplicate-bib-key", "missing-bibliography", "bib-syntax")
-    depends_on = ("file_roots", "text_of", "root_dir", "relative", "read_only_paths")
+    depends_on = ("file_roots", "root_results", "text_of", "root_dir", "relative", "read_only_paths")
 
     def __init__(self):
         self._readings: dict[Path, tuple[str, FileCitations]] = {}  # file -> (its text, its reading)
         self._bibs: dict[Path, tuple[str, BibFile]] = {}
         self.files: set[Path] = set()  # files it has findings in
-        self._near: tuple[frozenset[str], dict[str, list[str]]] = (frozenset(), {})  # keys -> near misses of a name
+        # per root: its keys, and the near misses of each undefined name among them
+        self._near: dict[Path, tuple[frozenset[str], dict[str, list[str]]]] = {}
         # every key the bibliography defines -> its first .bib entry (None: a \\bibitem), what
         # hover shows and the quick fix chooses from
         self.entries: dict[str, BibEntry | None] = {}
@@ -61,35 +62,45 @@ class Citations:
 
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
         per_file: dict[Path, list[Entry]] = {}
-        for diag in self.find(view):
-            per_file.setdefault(diag.file, []).append((diag, None))
+        for diag, root in self.find(view):
+            per_file.setdefault(diag.file, []).append((diag, root))
         for path in self.files - per_file.keys():
             findings.set((self.name, path), [])
         for path, entries in per_file.items():
             findings.set((self.name, path), entries)
         self.files = set(per_file)
 
-    def find(self, view: BuildView) -> Iterator[Diagnostic]:
-        files = sorted(view.file_roots)
-        readings = {path: r for path in files if (r := self._reading(view, path)) is not None}
+    def find(self, view: BuildView) -> Iterator[Entry]:
+        """Per root, as LaTeX judges each build: its citations against its own bibliography."""
+        readings = {path: r for path in view.file_roots if (r := self._reading(view, path)) is not None}
         self._readings = {p: self._readings[p] for p in readings}
-        has_bibliography = any(r.resources or r.thebibliography for r in readings.values())
         self.entries = {}
-        if not has_bibliography:
-            self._bibs = {}
-            return
+        used_bibs: set[Path] = set()
+        for result in view.root_results:
+            of_root = {path: readings[path] for path in dict.fromkeys(result.files) if path in readings}
+            if any(r.resources or r.thebibliography for r in of_root.values()):
+                for diag in self._find_in_root(view, result.root, of_root, used_bibs):
+                    yield diag, result.root
+        self._bibs = {p: self._bibs[p] for p in used_bibs if p in self._bibs}
+        roots = {result.root for result in view.root_results}
+        self._near = {root: kept for root, kept in self._near.items() if root in roots}
+
+    def _find_in_root(self, view: BuildView, root: Path, readings: dict[Path, FileCitations],
+                      used_bibs: set[Path]) -> Iterator[Diagnostic]:
         defined: dict[str, list[tuple[Path, int, int]]] = {}
-        complete = yield from self._read_bibliography(view, readings, defined)
+        complete = yield from self._read_bibliography(view, readings, defined, used_bibs)
         for path, reading in readings.items():
             for key, start, end in reading.bibitems:
                 defined.setdefault(key, []).append((path, start, end))
                 self.entries.setdefault(key, None)
+        yield from _duplicates(view, defined)
         if not complete:
             return
         keys = frozenset(defined)
-        if keys != self._near[0]:
-            self._near = (keys, {})  # near misses are looked up again only when the keys changed
-        near = self._near[1]
+        kept = self._near.get(root)
+        if kept is None or kept[0] != keys:
+            kept = self._near[root] = (keys, {})  # near misses are looked up again only when the keys changed
+        near = kept[1]
         for path, reading in readings.items():
             for key, start, end in reading.keys:
                 if key not in defined:
@@ -98,7 +109,7 @@ class Citations:
                     yield _undefined(view, path, key, start, end, near[key])
 
     def _read_bibliography(self, view: BuildView, readings: dict[Path, FileCitations],
-                           defined: dict[str, list[tuple[Path, int, int]]]) -> Iterator[Diagnostic]:
+                           defined: dict[str, list[tuple[Path, int, int]]], used_bibs: set[Path]) -> Iterator[Diagnostic]:
         """Reads every .bib the project names into ``defined``; yields what could not be read;
         returns whether every one was read (else a key may be in the one that was not)."""
         boundary = Boundary.of(view.root_dir, view.read_only_paths)
@@ -126,7 +137,7 @@ class Citations:
                                      f"bibliography file `{name}` cannot be read: its citations are not checked")
                     continue
                 bibs[found] = bib
-        self._bibs = {p: self._bibs[p] for p in bibs}
+        used_bibs.update(bibs)
         for bib_path, bib in bibs.items():
             for offset, message in bib.problems:
                 yield Diagnostic(bib_path, range_at(view, bib_path, offset, offset), "warning", code("bib-syntax"),
@@ -134,7 +145,6 @@ class Citations:
             for entry in bib.entries:
                 defined.setdefault(entry.key, []).append((bib_path, entry.start, entry.end))
                 self.entries.setdefault(entry.key, entry)
-        yield from _duplicates(view, defined)
         return complete
 
 

@@ -159,3 +159,11 @@ def test_a_bibitem_twice_is_a_duplicate(make_project, tmp_path):
     index = _open(make_project, tmp_path, "\\cite{own}\n\\begin{thebibliography}{9}\n\\bibitem{own} A.\n"
                   "\\bibitem{own} B.\n\\end{thebibliography}")
     assert [d.range.start.line for d in _findings(index, "duplicate-bib-key")] == [4, 5]
+
+
+def test_wrappers_settings_and_remote_resources_are_not_citations(make_project, tmp_path):
+    index = _open(make_project, tmp_path, "\\newcommand{\\mycite}[1]{\\cite{#1}}\\citestyle{plain}\n"
+                  "\\mycite{knuth84} \\cite{knuth84}\n\\bibliography{refs}", {"refs.bib": BIB})
+    assert [d for d in index.diagnostics() if "cit" in d.code or "bib" in d.code] == []
+    index = _open(make_project, tmp_path / "remote", "\\cite{x}\n\\addbibresource[location=remote]{http://a.org/r.bib}")
+    assert [d for d in index.diagnostics() if "cit" in d.code or "bib" in d.code] == []

@@ -116,7 +116,8 @@ class Citations:
         complete, seen, bibs = True, set(), {}
         for path, reading in readings.items():
             for command, name, start, end in reading.resources:
-                if "\\" in name or "#" in name:  # \bibliography{\jobname}, a macro's parameter: not followed
+                # \bibliography{\jobname}, a macro's parameter, biblatex's remote resource: not followed
+                if "\\" in name or "#" in name or "://" in name:
                     complete = False
                     continue
                 found = _bib_path(view, path, command, name)

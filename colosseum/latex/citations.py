@@ -17,6 +17,11 @@ _CITATION_NAME = re.compile(r"^cite|cites?$")
 _OPTIONAL = re.compile(r"\s*\[[^\]]*\]")
 _THEBIBLIOGRAPHY = re.compile(r"\\begin\s*\{thebibliography\}")
 _COMMENT = re.compile(r"(?<!\\)%.*")
+# names that look like citations but set things up (natbib's \citestyle{plain}, biblatex's resets)
+_NOT_CITING = frozenset({"citestyle", "citeindextrue", "citeindexfalse", "citeindextype", "citereset",
+                         "citeresetsection", "citeresetchapter", "citeauthorreset"})
+# a key as written; a macro parameter (#1 in a wrapper's definition) or a command is none
+_KEY = re.compile(r"[^\s\\#{}%~,]+")
 
 
 @dataclass(slots=True)
@@ -75,7 +80,7 @@ def read_citations(text: str) -> Citations:
         name, pos = m.group(1), m.end()
         lower = name.lower()
         citing = lower not in ("bibliography", "addbibresource", "addglobalbib", "addsectionbib", "bibitem")
-        if citing and not _CITATION_NAME.search(lower):
+        if citing and (not _CITATION_NAME.search(lower) or lower in _NOT_CITING):
             continue
         while (opt := _OPTIONAL.match(text, pos)) is not None:  # \cite[p.~3]{x}, \bibitem[label]{x}
             pos = opt.end()
@@ -83,11 +88,11 @@ def read_citations(text: str) -> Citations:
         while (group := _group(text, pos)) is not None:
             s, e, pos = group
             if name == "bibitem":
-                out.bibitems.extend(_items(text, s, e)[:1])
+                out.bibitems.extend(item for item in _items(text, s, e)[:1] if _KEY.fullmatch(item[0]))
             elif not citing:
                 out.resources.extend((name, value, vs, ve) for value, vs, ve in _items(text, s, e))
             else:
-                out.keys.extend(item for item in _items(text, s, e) if item[0] != "*")
+                out.keys.extend(item for item in _items(text, s, e) if _KEY.fullmatch(item[0]) and item[0] != "*")
             if not lower.endswith("cites"):
                 break
             while (opt := _OPTIONAL.match(text, pos)) is not None:

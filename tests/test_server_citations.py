@@ -54,7 +54,9 @@ async def test_undefined_citation_quick_fix_hover_and_bib_change(client: Languag
     assert shown is not None and "LaTeX" in shown.contents.value and "Leslie Lamport" in shown.contents.value
     assert "1994" in shown.contents.value
 
-    # the .bib changes on disk: the key is defined now, the finding goes away
+    # the .bib changes on disk: the key is defined now, the finding goes away (the .bib open in the
+    # editor too: the server does not hold .bib documents, the disk's copy is what it reads)
+    _open(client, "refs.bib")
     mark = len(client.published)
     bib = client.project / "refs.bib"
     bib.write_text(BIB + "@misc{knuth85, title={Another}}\n", encoding="utf-8")

@@ -167,3 +167,10 @@ def test_wrappers_settings_and_remote_resources_are_not_citations(make_project, 
     assert [d for d in index.diagnostics() if "cit" in d.code or "bib" in d.code] == []
     index = _open(make_project, tmp_path / "remote", "\\cite{x}\n\\addbibresource[location=remote]{http://a.org/r.bib}")
     assert [d for d in index.diagnostics() if "cit" in d.code or "bib" in d.code] == []
+
+
+def test_verbatim_and_iffalse_hold_no_citations(make_project, tmp_path):
+    index = _open(make_project, tmp_path, "\\begin{verbatim}\n\\cite{verbatim}\n\\end{verbatim}\n\\verb|\\cite{verb}|\n"
+                  "\\iffalse \\cite{hidden} \\fi \\cite{shown}\n\\bibliography{refs}", {"refs.bib": BIB})
+    assert [d.message.split("`")[1] for d in _findings(index, "undefined-citation")] == ["shown"]
+    assert _findings(index, "undefined-citation")[0].range.start.line == 6

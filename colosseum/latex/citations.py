@@ -34,11 +34,23 @@ class Citations:
     thebibliography: bool = False
 
 
+# what TeX does not read as commands here (colosseum.latex.skipped reads them exactly for the scanner;
+# this is the plain case of each): verbatim-like environments, \\verb, \\iffalse ... \\fi
+_SKIPPED = re.compile(r"\\begin\s*\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}.*?\\end\s*\{\1\}"
+                      r"|\\verb\*?([^A-Za-z\s*])[^\n]*?\2|\\iffalse(?![A-Za-z@]).*?\\fi(?![A-Za-z@])", re.S)
+
+
+def _blank(m: re.Match) -> str:
+    return re.sub(r"[^\n]", " ", m.group(0))
+
+
 def _without_comments(text: str) -> str:
-    """The text with each comment blanked (offsets stay the same)."""
-    if "%" not in text:
-        return text
-    return _COMMENT.sub(lambda m: " " * len(m.group(0)), text)
+    """The text with each comment, verbatim text and \\iffalse block blanked (offsets stay the same)."""
+    if "%" in text:
+        text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)
+    if "\\begin" in text or "\\verb" in text or "\\iffalse" in text:
+        text = _SKIPPED.sub(_blank, text)
+    return text
 
 
 def _group(text: str, pos: int) -> tuple[int, int, int] | None:

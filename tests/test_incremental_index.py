@@ -37,6 +37,12 @@ SNIPPETS = [
 ]
 
 
+# citations against the example's refs.bib (a near miss, an unknown key, a \\bibitem): the
+# synthetic edits below keep SNIPPETS alone, so that their seeded sequence stays what it was
+CITATION_SNIPPETS = ["\\cite{Beck78}", "\\cite{Bek78,Spencer77}", "\\citep[p.~2]{nobody}", "\\bibliography{refs}",
+                     "\\begin{thebibliography}{9}\\bibitem{nobody} N.\\end{thebibliography}\n"]
+
+
 def _tex_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.tex") if ".colosseum" not in p.parts)
 
@@ -73,7 +79,7 @@ def _splice(text: str, where: float, length: int, inserted: str) -> str:
     return text[:start] + inserted + text[start + length:]
 
 
-EDIT = st.tuples(st.integers(0, 10**6), st.floats(0, 1), st.integers(0, 80), st.lists(st.sampled_from(SNIPPETS), max_size=3))
+EDIT = st.tuples(st.integers(0, 10**6), st.floats(0, 1), st.integers(0, 80), st.lists(st.sampled_from(SNIPPETS + CITATION_SNIPPETS), max_size=3))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from colosseum.checks.citations import Citations
 from colosseum.checks.claims import LeanMarks, UnusedLabels
 from colosseum.checks.cycles import Cycles
 from colosseum.checks.drafts import DraftProofs
@@ -25,6 +26,7 @@ FAMILIES: tuple[Callable[[], Family], ...] = (
     SeparateDocuments,
     StructureProblems,  # environments, braces, orphan proofs
     References,  # undefined and duplicate labels, near misses
+    Citations,  # undefined citations, duplicate .bib keys
     Cycles,
     Obligations,  # conditional on an open obligation
     UnusedLabels,

@@ -34,6 +34,13 @@ class DiagnosticState:
         self.file_roots: dict[Path, list[Path]] = {}
         self.last_dirty = 0  # files whose findings changed in the last update
 
+    def bibliography(self) -> dict:
+        """Citation key -> its .bib entry, as the last update read them (colosseum.checks.citations)."""
+        for family in self.families:
+            if family.name == "citations":
+                return family.entries
+        return {}
+
     def update(self, view: BuildView, change: LinkChange | None) -> list[Diagnostic]:
         """Bring the findings up to date with a build (``change``: what it changed, None: judge
         from nothing); returns all of them, sorted (``self.by_file`` holds them per file)."""

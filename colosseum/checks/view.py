@@ -70,6 +70,7 @@ class BuildView:
     tex_files: Sequence[Path] = ()  # every .tex file of the project folder (none when one file was given)
     # root -> (prefix, root file) of each document its \externaldocument names (xr, xr-hyper, zref-xr)
     external_documents: Mapping[Path, tuple[tuple[str, Path], ...]] = field(default_factory=dict)
+    read_only_paths: Sequence[Path] = ()  # outside the project, readable (the user's config): a shared .bib
 
 
 class BuildSource(Protocol):

@@ -64,6 +64,7 @@ class IndexSnapshot:
     diagnostics: list[Diagnostic] | None = None
     diagnostics_by_file: dict[Path, list[Diagnostic]] = field(default_factory=dict)  # a file's list is
     # the same object from one snapshot to the next while its findings stay the same
+    bibliography: dict = field(default_factory=dict)  # citation key -> its .bib entry (None: a \\bibitem)
     units: list[Unit] = field(default_factory=list)  # what each chunk of each file contributed, reading order
     _units_by_path: dict[Path, list[Unit]] | None = None
 
@@ -317,6 +318,7 @@ class ProjectIndex:
             self._build(base, snap, changed)
             snap.diagnostics = self._diagnostic_state.update(self.build_view(), self.last_change)
             snap.diagnostics_by_file = self._diagnostic_state.by_file
+            snap.bibliography = self._diagnostic_state.bibliography()
             self.last_work.files_with_new_findings = self._diagnostic_state.last_dirty
         except BaseException:
             self._forget_build_state()  # half updated: the next build starts from nothing
@@ -495,7 +497,7 @@ class ProjectIndex:
             claims=current.claims, sections=current.sections, labels=current.labels,
             label_owner=current.label_owner, graph=current.graph, links=self._link_state,
             text_of=self.text_of, relative=self.relative, tex_files=self._tex_files,
-            external_documents=current.external_documents,
+            external_documents=current.external_documents, read_only_paths=self.config.read_only_paths,
         )
 
     # ---- results ---------------------------------------------------------------------------------

@@ -44,7 +44,8 @@ log = logging.getLogger(__name__)
 TEX_SUFFIXES = (".tex", ".sty", ".cls", ".ltx")
 # what the client watches for us: a project's sources, its own packages and classes (their
 # definitions count), its settings and its catalog
-WATCHED_GLOBS = ("**/*.tex", "**/*.sty", "**/*.cls", "**/colosseum.toml", "**/knowledge/**/*.md")
+WATCHED_GLOBS = ("**/*.tex", "**/*.sty", "**/*.cls", "**/*.bib", "**/colosseum.toml", "**/knowledge/**/*.md")
+BIB_SUFFIX = ".bib"  # not a document the server holds: the disk's copy is what citations are judged against
 # the commands whose modules the server names itself (the others register with @registry.command)
 CORE_COMMANDS = {
     "colosseum.reindex": commands.reindex,
@@ -244,6 +245,10 @@ class Handlers:
             self.ctx.schedule_update(path, doc.source, doc.version)
 
     async def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        bib = uri_to_path(params.text_document.uri)
+        if bib is not None and bib.suffix == BIB_SUFFIX and self.ctx.may_index(bib, None):
+            self.ctx.schedule_update(bib, None)  # citations are judged again against what was saved
+            return
         path = self.served_path(params.text_document.uri)
         if path is not None:
             self.ctx.features.saved(self.ctx, path, params.text_document.uri)
@@ -256,8 +261,9 @@ class Handlers:
     async def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         for change in params.changes:
             path = uri_to_path(change.uri)
-            if path is None or self.server.workspace.text_documents.get(change.uri) is not None:
-                continue  # the editor's copy wins over the disk
+            if path is None or (path.suffix != BIB_SUFFIX
+                                and self.server.workspace.text_documents.get(change.uri) is not None):
+                continue  # the editor's copy wins over the disk (a .bib's is not ours)
             if self.ctx.may_index(path, None, must_exist=False):
                 self.ctx.schedule_update(path, None)
 

@@ -29,7 +29,7 @@ def start_watching(ctx) -> None:
                 if not raw:
                     continue
                 path = Path(raw)
-                if path.suffix in (".tex", ".sty", ".cls") or path.name == "colosseum.toml" or (
+                if path.suffix in (".tex", ".sty", ".cls", ".bib") or path.name == "colosseum.toml" or (
                         path.suffix == ".md" and "knowledge" in path.parts):
                     loop.call_soon_threadsafe(_changed, ctx, path.resolve())
 
@@ -44,6 +44,6 @@ def start_watching(ctx) -> None:
 
 def _changed(ctx, path: Path) -> None:
     uri = path_to_uri(path)  # as the client spells it
-    if ctx.server.workspace.text_documents.get(uri) is not None:
-        return  # open in the editor: its copy wins
+    if path.suffix != ".bib" and ctx.server.workspace.text_documents.get(uri) is not None:
+        return  # open in the editor: its copy wins (a .bib's is not ours: the disk's is read)
     ctx.schedule_update(path, None)

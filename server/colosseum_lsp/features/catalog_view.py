@@ -53,7 +53,8 @@ def publish_catalog_findings(ctx, project) -> None:
         ctx.extra_diagnostics[(SOURCE, uri)] = (diags, None)
 
 
-def cite_hover(ctx, project, line: str, character: int):
+def cite_key_at(line: str, character: int) -> str | None:
+    """The \\cite key under ``character`` of ``line`` (the only key, when the cursor is on the command)."""
     for m in _CITE.finditer(line):
         if not (m.start() <= character <= m.end()):
             continue
@@ -63,11 +64,12 @@ def cite_hover(ctx, project, line: str, character: int):
             end = offset + len(key.rstrip())
             offset += len(key) + 1
             if start <= character <= end or len(m.group(1).split(",")) == 1:
-                return _literature(project, key.strip())
+                return key.strip()
     return None
 
 
-def _literature(project, key: str):
+def literature_text(project, key: str) -> str | None:
+    """The catalog's statements of the result cited as ``key``, hypotheses and source."""
     catalog = project_catalog(project)
     matches = [e for e in catalog.entries.values()
                if (e.data.get("source") or {}).get("key") == key or e.id == key]
@@ -81,7 +83,7 @@ def _literature(project, key: str):
         parts.append(f"**{e.title}** (`{e.id}`, {e.status})\n\n{str(data.get('statement', '')).strip()}\n\n"
                      + (f"Hypotheses:\n{hyps}\n\n" if hyps else "")
                      + f"Source: {source.get('reference', '')} {source.get('locator', '')}".strip())
-    return convert.markdown_hover("\n\n---\n\n".join(parts))
+    return "\n\n---\n\n".join(parts)
 
 
 def claim_catalog_lines(project, label: str) -> str:

@@ -31,6 +31,8 @@ def code_actions(ctx, path: Path, uri: str, params) -> list:
             report = None  # offered once, on the first critique
         elif diag.code == "colosseum/undefined-reference":
             actions += _reference_fixes(ctx, snap, path, uri, version, diag)
+        elif diag.code == "colosseum/undefined-citation":
+            actions += _citation_fixes(project, snap, path, uri, version, diag)
     claim = claim_at(snap, path, convert.engine_position(params.range.start))
     ft = project.index.text_of(path)
     if claim is not None and ft is not None:
@@ -62,6 +64,22 @@ def _reference_fixes(ctx, snap, path: Path, uri: str, version, diag) -> list:
         return []
     candidates = similar_labels(hit[2].label, snap.labels)
     where = convert.engine_range(diag.range)
+    return [convert.code_action(f"Change to `{candidate}`", "quickfix", diagnostic=diag,
+                                preferred=len(candidates) == 1,
+                                edit=convert.document_edit(uri, version, [convert.text_edit(where, candidate)]))
+            for candidate in candidates]
+
+
+def _citation_fixes(project, snap, path: Path, uri: str, version, diag) -> list:
+    """On an undefined citation (its range is the key): change it to each key of the
+    bibliography close to it, as for an undefined reference."""
+    ft = project.index.text_of(path) if project.index is not None else None
+    where = convert.engine_range(diag.range)
+    if ft is None or where.start.line != where.end.line or where.start.line >= len(ft.lines.line_starts):
+        return []
+    line = ft.lines.line_text(where.start.line)
+    key = line[convert.utf16_to_index(line, where.start.character):convert.utf16_to_index(line, where.end.character)]
+    candidates = similar_labels(key, snap.bibliography)
     return [convert.code_action(f"Change to `{candidate}`", "quickfix", diagnostic=diag,
                                 preferred=len(candidates) == 1,
                                 edit=convert.document_edit(uri, version, [convert.text_edit(where, candidate)]))

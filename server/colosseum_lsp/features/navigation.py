@@ -7,7 +7,7 @@ from lsprotocol import types
 from colosseum.core.structure import Position
 from colosseum_lsp.context import FeatureContext
 from colosseum_lsp.convert import location, markdown_hover, utf16_to_index
-from colosseum_lsp.features.catalog_view import cite_hover, claim_catalog_lines
+from colosseum_lsp.features.catalog_view import cite_key_at, claim_catalog_lines, literature_text
 from colosseum_lsp.features.statement_text import as_text
 
 
@@ -89,10 +89,29 @@ def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
 
 
 def _cite_hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
-    """On a \\cite key: the catalog's statement of that result, hypotheses and source."""
+    """On a \\cite key: its bibliography entry (author, title, year), then the catalog's
+    statement of that result, hypotheses and source."""
     project = fc.project
     ft = project.index.text_of(fc.path) if project.index is not None else None
     if ft is None or pos.line >= len(ft.lines.line_starts):
         return None
     line = ft.lines.line_text(pos.line)
-    return cite_hover(fc, project, line, utf16_to_index(line, pos.character))
+    key = cite_key_at(line, utf16_to_index(line, pos.character))
+    if key is None:
+        return None
+    parts = [text for text in (_bib_entry_text(fc.snapshot.bibliography.get(key)), literature_text(project, key))
+             if text]
+    return markdown_hover("\n\n---\n\n".join(parts)) if parts else None
+
+
+def _bib_entry_text(entry) -> str | None:
+    """A .bib entry as hover shows it: its title, authors and year, and where it appeared."""
+    if entry is None:
+        return None
+    fields = entry.fields
+    head = f"**{fields.get('title', '(no title)')}**"
+    lines = [head, fields.get("author") or fields.get("editor") or ""]
+    venue = fields.get("journal") or fields.get("booktitle") or fields.get("publisher") or ""
+    year = fields.get("year") or fields.get("date") or ""
+    lines.append(", ".join(x for x in (venue, year) if x))
+    return "\n\n".join(x for x in lines if x) + f"\n\n`@{entry.entry_type}{{{entry.key}}}`"

@@ -112,3 +112,70 @@ def test_transitive_reduction_applies_to_every_format(diamond, capsys, fmt):
         assert ("lem:a", "thm:d") not in uses(edges) and ("lem:b", "thm:d") in uses(edges)
     if fmt == "dot":
         assert re.search(r'"lem:a" -> "thm:d"', full) and not re.search(r'"lem:a" -> "thm:d"', reduced)
+
+
+# ---- DOT and SVG -------------------------------------------------------------------------------------
+
+
+def test_dot_is_left_to_right_with_plain_titles_a_legend_and_few_edge_labels(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"main.tex": doc(
+        "\\begin{lemma}[The \\emph{first} step]\\label{lem:a}A.\\end{lemma}\n"
+        "\\begin{lemma}\\label{lem:b}By \\cref{lem:a}.\\end{lemma}\n"
+        "\\begin{theorem}\\label{thm:d}D.\\end{theorem}\n\\begin{proof}By \\cref{lem:b}.\\end{proof}\n")})
+    code, out, _ = run(capsys, "dag", str(root), "--format", "dot")
+    assert code == 0
+    assert "rankdir=LR" in out
+    assert '"lem:a" [label="lem:a\\nThe first step"' in out  # \emph taken away
+    assert "\\emph" not in out
+    # a use in a proof (the usual kind) carries no label; a use in a statement says so
+    proof_use = re.search(r'^\s*"lem:b" -> "thm:d" \[([^\]]*)\];$', out, re.M)
+    statement_use = re.search(r'^\s*"lem:a" -> "lem:b" \[([^\]]*)\];$', out, re.M)
+    assert proof_use and statement_use
+    assert "label" not in proof_use.group(1) and "proof-uses" in proof_use.group(1)
+    assert 'label="statement"' in statement_use.group(1)
+    legend = out[out.index("subgraph cluster_legend"):]
+    for status in ("proved", "open", "obligation", "conditional", "formal", "draft"):
+        assert f'"colosseum-legend:{status}" [label="{status}"' in legend
+
+
+def test_dot_wraps_long_titles_instead_of_cutting_them(make_project, tmp_path, capsys):
+    title = "A very long title about the chromatic number of sparse uniform hypergraphs of high girth"
+    root = make_project(tmp_path, {"main.tex": doc(f"\\begin{{lemma}}[{title}]\\label{{lem:long}}A.\\end{{lemma}}\n")})
+    _, out, _ = run(capsys, "dag", str(root), "--format", "dot")
+    label = re.search(r'"lem:long" \[label="([^"]*)"', out).group(1)
+    lines = label.split("\\n")
+    assert len(lines) > 2 and " ".join(lines[1:]) == title
+
+
+def test_plain_text_of_common_macros():
+    from colosseum.graph.plain_text import latex_to_text
+
+    assert latex_to_text(r"The \emph{first} step") == "The first step"
+    assert latex_to_text(r"By \cref{lem:a,lem:b} and \eqref{eq:1}") == "By lem:a, lem:b and (eq:1)"
+    assert latex_to_text(r"Bound for $\alpha_{n}$ in \textbf{\emph{all}} cases~\cite[p.~3]{Knuth}") == \
+        r"Bound for $\alpha_{n}$ in all cases [Knuth]"
+    assert latex_to_text(r"Ramsey--Tur\'an ``numbers'' for G\"odel") == "Ramsey\u2013Tur\u00e1n \u201cnumbers\u201d for G\u00f6del"
+    assert latex_to_text(None) == ""
+
+
+def test_svg_without_graphviz_exits_1_naming_it(diamond, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    code, out, err = run(capsys, "dag", str(diamond), "--format", "svg")
+    assert code == 1 and out == ""
+    assert "graphviz" in err and "dot" in err
+
+
+def test_svg_through_graphviz(diamond, capsys):
+    import os
+    import shutil
+
+    if shutil.which("dot") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("graphviz's dot is not installed (tests/run_all.sh installs it)")
+        pytest.skip("graphviz's dot is not installed here")
+    code, out, _ = run(capsys, "dag", str(diamond), "--format", "svg")
+    assert code == 0
+    root = ET.fromstring(out)
+    assert root.tag.endswith("svg")
+    titles = {t.text for t in root.iter("{http://www.w3.org/2000/svg}title")}
+    assert {"lem:a", "thm:d", "colosseum-legend:obligation"} <= titles  # graphviz titles a node by its id

@@ -23,8 +23,13 @@ def _print_dag(index, args) -> int:
     if args.transitive_reduction:
         index = exchange.transitively_reduced(index)
     render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid,
-              "html": html.dag_html, "graphml": exchange.dag_graphml, "gexf": exchange.dag_gexf}[args.format]
-    print(render(index))
+              "html": html.dag_html, "svg": exchange.dag_svg, "graphml": exchange.dag_graphml,
+              "gexf": exchange.dag_gexf}[args.format]
+    try:
+        print(render(index))
+    except exchange.GraphvizMissing as missing:
+        print(f"colosseum: {missing}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -39,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     add_check_output_arguments(check)
     dag = sub.add_parser("dag", help="print the dependency DAG")
     dag.add_argument("path")
-    dag.add_argument("--format", choices=("json", "dot", "mermaid", "html", "graphml", "gexf"), default="json")
+    dag.add_argument("--format", choices=("json", "dot", "mermaid", "html", "svg", "graphml", "gexf"), default="json")
     dag.add_argument("--transitive-reduction", action="store_true",
                      help="leave out the dependency edges a longer path implies (circles kept)")
     obligations = sub.add_parser("obligations", help="the obligations in a valid solve order")

@@ -13,7 +13,7 @@ import io
 from typing import TYPE_CHECKING
 
 from colosseum.graph.dag import DEPENDENCY_KINDS
-from colosseum.graph.export import drawn_status, node_records
+from colosseum.graph.export import dag_dot, drawn_status, node_records
 
 if TYPE_CHECKING:
     from colosseum.core.structure import Edge
@@ -86,3 +86,23 @@ def dag_gexf(index: "ProjectIndex") -> str:
     out = io.BytesIO()
     nx.write_gexf(_networkx_graph(index), out)
     return out.getvalue().decode("utf-8")
+
+
+class GraphvizMissing(RuntimeError):
+    """``--format svg`` where graphviz's ``dot`` is not installed."""
+
+
+def dag_svg(index: "ProjectIndex") -> str:
+    """The DOT drawing laid out by graphviz's ``dot`` (the layout a reader of a blueprint knows)."""
+    import shutil
+    import subprocess
+
+    dot = shutil.which("dot")
+    if dot is None:
+        raise GraphvizMissing("colosseum dag --format svg needs graphviz's `dot` program, which is not on PATH: "
+                              "install graphviz (apt-get install graphviz, brew install graphviz), or use "
+                              "--format html, which needs nothing")
+    done = subprocess.run([dot, "-Tsvg"], input=dag_dot(index), capture_output=True, text=True, encoding="utf-8")
+    if done.returncode != 0:
+        raise GraphvizMissing(f"graphviz's dot failed ({done.returncode}): {done.stderr.strip()[:500]}")
+    return done.stdout

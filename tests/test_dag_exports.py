@@ -179,3 +179,64 @@ def test_svg_through_graphviz(diamond, capsys):
     assert root.tag.endswith("svg")
     titles = {t.text for t in root.iter("{http://www.w3.org/2000/svg}title")}
     assert {"lem:a", "thm:d", "colosseum-legend:obligation"} <= titles  # graphviz titles a node by its id
+
+
+# ---- the HTML page -----------------------------------------------------------------------------------
+
+
+def page_data(page: str) -> dict:
+    found = re.search(r'<script id="graph-data" type="application/json">(.*?)</script>', page, re.S)
+    return json.loads(found.group(1))
+
+
+def test_html_page_is_offline_with_legend_arrows_search_and_every_claim(diamond, capsys):
+    code, page, _ = run(capsys, "dag", str(diamond), "--format", "html")
+    assert code == 0
+    assert not re.search(r'(src|href)="(https?:)?//', page) and "http://" not in page.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "").replace('"http://www.w3.org/2000/svg"', "")
+    assert '<marker id="arrow"' in page and 'marker-end' in page
+    assert '<input id="search" type="search"' in page and 'id="focus"' in page
+    legend = re.search(r'<span class="legend" id="legend">(.*?)</span></header>', page, re.S).group(1)
+    for status in ("proved", "open", "obligation", "conditional", "formal", "draft"):
+        assert f'data-status="{status}"' in legend
+    assert "slice(0, 30)" not in page  # names are wrapped, not cut
+    data = page_data(page)
+    _, js, _ = run(capsys, "dag", str(diamond), "--format", "json")
+    claims = {n["id"] for n in json.loads(js)["nodes"]}
+    assert {n["id"] for n in data["nodes"]} == claims
+    assert {n for layer in data["layers"] for n in layer} == claims  # every node is placed
+    first = next(n for n in data["nodes"] if n["id"] == "lem:a")
+    assert (first["text"], first["file"], first["line"], first["status"]) == ("The first step", "main.tex", 5, "open")
+    assert ("lem:a", "thm:d") in {(e["source"], e["target"]) for e in data["edges"]}
+
+
+def test_html_data_cannot_end_its_script_early(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"main.tex": doc(
+        "\\begin{lemma}[Bad </script><script>alert(1)</script> <!-- title]\\label{lem:a}A.\\end{lemma}\n")})
+    _, page, _ = run(capsys, "dag", str(root), "--format", "html")
+    assert "alert(1)</script>" not in page and page.count("</script>") == 2
+    assert page_data(page)["nodes"][0]["title"].startswith("Bad </script>")
+
+
+def test_html_page_draws_selects_focuses_and_searches(diamond, capsys, tmp_path):
+    """The page's own script, run in node against a small DOM double (tests/dag_page_dom.js)."""
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("node is not installed")
+        pytest.skip("node is not installed here")
+    _, page, _ = run(capsys, "dag", str(diamond), "--format", "html")
+    (tmp_path / "page.html").write_text(page, encoding="utf-8")
+    done = subprocess.run([node, str(Path(__file__).with_name("dag_page_dom.js")), str(tmp_path / "page.html"), "THM:D"],
+                          capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("nodes drawn 7 edges drawn")
+    assert "status:" in done.stdout and "main.tex:" in done.stdout
+    hidden = int(re.search(r"hidden in focus (\d+)", done.stdout).group(1))
+    assert 0 < hidden < 7
+    assert "hits 1" in lines  # search ignores case

@@ -158,6 +158,11 @@ def test_plain_text_of_common_macros():
     assert latex_to_text(None) == ""
 
 
+def test_mermaid_titles_are_text(diamond, capsys):
+    _, out, _ = run(capsys, "dag", str(diamond), "--format", "mermaid")
+    assert '["lem:a: The first step"]' in out and "\\emph" not in out
+
+
 def test_svg_without_graphviz_exits_1_naming_it(diamond, capsys, monkeypatch):
     monkeypatch.setenv("PATH", "")
     code, out, err = run(capsys, "dag", str(diamond), "--format", "svg")
@@ -207,6 +212,7 @@ def test_html_page_is_offline_with_legend_arrows_search_and_every_claim(diamond,
     assert {n for layer in data["layers"] for n in layer} == claims  # every node is placed
     first = next(n for n in data["nodes"] if n["id"] == "lem:a")
     assert (first["text"], first["file"], first["line"], first["status"]) == ("The first step", "main.tex", 5, "open")
+    assert first["uri"] == (diamond / "main.tex").resolve().as_uri()  # the link works wherever the page is saved
     assert ("lem:a", "thm:d") in {(e["source"], e["target"]) for e in data["edges"]}
 
 

@@ -148,7 +148,8 @@ def dag_mermaid(index: "ProjectIndex") -> str:
     out = ["graph TD"]
     for i, node in enumerate(node_records(index)):
         ids[node["id"]] = f"n{i}"
-        text = node["id"] + (f": {node['title']}" if node["title"] else "")
+        title = latex_to_text(node["title"])
+        text = node["id"] + (f": {title}" if title else "")
         text = text.replace('"', "'")
         out.append(f'  n{i}["{text}"]:::{drawn_status(node)}')
     arrows = {"statement-uses": "-->", "proof-uses": "-.->", "contains": "---"}

@@ -109,7 +109,7 @@ function select(id) {
   document.getElementById("details").innerHTML =
     `<h3>${esc(n.kind)} <code>${esc(n.id)}</code></h3><p>${esc(n.text || "(no title)")}</p>` +
     `<p>status: <b style="color:${colours[n.status]}">${esc(n.status)}</b>${n.draft ? " (a model's draft)" : ""}</p>` +
-    `<p>at <a class="where" href="${esc(n.file)}">${esc(n.file)}:${n.line}</a></p>` +
+    `<p>at <a class="where" href="${esc(n.uri || n.file)}">${esc(n.file)}:${n.line}</a></p>` +
     `<p>uses: ${pred[id].map(link).join(", ") || "nothing"}</p><p>used by: ${succ[id].map(link).join(", ") || "nothing"}</p>`;
   applyFocus();
 }
@@ -143,6 +143,10 @@ def graph_page_data(index: "ProjectIndex") -> dict:
     graph = index.graph
     nodes = [dict(n, status=drawn_status(n), text=latex_to_text(n["title"]))
              for n in node_records(index) if n["kind"] != "leannode"]
+    for node in nodes:  # the page may be saved anywhere: its link to the source is absolute
+        item = index.claims.get(node["id"]) or index.sections.get(node["id"])
+        if item is not None:
+            node["uri"] = item.file.resolve().as_uri()
     keep = {n["id"] for n in nodes}
     layers = [[n for n in layer if n in keep] for layer in graph.generations()]
     layers = [layer for layer in layers if layer]

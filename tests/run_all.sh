@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up a fresh machine and run the whole test suite (what CI runs).
-# System packages (texlive to compile example-project, neovim for the real-editor test, bubblewrap
+# System packages (texlive to compile example-project, graphviz for `dag --format svg`, neovim for the real-editor test, bubblewrap
 # for the probes' sandbox) are installed with apt-get when we are root; elsewhere the tests that
 # need them skip and say why.
 set -euo pipefail
@@ -14,6 +14,7 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   need=""
   command -v latexmk >/dev/null 2>&1 || need="$need latexmk texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended texlive-science"
+  command -v dot >/dev/null 2>&1 || need="$need graphviz"  # colosseum dag --format svg
   command -v nvim >/dev/null 2>&1 || need="$need neovim"
   command -v bwrap >/dev/null 2>&1 || need="$need bubblewrap"
   if [ -n "$need" ]; then

@@ -17,6 +17,22 @@ SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.rev
                                       "colosseum.cli.drafts", "colosseum.cli.doctor")
 
 
+def _print_dag(index, args) -> int:
+    from colosseum.graph import exchange, export, html
+
+    if args.transitive_reduction:
+        index = exchange.transitively_reduced(index)
+    render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid,
+              "html": html.dag_html, "svg": exchange.dag_svg, "graphml": exchange.dag_graphml,
+              "gexf": exchange.dag_gexf}[args.format]
+    try:
+        print(render(index))
+    except exchange.GraphvizMissing as missing:
+        print(f"colosseum: {missing}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="colosseum", description="Check and solve the proof obligations of a LaTeX project.")
     parser.add_argument("--version", action="version", version=f"colosseum {__version__}")
@@ -28,7 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     add_check_output_arguments(check)
     dag = sub.add_parser("dag", help="print the dependency DAG")
     dag.add_argument("path")
-    dag.add_argument("--format", choices=("json", "dot", "mermaid"), default="json")
+    dag.add_argument("--format", choices=("json", "dot", "mermaid", "html", "svg", "graphml", "gexf"), default="json")
+    dag.add_argument("--transitive-reduction", action="store_true",
+                     help="leave out the dependency edges a longer path implies (circles kept)")
     obligations = sub.add_parser("obligations", help="the obligations in a valid solve order")
     obligations.add_argument("path")
     obligations.add_argument("--format", choices=("text", "json"), default="text")
@@ -108,9 +126,7 @@ def _run(argv: list[str] | None) -> int:
 
         return report(index, diagnostics, args)
     if args.command == "dag":
-        render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid}[args.format]
-        print(render(index))
-        return 0
+        return _print_dag(index, args)
     if args.command == "obligations":
         plan = export.obligation_plan(index)
         if args.format == "json":

@@ -5,10 +5,12 @@ These formats are documented in the README and kept stable; fields are only ever
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import TYPE_CHECKING
 
 from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.structure import Diagnostic
+from colosseum.graph.plain_text import latex_to_text
 
 if TYPE_CHECKING:
     from colosseum.graph.view import DrawnProject as ProjectIndex  # what a drawing reads of the index
@@ -91,17 +93,52 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+# a drawing labels an edge only where its kind is not the usual one: most uses are in proofs
+# (dashed); a use in a statement is solid and says so; contains is dotted, from a section
+EDGE_STYLES = {"statement-uses": "solid", "proof-uses": "dashed", "contains": "dotted"}
+EDGE_LABELS = {"statement-uses": "statement"}
+TITLE_WIDTH = 32  # characters per line of a drawn title: wrapped, never cut
+
+
+def drawn_label(node: dict) -> str:
+    """A node's label in a drawing: its id, then its title as text, wrapped (colosseum.graph.plain_text)."""
+    title = latex_to_text(node["title"])
+    return node["id"] + ("\n" + "\n".join(textwrap.wrap(title, TITLE_WIDTH)) if title else "")
+
+
+def _dot_legend() -> list[str]:
+    """A legend cluster: one swatch per status and one edge per line style, kept apart from the
+    claims' ranks (its nodes are named so that no label can take them)."""
+    out = ['  subgraph cluster_legend {', '    label="Legend"; fontsize=10; style=rounded; color="#bbbbbb";']
+    previous = None
+    for status, colour in STATUS_COLOURS.items():
+        out.append(f'    "colosseum-legend:{status}" [label={_quote(status)}, fillcolor={_quote(colour)}];')
+        if previous:  # an invisible chain keeps the swatches in one column
+            out.append(f'    "colosseum-legend:{previous}" -> "colosseum-legend:{status}" [style=invis];')
+        previous = status
+    for kind, style in EDGE_STYLES.items():
+        out.append(f'    "colosseum-legend:{kind}:from" [label="", shape=point, width=0.05];')
+        out.append(f'    "colosseum-legend:{kind}:to" [label={_quote(kind)}, shape=plaintext, fontcolor=black];')
+        out.append(f'    "colosseum-legend:{kind}:from" -> "colosseum-legend:{kind}:to" [style={style}];')
+    out.append("  }")
+    return out
+
+
 def dag_dot(index: "ProjectIndex") -> str:
-    out = ["digraph colosseum {", "  rankdir=LR;", "  node [shape=box, style=filled, fontcolor=white];"]
+    out = ["digraph colosseum {", "  rankdir=LR; ranksep=0.6; nodesep=0.25;",
+           '  node [shape=box, style="rounded,filled", fontcolor=white, fontname="Helvetica", fontsize=11];',
+           '  edge [color="#555555", arrowsize=0.7, fontname="Helvetica", fontsize=9];']
     for node in node_records(index):
-        label = node["id"] + (f"\n{node['title']}" if node["title"] else "")
+        label = drawn_label(node)
         shape = "folder" if node["kind"] == "section" else "box"
+        tooltip = f"{node['kind']} {node['id']} ({drawn_status(node)}) {node['file']}:{node['line']}"
         out.append(f"  {_quote(node['id'])} [label={_quote(label)}, shape={shape}, "
-                   f"fillcolor={_quote(STATUS_COLOURS[drawn_status(node)])}, tooltip={_quote(drawn_status(node))}];")
-    styles = {"statement-uses": "solid", "proof-uses": "dashed", "contains": "dotted"}
+                   f"fillcolor={_quote(STATUS_COLOURS[drawn_status(node)])}, tooltip={_quote(tooltip)}];")
     for edge in index.graph.edges:
-        out.append(f"  {_quote(edge.source)} -> {_quote(edge.target)} [style={styles[edge.kind]}, "
-                   f"label={_quote(edge.kind)}];")
+        label = f", label={_quote(EDGE_LABELS[edge.kind])}" if edge.kind in EDGE_LABELS else ""
+        out.append(f"  {_quote(edge.source)} -> {_quote(edge.target)} [style={EDGE_STYLES[edge.kind]}, "
+                   f"class={_quote(edge.kind)}{label}];")
+    out.extend(_dot_legend())
     out.append("}")
     return "\n".join(out)
 
@@ -111,7 +148,8 @@ def dag_mermaid(index: "ProjectIndex") -> str:
     out = ["graph TD"]
     for i, node in enumerate(node_records(index)):
         ids[node["id"]] = f"n{i}"
-        text = node["id"] + (f": {node['title']}" if node["title"] else "")
+        title = latex_to_text(node["title"])
+        text = node["id"] + (f": {title}" if title else "")
         text = text.replace('"', "'")
         out.append(f'  n{i}["{text}"]:::{drawn_status(node)}')
     arrows = {"statement-uses": "-->", "proof-uses": "-.->", "contains": "---"}

@@ -1,4 +1,9 @@
-"""A self-contained HTML page of the DAG (no network): layers by generation, coloured by status."""
+"""A self-contained HTML page of the DAG (no network, no library: one file that opens offline).
+
+Layers by generation from left to right, arrowheads, full names wrapped (never cut), status colours
+with a legend, search by label or title, a click shows the claim (title as text, status, file:line)
+and focus mode shows only one claim's ancestors and descendants. The layout is computed in the page
+in linear time, so that a blueprint of a few thousand claims still opens."""
 
 from __future__ import annotations
 
@@ -6,7 +11,8 @@ import html
 import json
 from typing import TYPE_CHECKING
 
-from colosseum.graph.export import STATUS_COLOURS, drawn_status, node_records
+from colosseum.graph.export import EDGE_STYLES, STATUS_COLOURS, drawn_status, node_records
+from colosseum.graph.plain_text import latex_to_text
 
 if TYPE_CHECKING:
     from colosseum.graph.view import DrawnProject as ProjectIndex  # what a drawing reads of the index
@@ -14,58 +20,153 @@ if TYPE_CHECKING:
 _PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>__TITLE__</title>
 <style>
-body{font-family:system-ui,sans-serif;margin:0}header{padding:8px 12px;border-bottom:1px solid #ddd}
-.legend span{display:inline-block;margin-right:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
-svg{display:block}text{font-size:11px;pointer-events:none}rect{stroke:#333;stroke-width:.5}
-line.statement-uses{stroke:#555}line.proof-uses{stroke:#999;stroke-dasharray:4 3}
+body{font-family:system-ui,sans-serif;margin:0;display:flex;flex-direction:column;height:100vh}
+header{padding:6px 12px;border-bottom:1px solid #ddd;display:flex;flex-wrap:wrap;gap:10px;align-items:center}
+.legend span{display:inline-block;margin-right:10px;font-size:13px}
+.legend i{display:inline-block;width:11px;height:11px;margin-right:4px;border-radius:2px;vertical-align:-1px}
+main{flex:1;display:flex;min-height:0}#view{flex:1;overflow:auto}
+aside{width:320px;border-left:1px solid #ddd;padding:10px;overflow:auto;font-size:14px}
+aside code{background:#f3f3f3;padding:1px 4px}aside ul{padding-left:18px}aside a{cursor:pointer;color:#1565c0}
+svg{display:block}text{font-size:11px;pointer-events:none;fill:#fff}
+g.node rect{stroke:#333;stroke-width:.5;cursor:pointer}g.node.hit rect{stroke:#ffd600;stroke-width:3}
+g.node.selected rect{stroke:#000;stroke-width:2.5}.faded{opacity:.12}.hidden{display:none}
+path.edge{fill:none;stroke:#666;stroke-width:1}path.statement-uses{stroke:#444}
+path.proof-uses{stroke-dasharray:5 3}path.contains{stroke:#bbb;stroke-dasharray:1 3}
 </style></head><body>
-<header><b>__TITLE__</b> — __COUNTS__ <span class="legend">__LEGEND__</span></header>
-<svg id="g"></svg>
+<header><b>__TITLE__</b><span>__COUNTS__</span>
+<input id="search" type="search" placeholder="search label or title" aria-label="search by label">
+<label><input id="focus" type="checkbox"> focus on the selected claim</label>
+<span class="legend" id="legend">__LEGEND__</span></header>
+<main><div id="view"><svg id="g">
+<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+<path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs></svg></div>
+<aside id="details"><p>Click a node to see its statement and where it is.</p></aside></main>
+<script id="graph-data" type="application/json">__DATA__</script>
 <script>
-const data = __DATA__;
-const colours = __COLOURS__;
-const W = 190, H = 26, GX = 60, GY = 12, ns = "http://www.w3.org/2000/svg";
-const pos = {};
-data.layers.forEach((layer, x) => layer.forEach((id, y) => { pos[id] = [20 + x * (W + GX), 20 + y * (H + GY)]; }));
-const svg = document.getElementById("g");
-const maxY = Math.max(1, ...data.layers.map(l => l.length));
-svg.setAttribute("width", 40 + data.layers.length * (W + GX));
-svg.setAttribute("height", 40 + maxY * (H + GY));
+"use strict";
+const data = JSON.parse(document.getElementById("graph-data").textContent);
+const colours = data.colours, W = 230, LINE = 13, GX = 70, GY = 10, CHARS = 34, ns = "http://www.w3.org/2000/svg";
+const byId = {}, succ = {}, pred = {}, pos = {}, shapes = {}, edgeShapes = [];
+for (const n of data.nodes) { byId[n.id] = n; succ[n.id] = []; pred[n.id] = []; }
+for (const e of data.edges) if (e.source in byId && e.target in byId) { succ[e.source].push(e.target); pred[e.target].push(e.source); }
+function wrap(text) {  // whole words on lines of CHARS characters: a name is never cut
+  const lines = []; let line = "";
+  for (const word of text.split(/\\s+/).filter(Boolean)) {
+    if (line && (line + " " + word).length > CHARS) { lines.push(line); line = word; } else line = line ? line + " " + word : word;
+    while (line.length > CHARS) { lines.push(line.slice(0, CHARS)); line = line.slice(CHARS); }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+function el(name, attrs, parent) {
+  const x = document.createElementNS(ns, name);
+  for (const k in attrs) x.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(x);
+  return x;
+}
+const svg = document.getElementById("g"), edgeLayer = el("g", {}, svg), nodeLayer = el("g", {}, svg);
+let width = 0, height = 0;
+data.layers.forEach((layer, x) => {
+  let y = 20;
+  for (const id of layer) {
+    const n = byId[id]; if (!n) continue;
+    const lines = wrap(n.kind + " " + n.id).concat(n.text ? wrap(n.text) : []);
+    const h = 10 + LINE * lines.length;
+    pos[id] = {x: 20 + x * (W + GX), y: y, h: h, lines: lines};
+    y += h + GY;
+  }
+  height = Math.max(height, y + 20); width = Math.max(width, 40 + (x + 1) * (W + GX));
+});
+svg.setAttribute("width", width); svg.setAttribute("height", height);
 for (const e of data.edges) {
-  if (!(e.source in pos) || !(e.target in pos)) continue;
-  const l = document.createElementNS(ns, "line");
-  l.setAttribute("x1", pos[e.source][0] + W); l.setAttribute("y1", pos[e.source][1] + H / 2);
-  l.setAttribute("x2", pos[e.target][0]); l.setAttribute("y2", pos[e.target][1] + H / 2);
-  l.setAttribute("class", e.kind); svg.appendChild(l);
+  const s = pos[e.source], t = pos[e.target]; if (!s || !t) continue;
+  const x1 = s.x + W, y1 = s.y + s.h / 2, x2 = t.x, y2 = t.y + t.h / 2, dx = Math.max(30, Math.abs(x2 - x1) / 2);
+  const p = el("path", {d: `M${x1},${y1} C${x1 + dx},${y1} ${x2 - dx},${y2} ${x2},${y2}`, "class": "edge " + e.kind,
+    "marker-end": "url(#arrow)"}, edgeLayer);
+  edgeShapes.push([e, p]);
 }
 for (const n of data.nodes) {
-  if (!(n.id in pos)) continue;
-  const g = document.createElementNS(ns, "g");
-  const r = document.createElementNS(ns, "rect");
-  r.setAttribute("x", pos[n.id][0]); r.setAttribute("y", pos[n.id][1]); r.setAttribute("width", W);
-  r.setAttribute("height", H); r.setAttribute("rx", 4); r.setAttribute("fill", colours[n.status]);
-  const t = document.createElementNS(ns, "text");
-  t.setAttribute("x", pos[n.id][0] + 6); t.setAttribute("y", pos[n.id][1] + 17); t.setAttribute("fill", "#fff");
-  t.textContent = (n.kind + " " + n.id).slice(0, 30);
-  const tip = document.createElementNS(ns, "title");
-  tip.textContent = n.kind + " " + n.id + (n.title ? " — " + n.title : "") + "\\n" + n.status + " · " + n.file + ":" + n.line;
-  g.appendChild(r); g.appendChild(t); g.appendChild(tip); svg.appendChild(g);
+  const p = pos[n.id]; if (!p) continue;
+  const g = el("g", {"class": "node", "data-id": n.id}, nodeLayer);
+  el("rect", {x: p.x, y: p.y, width: W, height: p.h, rx: 4, fill: colours[n.status]}, g);
+  p.lines.forEach((line, i) => { el("text", {x: p.x + 6, y: p.y + 15 + i * LINE}, g).textContent = line; });
+  el("title", {}, g).textContent = n.id + " (" + n.status + ") " + n.file + ":" + n.line;
+  g.addEventListener("click", () => select(n.id));
+  shapes[n.id] = g;
 }
+function reach(start, next) {
+  const seen = new Set([start]), stack = [start];
+  while (stack.length) for (const m of next[stack.pop()]) if (!seen.has(m)) { seen.add(m); stack.push(m); }
+  return seen;
+}
+let selected = null;
+function link(id) { return `<a data-go="${esc(id)}">${esc(id)}</a>`; }
+function esc(s) { return String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c])); }
+function select(id) {
+  if (selected) shapes[selected].classList.remove("selected");
+  selected = id; shapes[id].classList.add("selected");
+  const n = byId[id];
+  document.getElementById("details").innerHTML =
+    `<h3>${esc(n.kind)} <code>${esc(n.id)}</code></h3><p>${esc(n.text || "(no title)")}</p>` +
+    `<p>status: <b style="color:${colours[n.status]}">${esc(n.status)}</b>${n.draft ? " (a model's draft)" : ""}</p>` +
+    `<p>at <a class="where" href="${esc(n.uri || n.file)}">${esc(n.file)}:${n.line}</a></p>` +
+    `<p>uses: ${pred[id].map(link).join(", ") || "nothing"}</p><p>used by: ${succ[id].map(link).join(", ") || "nothing"}</p>`;
+  applyFocus();
+}
+document.getElementById("details").addEventListener("click", ev => {
+  const go = ev.target.getAttribute && ev.target.getAttribute("data-go");
+  if (go) { select(go); shapes[go].scrollIntoView({block: "center", inline: "center"}); }
+});
+function applyFocus() {
+  const on = document.getElementById("focus").checked && selected;
+  const keep = on ? new Set([...reach(selected, pred), ...reach(selected, succ)]) : null;
+  for (const id in shapes) shapes[id].classList.toggle("hidden", !!keep && !keep.has(id));
+  for (const [e, p] of edgeShapes) p.classList.toggle("hidden", !!keep && !(keep.has(e.source) && keep.has(e.target)));
+}
+document.getElementById("focus").addEventListener("change", applyFocus);
+document.getElementById("search").addEventListener("input", ev => {
+  const q = ev.target.value.trim().toLowerCase(); let first = null;
+  for (const id in shapes) {
+    const n = byId[id], hit = q && (id.toLowerCase().includes(q) || (n.text || "").toLowerCase().includes(q));
+    shapes[id].classList.toggle("hit", !!hit); shapes[id].classList.toggle("faded", !!q && !hit);
+    if (hit && !first) first = id;
+  }
+  if (first) shapes[first].scrollIntoView({block: "center", inline: "center"});
+});
 </script></body></html>
 """
 
 
-def dag_html(index: "ProjectIndex", title: str = "Dependency graph") -> str:
+def graph_page_data(index: "ProjectIndex") -> dict:
+    """What the page draws: every node (its title as text), the dependency and containment edges,
+    and the generations that place the nodes from left to right."""
     graph = index.graph
-    nodes = [dict(n, status=drawn_status(n)) for n in node_records(index) if n["kind"] != "leannode"]
+    nodes = [dict(n, status=drawn_status(n), text=latex_to_text(n["title"]))
+             for n in node_records(index) if n["kind"] != "leannode"]
+    for node in nodes:  # the page may be saved anywhere: its link to the source is absolute
+        item = index.claims.get(node["id"]) or index.sections.get(node["id"])
+        if item is not None:
+            node["uri"] = item.file.resolve().as_uri()
     keep = {n["id"] for n in nodes}
     layers = [[n for n in layer if n in keep] for layer in graph.generations()]
     layers = [layer for layer in layers if layer]
+    placed = {n for layer in layers for n in layer}
+    if keep - placed:  # sections and anything the generations leave out: a first column of their own
+        layers.insert(0, sorted(keep - placed))
     edges = [{"source": e.source, "target": e.target, "kind": e.kind} for e in graph.dependency_edges()]
+    return {"nodes": nodes, "edges": edges, "layers": layers, "colours": STATUS_COLOURS,
+            "edge_styles": EDGE_STYLES}
+
+
+def dag_html(index: "ProjectIndex", title: str = "Dependency graph") -> str:
+    data = graph_page_data(index)
+    nodes, edges = data["nodes"], data["edges"]
     counts = {s: sum(1 for n in nodes if n["status"] == s) for s in STATUS_COLOURS}
-    legend = "".join(f'<span><i style="background:{c}"></i>{s} ({counts[s]})</span>' for s, c in STATUS_COLOURS.items())
-    data = json.dumps({"nodes": nodes, "edges": edges, "layers": layers}).replace("</", "<\\/")
+    legend = "".join(f'<span data-status="{s}"><i style="background:{c}"></i>{s} ({counts[s]})</span>'
+                     for s, c in STATUS_COLOURS.items())
+    legend += "".join(f'<span>{kind}: {style}</span>' for kind, style in EDGE_STYLES.items())
+    # nothing in a <script> element may read as a tag ("</script>", "<!--"): every "<" as JSON's \u003c
+    payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
     return (_PAGE.replace("__TITLE__", html.escape(title))
             .replace("__COUNTS__", f"{len(nodes)} nodes, {len(edges)} dependency edges")
-            .replace("__LEGEND__", legend).replace("__DATA__", data)
-            .replace("__COLOURS__", json.dumps(STATUS_COLOURS)))
+            .replace("__LEGEND__", legend).replace("__DATA__", payload))

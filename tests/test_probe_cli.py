@@ -1,0 +1,145 @@
+"""`colosseum probe` end to end (issue 18): the real CLI and the real Anthropic SDK against the local
+Messages-API double, which scripts a `run_python` tool_use and then the prober's answer; the code runs
+for real in the sandbox, and its output must come back to the double as the tool_result."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from colosseum.probe import sandbox_problem
+from doubles.messages_api import MessagesAPIDouble, tool_answer
+
+PAPER = r"""\documentclass{article}
+\newtheorem{lemma}{Lemma}
+\begin{document}
+\begin{lemma}\label{lem:euler}
+For every integer $n \ge 0$, $n^2 + n + 41$ is prime.
+\end{lemma}
+\end{document}
+"""
+# the model's probe: finds n = 40, where n^2 + n + 41 = 41^2
+PROBE = ("def prime(m):\n    return m > 1 and all(m % d for d in range(2, int(m ** 0.5) + 1))\n"
+         "bad = [n for n in range(0, 60) if not prime(n * n + n + 41)]\nprint('first failure', bad[0])\n")
+COUNTEREXAMPLE = {"verdict": "counterexample", "cases_checked": 41, "range": {"n": [0, 40]},
+                  "counterexample": {"case": "n = 40: 1681 = 41^2", "code": PROBE}, "explanation": "n = 40 fails."}
+CONSISTENT = {"verdict": "consistent", "cases_checked": 40, "range": {"n": [0, 39]},
+              "counterexample": {"case": "", "code": ""}, "explanation": "Prime for every n <= 39."}
+
+
+@pytest.fixture
+def sandbox():
+    problem = sandbox_problem()
+    if problem is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"bubblewrap must run under CI=true (.ci/run installs it): {problem}")
+        pytest.skip(f"bubblewrap cannot run here, so a probe cannot run: {problem}")
+
+
+def run_python_call(code: str, call_id: str = "toolu_probe") -> tuple[int, dict, dict]:
+    """The model's turn that calls run_python (stop_reason tool_use), as the API sends it."""
+    return 200, {"id": "msg_tool", "type": "message", "role": "assistant", "model": "claude-double",
+                 "content": [{"type": "text", "text": "Let me check small n."},
+                             {"type": "tool_use", "id": call_id, "name": "run_python", "input": {"code": code}}],
+                 "stop_reason": "tool_use", "stop_sequence": None,
+                 "usage": {"input_tokens": 50, "output_tokens": 30}}, {}
+
+
+def project(tmp_path: Path, toml: str = "") -> Path:
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    (folder / "main.tex").write_text(PAPER)
+    if toml:
+        (folder / "colosseum.toml").write_text(toml)
+    return folder
+
+
+def run(folder: Path, url: str, *extra: str, trusted: bool = True) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if key != "COLOSSEUM_TRUST"}
+    env.update({"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url, "HOME": str(folder.parent / "home")})
+    if trusted:
+        env["COLOSSEUM_TRUST"] = "1"
+    return subprocess.run([sys.executable, "-m", "colosseum", "probe", str(folder), "--label", "lem:euler", *extra],
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_a_tool_call_runs_in_the_sandbox_and_its_output_returns_as_the_tool_result(tmp_path, sandbox):
+    folder = project(tmp_path)
+    with MessagesAPIDouble([run_python_call(PROBE), tool_answer(COUNTEREXAMPLE)]) as server:
+        done = run(folder, server.url, "--format", "json")
+    assert done.returncode == 3, done.stderr  # a counterexample
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "counterexample" and report["executions"] == 1 and report["requests"] == 2
+    first, second = server.requests
+    assert [t["name"] for t in first["tools"]] == ["run_python", "answer"]
+    assert first["tool_choice"] == {"type": "any"}  # may run code or answer
+    assert "n^2 + n + 41" in first["messages"][0]["content"]
+    # the second request continues the transcript: the model's turn, then the tool's result
+    assistant, result_turn = second["messages"][1], second["messages"][2]
+    assert assistant["role"] == "assistant" and assistant["content"][1]["id"] == "toolu_probe"
+    (result,) = result_turn["content"]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_probe"
+    shown = json.loads(result["content"])
+    assert shown["stdout"] == "first failure 40\n" and shown["exit_code"] == 0 and shown["limit"] == "none"
+    record = json.loads((Path(report["run"]) / "run.json").read_text())
+    assert record["verdict"] == "counterexample" and record["label"] == "lem:euler"
+    (execution,) = record["executions"]
+    assert execution["code"] == PROBE and execution["stdout"] == "first failure 40\n" and execution["sandboxed"]
+    assert record["limits"]["cpu_s"] > 0 and Path(report["run"]).name.endswith("probe-lem_euler")
+
+
+def test_a_consistent_verdict_exits_zero_and_says_the_range(tmp_path, sandbox):
+    folder = project(tmp_path)
+    with MessagesAPIDouble([run_python_call("print(sum(range(10)))"), tool_answer(CONSISTENT)]) as server:
+        done = run(folder, server.url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("lem:euler: consistent (1 run(s), 2 request(s))")
+    assert "checked: {'n': [0, 39]} (40 case(s))" in done.stdout
+    assert json.loads(server.requests[1]["messages"][2]["content"][0]["content"])["stdout"] == "45\n"
+
+
+def test_the_loop_stops_at_max_tool_calls_and_the_last_request_must_answer(tmp_path, sandbox):
+    folder = project(tmp_path, "[probe]\nmax_tool_calls = 3\n")
+
+    def always_run(body: dict):  # a model that would run code for ever, unless made to answer
+        if body["tool_choice"] == {"type": "tool", "name": "answer"}:
+            return tool_answer(CONSISTENT)
+        return run_python_call("print(1)", f"toolu_{len(body['messages'])}")
+
+    with MessagesAPIDouble([], responder=always_run) as server:
+        done = run(folder, server.url, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert len(server.requests) == 3 and json.loads(done.stdout)["executions"] == 2
+    assert [r["tool_choice"]["type"] for r in server.requests] == ["any", "any", "tool"]
+    assert [t["name"] for t in server.requests[-1]["tools"]] == ["run_python", "answer"]  # its transcript names them
+
+
+def test_an_untrusted_folder_exits_2_and_runs_nothing(tmp_path):
+    folder = project(tmp_path)
+    with MessagesAPIDouble([run_python_call(PROBE), tool_answer(COUNTEREXAMPLE)]) as server:
+        done = run(folder, server.url, trusted=False)
+    assert done.returncode == 2
+    assert "not trusted, so no probe is run" in done.stderr and "--trust" in done.stderr
+    assert server.requests == [] and not (folder / ".colosseum" / "runs").exists()
+
+
+def test_an_unknown_label_is_bad_input(tmp_path):
+    folder = project(tmp_path)
+    env = {**os.environ, "COLOSSEUM_TRUST": "1", "HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-m", "colosseum", "probe", str(folder), "--label", "lem:none"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2 and "no claim labelled 'lem:none'" in done.stderr
+
+
+def test_the_dry_run_calls_nothing(tmp_path):
+    folder = project(tmp_path)
+    with MessagesAPIDouble([]) as server:
+        done = run(folder, server.url, "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "probe lem:euler: the prober in at most 8 model request(s)" in done.stdout
+    assert server.requests == []

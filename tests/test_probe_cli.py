@@ -143,3 +143,39 @@ def test_the_dry_run_calls_nothing(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "probe lem:euler: the prober in at most 8 model request(s)" in done.stdout
     assert server.requests == []
+
+
+def test_without_bubblewrap_the_probe_says_why_and_exits_1(tmp_path):
+    folder = project(tmp_path)
+    (tmp_path / "bin").mkdir()  # a PATH with no bwrap on it
+    env = {**os.environ, "COLOSSEUM_TRUST": "1", "HOME": str(tmp_path / "home"), "PATH": str(tmp_path / "bin"),
+           "ANTHROPIC_API_KEY": "sk-test"}
+    with MessagesAPIDouble([run_python_call(PROBE), tool_answer(COUNTEREXAMPLE)]) as server:
+        env["ANTHROPIC_BASE_URL"] = server.url
+        done = subprocess.run([sys.executable, "-m", "colosseum", "probe", str(folder), "--label", "lem:euler"],
+                              capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 1
+    assert "bubblewrap (bwrap) is not installed, so probes are off" in done.stderr
+    assert server.requests == []
+
+
+def test_each_request_of_the_loop_is_one_call_of_the_budget():
+    import asyncio
+
+    from colosseum.app.probe import RUN_PYTHON
+    from colosseum.models.anthropic_provider import AnthropicProvider
+    from colosseum.models.budget import Budget
+    from colosseum.models.errors import BudgetReached
+    from colosseum.models.step import ModelStep
+    from colosseum.models.tool_loop import answer_with_tools
+
+    ran = []  # the tool runner here only counts: the sandbox is not what this test is about
+    with MessagesAPIDouble([run_python_call("print(2)"), run_python_call("print(3)", "toolu_2"),
+                            tool_answer(CONSISTENT)]) as server:
+        provider = AnthropicProvider(base_url=server.url, api_key="sk-test")
+        step = ModelStep(provider, budget=Budget.of_started_calls(2))
+        request = step.request("prober", {"label": "L", "claim": "c", "notation": "", "max_runs": 5},
+                               tools=(RUN_PYTHON,))
+        with pytest.raises(BudgetReached):
+            asyncio.run(answer_with_tools(step, request, lambda call: ran.append(call) or "ok", max_calls=8))
+    assert len(server.requests) == 2 and len(ran) == 2  # the third request was refused before it was sent

@@ -91,6 +91,7 @@ def test_a_tool_call_runs_in_the_sandbox_and_its_output_returns_as_the_tool_resu
     (execution,) = record["executions"]
     assert execution["code"] == PROBE and execution["stdout"] == "first failure 40\n" and execution["sandboxed"]
     assert record["limits"]["cpu_s"] > 0 and Path(report["run"]).name.endswith("probe-lem_euler")
+    assert report["catalog_entry"] is None and not (folder / "knowledge").exists()  # a counterexample is no evidence of it
 
 
 def test_a_consistent_verdict_exits_zero_and_says_the_range(tmp_path, sandbox):
@@ -101,6 +102,16 @@ def test_a_consistent_verdict_exits_zero_and_says_the_range(tmp_path, sandbox):
     assert done.stdout.startswith("lem:euler: consistent (1 run(s), 2 request(s))")
     assert "checked: {'n': [0, 39]} (40 case(s))" in done.stdout
     assert json.loads(server.requests[1]["messages"][2]["content"][0]["content"])["stdout"] == "45\n"
+    # the verdict is computation evidence in the catalog, with the range it checked
+    from colosseum.catalog.store import read_entry
+
+    assert "written to the catalog: probe-of-lem-euler (computation evidence, not a proof)" in done.stdout
+    entry, problems = read_entry(folder / "knowledge" / "probe-of-lem-euler.md")
+    assert problems == [] and entry.kind == "observation" and entry.data["strength"] == "computation"
+    (item,) = entry.data["evidence"]
+    assert item["type"] == "computation" and item["range"] == {"n": [0, 39]}
+    assert item["artifact"].startswith(".colosseum/runs/") and item["artifact"].endswith("probe-lem_euler/run.json")
+    assert entry.data["scope"] == "0 <= n <= 39"
 
 
 def test_the_loop_stops_at_max_tool_calls_and_the_last_request_must_answer(tmp_path, sandbox):

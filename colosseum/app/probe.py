@@ -56,6 +56,7 @@ class ProbeOutcome:
     requests: int = 0
     folder: Path | None = None
     failure: str = ""
+    catalog_entry: str | None = None  # the observation a consistent verdict was recorded in
 
 
 def probe_setup(index, label: str) -> ProbeSetup:
@@ -108,8 +109,10 @@ def _verdict(answer: dict) -> str:
     return verdict if verdict in VERDICTS else "inconclusive"
 
 
-async def run_probe(setup: ProbeSetup, provider, model: str, folder: Path | None = None) -> ProbeOutcome:
-    """Run the prober on the claim; the record goes to ``folder`` (a new run folder by default)."""
+async def run_probe(setup: ProbeSetup, provider, model: str, folder: Path | None = None,
+                    record_in_catalog: bool = True) -> ProbeOutcome:
+    """Run the prober on the claim; the record goes to ``folder`` (a new run folder by default), and
+    a consistent verdict with its range to the catalog as ``computation`` evidence."""
     from colosseum.models.step import ModelStep
     from colosseum.models.tool_loop import answer_with_tools
 
@@ -125,7 +128,28 @@ async def run_probe(setup: ProbeSetup, provider, model: str, folder: Path | None
     ensure_state_dir(setup.index.root_dir)
     outcome.folder = folder or run_directory(setup.index.root_dir, f"probe-{setup.label}")
     _record(setup, outcome, model)
+    if record_in_catalog and outcome.verdict == "consistent" and answer.get("range"):
+        outcome.catalog_entry = _record_in_catalog(setup, outcome, model)
     return outcome
+
+
+def _record_in_catalog(setup: ProbeSetup, outcome: ProbeOutcome, model: str) -> str | None:
+    """The catalog is a record of the probe, never a reason to lose its verdict: a failure to write
+    it is logged."""
+    import logging
+
+    from colosseum.app.knowledge import catalog_directory
+    from colosseum.catalog.computation import computation_item, record_computation
+
+    root = Path(setup.index.root_dir)
+    artifact = (outcome.folder / "run.json").relative_to(root).as_posix()
+    item = computation_item(outcome.answer["range"], int(outcome.answer.get("cases_checked") or 0), artifact, model)
+    try:
+        return record_computation(catalog_directory(root), setup.label, setup.statement, item,
+                                  outcome.folder.name, model)
+    except Exception:  # noqa: BLE001
+        logging.getLogger(__name__).exception("recording the probe in the catalog failed")
+        return None
 
 
 def _record(setup: ProbeSetup, outcome: ProbeOutcome, model: str) -> None:

@@ -24,6 +24,8 @@ def add_arguments(sub) -> None:
     probe.add_argument("--format", choices=("text", "json"), default="text")
     probe.add_argument("--dry-run", action="store_true", help="say what would run; no model call, no execution")
     probe.add_argument("--trust", action="store_true", help="trust this project to run probes")
+    probe.add_argument("--no-catalog", action="store_true",
+                       help="do not record a consistent verdict as computation evidence in the catalog")
     probe.set_defaults(run=run_probe_command)
 
 
@@ -66,11 +68,12 @@ def _run(args, setup) -> int:
         provider, model = settings.provider()
     except ProviderError as exc:
         return _fail(str(exc), EXIT_INCOMPLETE)
-    outcome = asyncio.run(run_probe(setup, provider, model))
+    outcome = asyncio.run(run_probe(setup, provider, model, record_in_catalog=not args.no_catalog))
     if args.format == "json":
         print_json({"label": setup.label, "verdict": outcome.verdict, "answer": outcome.answer,
                     "executions": len(outcome.executions), "requests": outcome.requests,
-                    "failure": outcome.failure or None, "run": str(outcome.folder)})
+                    "failure": outcome.failure or None, "run": str(outcome.folder),
+                    "catalog_entry": outcome.catalog_entry})
     else:
         _print_text(setup, outcome)
     return EXIT_OF_VERDICT[outcome.verdict]
@@ -87,4 +90,6 @@ def _print_text(setup, outcome) -> None:
         print(f"  counterexample: {answer.get('counterexample', {}).get('case', '')}")
     if answer.get("explanation"):
         print(f"  {answer['explanation']}")
+    if outcome.catalog_entry:
+        print(f"  written to the catalog: {outcome.catalog_entry} (computation evidence, not a proof)")
     print(f"  run: {outcome.folder}")

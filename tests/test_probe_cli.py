@@ -190,3 +190,28 @@ def test_each_request_of_the_loop_is_one_call_of_the_budget():
         with pytest.raises(BudgetReached):
             asyncio.run(answer_with_tools(step, request, lambda call: ran.append(call) or "ok", max_calls=8))
     assert len(server.requests) == 2 and len(ran) == 2  # the third request was refused before it was sent
+
+
+def test_a_probe_stopped_by_a_limit_says_which_in_its_tool_result_and_the_loop_goes_on(tmp_path, sandbox):
+    folder = project(tmp_path, "[probe]\ncpu_s = 1\n")
+    script = [run_python_call("while True:\n    pass\n"), run_python_call("print('after')", "toolu_2"),
+              tool_answer({**CONSISTENT, "verdict": "inconclusive", "range": {}})]
+    with MessagesAPIDouble(script) as server:
+        done = run(folder, server.url, "--format", "json")
+    assert done.returncode == 1, done.stderr  # inconclusive
+    stopped = json.loads(server.requests[1]["messages"][2]["content"][0]["content"])
+    assert stopped["limit"] == "cpu" and stopped["exit_code"] != 0
+    assert json.loads(server.requests[2]["messages"][4]["content"][0]["content"])["stdout"] == "after\n"
+    record = json.loads((Path(json.loads(done.stdout)["run"]) / "run.json").read_text())
+    assert [e["limit"] for e in record["executions"]] == ["cpu", "none"] and record["limits"]["cpu_s"] == 1
+
+
+def test_an_answer_given_beside_a_tool_call_waits_for_the_tool_results():
+    from colosseum.models.provider import ToolCall
+    from colosseum.models.tool_loop import _results
+
+    blocks = ({"type": "text", "text": "x"}, {"type": "tool_use", "id": "a", "name": "run_python", "input": {}},
+              {"type": "tool_use", "id": "b", "name": "answer", "input": {}})
+    results = _results(blocks, (ToolCall("a", "run_python", {}),), ["ran"])
+    assert [(r["tool_use_id"], r["content"]) for r in results] == [
+        ("a", "ran"), ("b", "Not taken: answer once the tool results are in.")]  # the API wants a result for each

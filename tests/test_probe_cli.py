@@ -215,3 +215,13 @@ def test_an_answer_given_beside_a_tool_call_waits_for_the_tool_results():
     results = _results(blocks, (ToolCall("a", "run_python", {}),), ["ran"])
     assert [(r["tool_use_id"], r["content"]) for r in results] == [
         ("a", "ran"), ("b", "Not taken: answer once the tool results are in.")]  # the API wants a result for each
+
+
+def test_a_malformed_answer_is_repaired_by_the_answer_tool_alone(tmp_path, sandbox):
+    folder = project(tmp_path)
+    with MessagesAPIDouble([tool_answer({"verdict": "maybe"}), tool_answer(CONSISTENT)]) as server:
+        done = run(folder, server.url, "--no-catalog")
+    assert done.returncode == 0, done.stderr
+    assert server.requests[0]["tool_choice"] == {"type": "any"}
+    assert server.requests[1]["tool_choice"] == {"type": "tool", "name": "answer"}  # not another run
+    assert not (folder / "knowledge").exists()  # --no-catalog

@@ -29,6 +29,7 @@ import asyncio
 import importlib
 import json
 import os
+from dataclasses import replace
 
 from colosseum.core.extras import MissingExtra, import_extra
 from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, ToolCall, Usage
@@ -92,7 +93,8 @@ class AnthropicProvider:
                 {"role": "user", "content": repair_instruction(problem, f"by calling the `{ANSWER_TOOL}` tool "
                                                                          "with a valid input")},
             ]
-            response, more, extra = await self._call(request, repair)
+            # the repair asks for the answer only: no tool run is due (and none could be answered)
+            response, more, extra = await self._call(replace(request, must_answer=True), repair)
             usage, attempts = usage + more, attempts + extra
             data, problem = _structured(response, request.schema)
             if problem is not None:

@@ -5,6 +5,10 @@
 - Structured answers through tool use (one tool whose input schema is the answer's schema, and
   ``tool_choice`` forcing it), validated against the schema, with one repair retry that tells the
   model what was wrong.
+- A request with ``tools`` (the probes' ``run_python``) offers them beside the answer tool with
+  ``tool_choice`` ``any``: a turn that calls them comes back as ``tool_calls`` with the turn's
+  content blocks, for the tool-use loop (colosseum.models.tool_loop) to run and answer with
+  ``tool_result`` blocks; ``must_answer`` forces the answer tool again (the loop's last request).
 - The system prefix carries ``cache_control``: every leaf of a tree shares it.
 - Every call is streamed (``messages.stream``): a long answer keeps the connection busy with its
   events, so a silence of ``idle_timeout`` seconds (the transport's read limit, which every event,
@@ -25,9 +29,10 @@ import asyncio
 import importlib
 import json
 import os
+from dataclasses import replace
 
 from colosseum.core.extras import MissingExtra, import_extra
-from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage
+from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, ToolCall, Usage
 from colosseum.models.retry import (DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S, attempts_of, repair_instruction,
                                     unreadable_answer, validate, with_retries)
 
@@ -42,6 +47,7 @@ STATUS_OF_STREAM_ERROR = {"overloaded_error": 529, "api_error": 500, "rate_limit
 class AnthropicProvider:
     name = "anthropic"
     exact_token_counts = True  # the Messages API has a counter
+    supports_tools = True
 
     def __init__(self, model: str = DEFAULT_MODEL, *, api_key: str | None = None, base_url: str | None = None,
                  max_concurrency: int = 8, max_attempts: int | None = None, max_retries: int | None = None,
@@ -70,8 +76,12 @@ class AnthropicProvider:
     # ---- one request ---------------------------------------------------------------------------
     async def complete(self, request: ModelRequest) -> ModelResponse:
         async with self._limit:
-            messages = [{"role": m.role, "content": m.content} for m in request.messages]
+            messages = _messages(request)
             response, usage, attempts = await self._call(request, messages)
+            calls = _tool_calls(response) if request.tools else ()
+            if calls:  # the model ran a tool instead of answering: the loop answers it
+                return ModelResponse(_text_of(response), None, usage, response.model, response.stop_reason, attempts,
+                                     tool_calls=calls, blocks=tuple(_block(b) for b in response.content))
             if request.schema is None:
                 return ModelResponse(_text_of(response), None, usage, response.model, response.stop_reason, attempts)
             data, problem = _structured(response, request.schema)
@@ -83,7 +93,8 @@ class AnthropicProvider:
                 {"role": "user", "content": repair_instruction(problem, f"by calling the `{ANSWER_TOOL}` tool "
                                                                          "with a valid input")},
             ]
-            response, more, extra = await self._call(request, repair)
+            # the repair asks for the answer only: no tool run is due (and none could be answered)
+            response, more, extra = await self._call(replace(request, must_answer=True), repair)
             usage, attempts = usage + more, attempts + extra
             data, problem = _structured(response, request.schema)
             if problem is not None:
@@ -94,7 +105,7 @@ class AnthropicProvider:
     async def count_tokens(self, request: ModelRequest) -> int:
         """The input tokens of ``request`` as the API counts them (free of charge, not cached)."""
         async with self._limit:
-            kwargs = self._arguments(request, [{"role": m.role, "content": m.content} for m in request.messages])
+            kwargs = self._arguments(request, _messages(request))
             kwargs.pop("max_tokens")
             counted, _attempts = await self._with_retries(lambda: self._client.messages.count_tokens(**kwargs))
             return int(counted.input_tokens)
@@ -112,6 +123,11 @@ class AnthropicProvider:
             kwargs["tools"] = [{"name": ANSWER_TOOL, "description": "Give the answer in the required structure.",
                                 "input_schema": request.schema}]
             kwargs["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
+        if request.tools:  # the transcript may hold their tool_use blocks: they stay defined to the end
+            kwargs["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.input_schema}
+                               for t in request.tools] + kwargs.get("tools", [])
+            if not request.must_answer:
+                kwargs["tool_choice"] = {"type": "any"}
         return kwargs
 
     async def _call(self, request: ModelRequest, messages: list[dict]):
@@ -177,6 +193,26 @@ def _usage(response) -> Usage:
     u = response.usage
     return Usage(u.input_tokens or 0, u.output_tokens or 0, getattr(u, "cache_read_input_tokens", 0) or 0,
                  getattr(u, "cache_creation_input_tokens", 0) or 0, calls=1)
+
+
+def _messages(request: ModelRequest) -> list[dict]:
+    return [{"role": m.role, "content": m.content if isinstance(m.content, str) else list(m.content)}
+            for m in request.messages]
+
+
+def _tool_calls(response) -> tuple[ToolCall, ...]:
+    """The calls of tools other than the answer tool in one turn."""
+    return tuple(ToolCall(b.id, b.name, b.input if isinstance(b.input, dict) else {}) for b in response.content
+                 if getattr(b, "type", "") == "tool_use" and b.name != ANSWER_TOOL)
+
+
+def _block(block) -> dict:
+    """A content block of the model's turn as the API takes it back in the transcript."""
+    if getattr(block, "type", "") == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if getattr(block, "type", "") == "text":
+        return {"type": "text", "text": block.text}
+    return block.model_dump(exclude_none=True)
 
 
 def _text_of(response) -> str:

@@ -8,14 +8,35 @@ from typing import Protocol
 
 @dataclass(frozen=True, slots=True)
 class Message:
+    """One turn of the transcript: text, or Messages API content blocks (dicts: ``tool_use`` in
+    the model's turn, ``tool_result`` in ours) once a tool-use loop has run a tool."""
+
     role: str  # "user" | "assistant"
-    content: str
+    content: str | tuple[dict, ...]
+
+
+def content_chars(content: str | tuple[dict, ...]) -> int:
+    """The characters of a turn: its text, or its blocks as JSON."""
+    import json
+
+    return len(content) if isinstance(content, str) else len(json.dumps(list(content)))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """The model's call of a tool other than the answer: the ``tool_use`` block's id, the tool's
+    name and its input."""
+
+    id: str
+    name: str
+    input: dict
 
 
 @dataclass(frozen=True, slots=True)
 class Tool:
     """A tool the model may call during a request (the probes' tool-use loop): its name, what it
-    does, and the JSON schema of its input. No provider runs tools yet (see ``supports_tools``)."""
+    does, and the JSON schema of its input. A provider that can offer them says so with
+``supports_tools`` (colosseum.models.tool_loop runs the loop)."""
 
     name: str
     description: str
@@ -35,7 +56,8 @@ class ModelRequest:
     temperature: float = 1.0
     model: str | None = None  # None: the provider's configured model
     role: str = ""  # the prompt role (generator, refuter, ...), for logs and scripted doubles
-    tools: tuple[Tool, ...] = ()  # tools the model may call; empty for every request today
+    tools: tuple[Tool, ...] = ()  # tools the model may call besides giving its answer
+    must_answer: bool = False  # with tools: this request must give the answer (the loop's last one)
 
     def continued(self, *more: Message) -> "ModelRequest":
         """The same request with ``more`` appended to its transcript (the model's turn, a tool's
@@ -68,6 +90,10 @@ class ModelResponse:
     stop_reason: str | None = None
     attempts: int = 1  # calls made for this response (retries and repairs included)
     cached: bool = False  # served from the on-disk response cache: no call made
+    # a request with tools: the tools the model called instead of answering, and its whole turn as
+    # content blocks (the transcript's next assistant message)
+    tool_calls: tuple[ToolCall, ...] = ()
+    blocks: tuple[dict, ...] = ()
 
 
 @dataclass
@@ -114,7 +140,7 @@ def estimate_tokens(request: ModelRequest) -> int:
     estimate wherever it is reported."""
     import json
 
-    chars = len(request.system) + sum(len(m.content) for m in request.messages)
+    chars = len(request.system) + sum(content_chars(m.content) for m in request.messages)
     if request.schema is not None:
         chars += len(json.dumps(request.schema))
     return chars // CHARS_PER_TOKEN_ESTIMATE + 1

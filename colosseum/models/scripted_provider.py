@@ -11,7 +11,7 @@ import asyncio
 import json
 from collections.abc import Callable
 
-from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage
+from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage, content_chars
 
 
 class ScriptedProvider:
@@ -51,4 +51,4 @@ class ScriptedProvider:
 
 
 def _prompt_chars(request: ModelRequest) -> int:
-    return len(request.system) + sum(len(m.content) for m in request.messages)
+    return len(request.system) + sum(content_chars(m.content) for m in request.messages)

@@ -124,7 +124,8 @@ class ProbeSettings:
                             CALL_SECONDS)
     memory_mb: int = setting(1024, "Address space of a probe's process in MiB (RLIMIT_AS; numpy needs some "
                              "hundreds); also the size of its temporary folder.", at_least(64))
-    max_tool_calls: int = setting(8, "Probes (tool calls) one role may run in a model call.", POSITIVE_INT)
+    max_tool_calls: int = setting(8, "Model requests one role's tool-use loop may make, each one call of the "
+                                 "budget; the last must answer, so it runs at most one probe fewer.", POSITIVE_INT)
     output_bytes: int = setting(1_000_000, "Bytes of output (stdout and stderr) kept before the probe is stopped.",
                                 at_least(1024))
     allow_unsandboxed: bool = setting(False, "Run probes without bubblewrap where it cannot run (the limits still "

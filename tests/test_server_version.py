@@ -17,6 +17,10 @@ from colosseum import __version__
     server_command=[sys.executable, "-m", "colosseum", "serve"],
     server_env={k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}))
 async def client(lsp_client: LanguageClient, tmp_path):
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params):  # the server registers its file watchers with a client that offers it
+        return None
+
     lsp_client.initialized_result = await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri()))
     yield

@@ -4,6 +4,7 @@
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
   State,
@@ -178,6 +179,15 @@ export class ServerClient {
     });
   }
 
+  /** workspace/executeCommand to the current client, past the client's own failure toast. */
+  private async sendCommand(command: string, args: unknown[]): Promise<unknown> {
+    const client = this.client;
+    if (!client) {
+      throw new Error("the language server is not running");
+    }
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  }
+
   private clientOptions(): LanguageClientOptions {
     const watchers = [
       vscode.workspace.createFileSystemWatcher("**/*.{tex,bib,sty,cls,ltx}"),
@@ -194,7 +204,7 @@ export class ServerClient {
       outputChannel: this.output,
       traceOutputChannel: this.output,
       synchronize: { fileEvents: watchers },
-      middleware: clientMiddleware(this.output),
+      middleware: clientMiddleware(this.output, (command, args) => this.sendCommand(command, args)),
     };
   }
 }

@@ -7,6 +7,9 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  MessageType,
+  ShowMessageNotification,
+  ShowMessageParams,
   State,
   Trace,
 } from "vscode-languageclient/node";
@@ -22,6 +25,7 @@ import {
   SETTINGS_SECTION,
   traceSetting,
 } from "./settings";
+import { Remembered, shouldShowMessage } from "./serverMessages";
 import { StatusBar } from "./status";
 import { EXTENSION_ID, versionMismatch } from "./version";
 
@@ -37,6 +41,8 @@ export class ServerClient {
   constructor(
     private readonly output: vscode.OutputChannel,
     private readonly status: StatusBar,
+    /** The extension's globalState: what is told once per install. */
+    private readonly remembered?: Remembered,
   ) {}
 
   renderStatus(): void {
@@ -53,6 +59,8 @@ export class ServerClient {
       this.status.update(params);
       this.renderStatus();
     });
+    // replaces the client's own showMessage handler (registered before start, it is set after it)
+    newClient.onNotification(ShowMessageNotification.type, (params) => this.showServerMessage(params));
     this.renderStatus();
     try {
       await newClient.start();
@@ -72,6 +80,21 @@ export class ServerClient {
       }
     }
     this.renderStatus();
+  }
+
+  /** The server's message as a toast, as the client would show it, unless already told (serverMessages.ts). */
+  private showServerMessage(params: ShowMessageParams): void {
+    if (!shouldShowMessage(params.message, this.remembered)) {
+      this.output.appendLine(params.message);
+      return;
+    }
+    if (params.type === MessageType.Error) {
+      void vscode.window.showErrorMessage(params.message);
+    } else if (params.type === MessageType.Warning) {
+      void vscode.window.showWarningMessage(params.message);
+    } else {
+      void vscode.window.showInformationMessage(params.message);
+    }
   }
 
   /** The handshake: tell the user which side to upgrade when the server's major or minor version

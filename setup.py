@@ -19,7 +19,9 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 # (source in this repository, destination inside the built colosseum package)
 SHIPPED = (("prompts", "data/prompts"), ("knowledge/starter", "data/starter"),
-           ("knowledge/schema.json", "data/knowledge-schema.json"))
+           ("knowledge/schema.json", "data/knowledge-schema.json"),
+           # the diagnostics' codeDescription links to its "Diagnostic codes" table (convert.py)
+           ("README.md", "data/README.md"))
 # a Markdown image on a line of its own, `![alt](path)`, whose path is not an absolute URL
 RELATIVE_IMAGE = re.compile(r"^!\[[^\]]*\]\((?!https?://)[^)]*\)\s*$")
 

@@ -42,11 +42,13 @@ python3 -m pip install -q --disable-pip-version-check -e ".[test]"
 timed "Python packages"
 
 if command -v npm >/dev/null 2>&1; then
-  # compiles, unit tests, the extension against the stand-in server, then a .vsix is packaged (offline)
+  # compiles, unit tests, the extension (tsc's and esbuild's bundle) against the stand-in server, then a
+  # .vsix is packaged (offline) holding the bundle
   vsix_dir=$(mktemp -d)
   (cd editor-clients/vscode && npm ci --no-audit --no-fund --loglevel=error && npm test --silent && npm run --silent smoke \
+    && npm run --silent smoke:bundle \
     && npm run --silent package -- -o "$vsix_dir/colosseum-latex.vsix" >/dev/null \
-    && python3 -c 'import sys, zipfile; sys.exit("extension/out/extension.js" not in zipfile.ZipFile(sys.argv[1]).namelist())' \
+    && python3 -c 'import sys, zipfile; sys.exit("extension/dist/extension.js" not in zipfile.ZipFile(sys.argv[1]).namelist())' \
       "$vsix_dir/colosseum-latex.vsix")
   rm -rf "$vsix_dir"
   timed "VS Code extension (build, unit tests, smoke test, package)"

@@ -172,6 +172,45 @@ def test_setup_attaches_buffers_opened_before_it(nvim, tmp_path):
     assert code == 0, f"exit {code} (3: no client attached, 4: wrong root)\nstderr:\n{err}\n{lsp_log(tmp_path)}"
 
 
+@pytest.mark.parametrize("opts, expected", [
+    ("", "omnifunc=v:lua.vim.lsp.omnifunc K=buffer"),
+    ("omnifunc = false, hover_key = false,", "omnifunc= K=none"),
+])
+def test_attach_sets_omnifunc_and_hover_key(nvim, tmp_path, opts, expected):
+    """After attach a LaTeX buffer completes with <C-x><C-o> and `K` hovers (on 0.7 omnifunc was
+    unset and `K` ran man.vim), unless the author opts out in setup()."""
+    project = tmp_path / "paper"
+    project.mkdir()
+    (project / "colosseum.toml").write_text("")
+    main = project / "main.tex"
+    main.write_text("\\documentclass{article}\n\\begin{document}\nText.\n\\end{document}\n")
+    report = (
+        "lua local c = require('colosseum');"
+        " if not vim.wait(15000, function() return c.get_client(0) ~= nil end, 50) then vim.cmd('cquit 3') end;"
+        " local k = vim.fn.maparg('K', 'n', false, true);"
+        " local mapped = type(k) == 'table' and k.buffer == 1 and 'buffer' or 'none';"
+        " io.stdout:write('omnifunc=' .. vim.bo.omnifunc .. ' K=' .. mapped .. '\\n')"
+    )
+    code, out, err = run_nvim(
+        nvim, [
+            *PLUGIN_ONLY,
+            "--cmd",
+            "let g:tex_flavor = 'latex' | filetype on",
+            str(main),
+            "-c",
+            f"lua require('colosseum').setup{{ {opts} cmd = {{ vim.env.PYTHON, [[{FAKE_SERVER}]] }} }}",
+            "-c",
+            report,
+            "-c",
+            "qall!",
+        ],
+        nvim_env(tmp_path),
+        timeout=60,
+    )
+    assert code == 0, f"exit {code} (3: no client attached)\nstderr:\n{err}\n{lsp_log(tmp_path)}"
+    assert expected in out + err, (out, err)
+
+
 def test_client_against_fake_server(nvim, tmp_path):
     log = tmp_path / "fake.log"
     code, out, err = run_nvim(

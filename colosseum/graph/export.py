@@ -161,16 +161,22 @@ def dag_mermaid(index: "ProjectIndex") -> str:
     return "\n".join(out)
 
 
+def obligation_ids(index) -> list[str]:
+    """The claims and sections the author marked as obligations, in graph order: what
+    ``colosseum obligations`` lists and the editor's status bar counts. Not the nodes whose status
+    is "obligation": a section holding an obligation has that status without being one."""
+    return [node for node in index.graph.status
+            if (node in index.claims and index.claims[node].obligation)
+            or (node in index.sections and index.sections[node].obligation)]
+
+
 def obligation_plan(index: "ProjectIndex") -> list[dict]:
     """Obligations in a valid solve order (DAG generations), with what each still waits on."""
     graph = index.graph
     order = {node: i for i, layer in enumerate(graph.generations()) for node in layer}
     plan = []
-    for node, status in graph.status.items():
-        is_obligation = (node in index.claims and index.claims[node].obligation) or (
-            node in index.sections and index.sections[node].obligation)
-        if not is_obligation:
-            continue
+    for node in obligation_ids(index):
+        status = graph.status[node]
         waits = sorted(a for a in graph.ancestors(node) if graph.status.get(a) in ("open", "obligation", "draft"))
         item = index.claims.get(node) or index.sections.get(node)
         entry = {"id": node, "status": status, "generation": order.get(node, 0) + 1,

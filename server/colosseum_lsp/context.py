@@ -16,6 +16,7 @@ from lsprotocol import types
 from colosseum.settings.project import load_config
 from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
 from colosseum.core.structure import Label, Position, Reference
+from colosseum.graph.export import obligation_ids
 from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features.catalog_view import publish_catalog_findings
 from colosseum_lsp.features.diagnostics import publish_project
@@ -275,8 +276,8 @@ class ServerContext:
                 graph = snap.graph
                 counted = self._obligations.get(project.root_dir)
                 if counted is None or counted[0] is not graph:  # counted once per graph
-                    counted = self._obligations[project.root_dir] = (
-                        graph, sum(1 for s in graph.status.values() if s == "obligation"))
+                    # the obligations `colosseum obligations` lists, not the nodes of that status
+                    counted = self._obligations[project.root_dir] = (graph, len(obligation_ids(snap)))
                 obligations += counted[1]
         try:
             self.server.protocol.notify("colosseum/status", {"state": state, "obligations": obligations})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -83,6 +84,26 @@ def engine_range(rng: types.Range) -> structure.Range:
     return structure.Range(engine_position(rng.start), engine_position(rng.end))
 
 
+@functools.cache
+def diagnostic_docs_href() -> str | None:
+    """Where the diagnostic codes are explained: the README's "Diagnostic codes" table. The project
+    states no web address, so the link is to the README on this machine: the copy an installed
+    package carries (colosseum/data/README.md, put there by setup.py), else the repository's
+    (an editable install or a checkout). None when neither is there: no link rather than a dead one."""
+    import colosseum
+
+    package = Path(colosseum.__file__).resolve().parent
+    for readme in (package / "data" / "README.md", package.parent / "README.md"):
+        if readme.is_file():
+            return readme.as_uri() + "#diagnostic-codes"
+    return None
+
+
+def _code_description(code: str) -> types.CodeDescription | None:
+    href = diagnostic_docs_href() if code.startswith("colosseum/") else None
+    return types.CodeDescription(href=href) if href else None
+
+
 def diagnostic(diag: structure.Diagnostic) -> types.Diagnostic:
     tags = [types.DiagnosticTag.Unnecessary] if diag.code.endswith("unused-label") else None
     return types.Diagnostic(
@@ -90,6 +111,7 @@ def diagnostic(diag: structure.Diagnostic) -> types.Diagnostic:
         message=diag.message,
         severity=SEVERITY[diag.severity],
         code=diag.code,
+        code_description=_code_description(diag.code),
         source=diag.source,
         tags=tags,
         related_information=[
@@ -109,6 +131,9 @@ def diagnostic_json(diag: structure.Diagnostic) -> dict:
     of it, at a fraction of the cost: a publication sends every finding of the file)."""
     out = {"range": _range_json(diag.range), "message": diag.message, "severity": SEVERITY[diag.severity].value,
            "code": diag.code, "source": diag.source}
+    described = _code_description(diag.code)
+    if described is not None:
+        out["codeDescription"] = {"href": described.href}
     if diag.code.endswith("unused-label"):
         out["tags"] = [types.DiagnosticTag.Unnecessary.value]
     if diag.related:

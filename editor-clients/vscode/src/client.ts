@@ -4,8 +4,12 @@
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  MessageType,
+  ShowMessageNotification,
+  ShowMessageParams,
   State,
   Trace,
 } from "vscode-languageclient/node";
@@ -21,6 +25,7 @@ import {
   SETTINGS_SECTION,
   traceSetting,
 } from "./settings";
+import { Remembered, shouldShowMessage } from "./serverMessages";
 import { StatusBar } from "./status";
 import { EXTENSION_ID, versionMismatch } from "./version";
 
@@ -36,6 +41,8 @@ export class ServerClient {
   constructor(
     private readonly output: vscode.OutputChannel,
     private readonly status: StatusBar,
+    /** The extension's globalState: what is told once per install. */
+    private readonly remembered?: Remembered,
   ) {}
 
   renderStatus(): void {
@@ -52,6 +59,8 @@ export class ServerClient {
       this.status.update(params);
       this.renderStatus();
     });
+    // replaces the client's own showMessage handler (registered before start, it is set after it)
+    newClient.onNotification(ShowMessageNotification.type, (params) => this.showServerMessage(params));
     this.renderStatus();
     try {
       await newClient.start();
@@ -71,6 +80,21 @@ export class ServerClient {
       }
     }
     this.renderStatus();
+  }
+
+  /** The server's message as a toast, as the client would show it, unless already told (serverMessages.ts). */
+  private showServerMessage(params: ShowMessageParams): void {
+    if (!shouldShowMessage(params.message, this.remembered)) {
+      this.output.appendLine(params.message);
+      return;
+    }
+    if (params.type === MessageType.Error) {
+      void vscode.window.showErrorMessage(params.message);
+    } else if (params.type === MessageType.Warning) {
+      void vscode.window.showWarningMessage(params.message);
+    } else {
+      void vscode.window.showInformationMessage(params.message);
+    }
   }
 
   /** The handshake: tell the user which side to upgrade when the server's major or minor version
@@ -178,6 +202,15 @@ export class ServerClient {
     });
   }
 
+  /** workspace/executeCommand to the current client, past the client's own failure toast. */
+  private async sendCommand(command: string, args: unknown[]): Promise<unknown> {
+    const client = this.client;
+    if (!client) {
+      throw new Error("the language server is not running");
+    }
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  }
+
   private clientOptions(): LanguageClientOptions {
     const watchers = [
       vscode.workspace.createFileSystemWatcher("**/*.{tex,bib,sty,cls,ltx}"),
@@ -194,7 +227,7 @@ export class ServerClient {
       outputChannel: this.output,
       traceOutputChannel: this.output,
       synchronize: { fileEvents: watchers },
-      middleware: clientMiddleware(this.output),
+      middleware: clientMiddleware(this.output, (command, args) => this.sendCommand(command, args)),
     };
   }
 }

@@ -7,9 +7,9 @@ import { ExecuteCommandRequest } from "vscode-languageclient/node";
 
 import { ServerClient } from "./client";
 import { activeLatexEditor, LabelPrompt, labelForEditor } from "./editor";
-import { errorText } from "./errors";
 import { SERVER_COMMANDS } from "./protocol";
 import { handleCommandResult } from "./results";
+import { sendCommandTellingFailure } from "./serverCommand";
 
 /** The extension's command ids, as package.json contributes them. */
 export const COMMANDS = {
@@ -125,13 +125,15 @@ class ServerCommandRunner {
     }
     const busyMessage = vscode.window.setStatusBarMessage(`$(sync~spin) ${busy}`);
     try {
-      const result = await running.sendRequest(ExecuteCommandRequest.type, {
+      const outcome = await sendCommandTellingFailure(
+        (name, sent) => running.sendRequest(ExecuteCommandRequest.type, { command: name, arguments: sent }),
         command,
-        arguments: args,
-      });
-      await handleCommandResult(command, result, this.output);
-    } catch (err) {
-      void vscode.window.showErrorMessage(`Colosseum: ${command} failed: ${errorText(err)}`);
+        args,
+        (text) => void vscode.window.showErrorMessage(text),
+      );
+      if (outcome.ok) {
+        await handleCommandResult(command, outcome.result, this.output);
+      }
     } finally {
       busyMessage.dispose();
     }

@@ -21,7 +21,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel(CLIENT_NAME);
   const statusBar = new StatusBar(COMMANDS.showOutput);
   context.subscriptions.push(output, statusBar);
-  const client = new ServerClient(output, statusBar);
+  const client = new ServerClient(output, statusBar, context.globalState);
   server = client;
 
   context.subscriptions.push(

@@ -9,22 +9,30 @@ import { Middleware } from "vscode-languageclient/node";
 import { reviewDraftActions } from "./draftReview";
 import { handleCommandResult } from "./results";
 import { withRetractReason } from "./retract";
+import { SendCommand, sendCommandTellingFailure } from "./serverCommand";
 import { serverSettings, SETTINGS_SECTION } from "./settings";
 
-export function clientMiddleware(output: vscode.OutputChannel): Middleware {
+/** `sendCommand` sends workspace/executeCommand straight to the server: the client's own path
+ * (`next`) would add a generic error toast after the server's message (see serverCommand.ts). */
+export function clientMiddleware(output: vscode.OutputChannel, sendCommand: SendCommand): Middleware {
   return {
     // Commands the server advertises are registered by vscode-languageclient under their
     // server ids (used by code lenses and code actions); their results get the same
     // treatment as the palette commands'.
-    executeCommand: async (command, args, next) => {
+    executeCommand: async (command, args) => {
       // LSP has no text prompt: the reason for a retraction is asked here, then sent along
       const sent = await withRetractReason(command, args, askRetractReason);
       if (sent === undefined) {
         return undefined; // dismissed: nothing is retracted
       }
-      const result = await next(command, sent);
-      await handleCommandResult(command, result, output);
-      return result;
+      const outcome = await sendCommandTellingFailure(sendCommand, command, sent, (text) => {
+        void vscode.window.showErrorMessage(text);
+      });
+      if (!outcome.ok) {
+        return undefined; // told once above; a rejection here would be told again
+      }
+      await handleCommandResult(command, outcome.result, output);
+      return outcome.result;
     },
     // a model's proof is never inserted from the light bulb at once: see draftReview.ts
     provideCodeActions: async (document, range, context, token, next) =>

@@ -29,6 +29,8 @@ export interface ServerSettings {
   labelDefinitionCommands?: string[];
   labelReferenceCommands?: string[];
   reviewOnSave?: boolean;
+  /** Diagnostic codes the server does not send, e.g. ["colosseum/undefined-reference"]. */
+  ignoredDiagnostics?: string[];
   /** The workspace is trusted (VS Code's workspace trust): only then does the server run the
    * project's code (Lean's lake serve elaborates lakefile.lean). Left out when not trusted. */
   trusted?: boolean;

@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import { ServerOptions } from "vscode-languageclient/node";
 
 import { ServerSettings } from "./protocol";
+import { buildServerSettings } from "./serverSettings";
 
 /** The configuration section, also the section a server pulls with workspace/configuration. */
 export const SETTINGS_SECTION = "colosseum";
@@ -43,38 +44,7 @@ export function serverOptions(): ServerOptions {
 /** Settings in the shape the server expects; unset values are left out (server default). */
 export function serverSettings(): ServerSettings {
   const config = configuration();
-  const settings: ServerSettings = {};
-  const model = config.get<string>("model");
-  if (model) {
-    settings.model = model;
-  }
-  const maxCalls = config.get<number | null>("budget.maxCalls");
-  const maxUsd = config.get<number | null>("budget.maxUsd");
-  if (typeof maxCalls === "number" || typeof maxUsd === "number") {
-    settings.budget = {};
-    if (typeof maxCalls === "number") {
-      settings.budget.max_calls = Math.floor(maxCalls);
-    }
-    if (typeof maxUsd === "number") {
-      settings.budget.max_usd = maxUsd;
-    }
-  }
-  const defs = labelDefinitionCommands();
-  if (defs.length > 0) {
-    settings.labelDefinitionCommands = defs;
-  }
-  const refs = labelReferenceCommands();
-  if (refs.length > 0) {
-    settings.labelReferenceCommands = refs;
-  }
-  if (config.get<boolean>("reviewOnSave")) {
-    settings.reviewOnSave = true;
-  }
-  // the editor's word on trust; the server runs no project code (lake serve) without it
-  if (vscode.workspace.isTrusted === true) {
-    settings.trusted = true;
-  }
-  return settings;
+  return buildServerSettings((key) => config.get(key), vscode.workspace.isTrusted === true);
 }
 
 /** The user's extra macros that define a label (without backslash). */

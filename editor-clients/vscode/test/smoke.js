@@ -19,7 +19,10 @@ const os = require("os");
 const path = require("path");
 
 const HERE = __dirname;
-const EXTENSION = path.join(HERE, "..", "out", "extension.js");
+// `--bundle`: the esbuild bundle the .vsix ships (dist/), else tsc's output (out/)
+const EXTENSION = process.argv.includes("--bundle")
+  ? path.join(HERE, "..", "dist", "extension.js")
+  : path.join(HERE, "..", "out", "extension.js");
 const FAKE_SERVER = path.join(HERE, "..", "..", "testing", "fake_server.py");
 const PYTHON = process.env.PYTHON || "python3";
 

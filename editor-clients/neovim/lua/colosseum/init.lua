@@ -63,6 +63,10 @@ local defaults = {
   fallback_root_markers = { ".git" },
   -- Refresh code lenses on BufEnter, InsertLeave and after a write.
   codelens = true,
+  -- Set omnifunc=v:lua.vim.lsp.omnifunc in the buffers the server attaches to (unless set).
+  omnifunc = true,
+  -- Buffer-local normal-mode key for hover (vim.lsp.buf.hover) in those buffers; false: none.
+  hover_key = "K",
   -- Called as on_attach(client, bufnr) when the server attaches to a buffer.
   on_attach = nil,
   -- Client capabilities (default: vim.lsp.protocol.make_client_capabilities()).
@@ -147,7 +151,7 @@ local option_types = {
     "cmd", "cmd_env", "settings", "filetypes", "root_markers", "fallback_root_markers", "capabilities",
   },
   ["function"] = { "on_attach" },
-  boolean = { "trusted" },
+  boolean = { "trusted", "omnifunc" },
 }
 
 --- Explicit setup: nothing happens until this is called.
@@ -160,6 +164,9 @@ function M.setup(opts)
         error(string.format("colosseum.setup: `%s` must be a %s, got %s", key, kind, type(opts[key])), 2)
       end
     end
+  end
+  if opts.hover_key ~= nil and opts.hover_key ~= false and type(opts.hover_key) ~= "string" then
+    error("colosseum.setup: `hover_key` must be a string or false, got " .. type(opts.hover_key), 2)
   end
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts)
   -- Lists are replaced, not merged index by index.

@@ -69,8 +69,28 @@ end
 
 local codelens_group
 
+-- What a LaTeX buffer needs to use the server without an lspconfig-style setup of its own:
+-- completion with <C-x><C-o> (on 0.7 it says "omnifunc is not set") and hover on `K` (else
+-- man.vim's K runs). An omnifunc or a buffer-local K the author set already is kept.
+local function set_buffer_defaults(config, bufnr)
+  if config.omnifunc and vim.api.nvim_buf_get_option(bufnr, "omnifunc") == "" then
+    vim.api.nvim_buf_set_option(bufnr, "omnifunc", "v:lua.vim.lsp.omnifunc")
+  end
+  local key = config.hover_key
+  if type(key) == "string" and key ~= "" then
+    local taken = vim.api.nvim_buf_call(bufnr, function()
+      local existing = vim.fn.maparg(key, "n", false, true)
+      return type(existing) == "table" and existing.buffer == 1
+    end)
+    if not taken then
+      vim.keymap.set("n", key, vim.lsp.buf.hover, { buffer = bufnr, desc = "Colosseum: hover" })
+    end
+  end
+end
+
 local function on_attach(client, bufnr)
   local config = plugin().config
+  set_buffer_defaults(config, bufnr)
   if config.codelens and client.server_capabilities and client.server_capabilities.codeLensProvider then
     codelens_group = codelens_group or vim.api.nvim_create_augroup("colosseum_codelens", { clear = true })
     vim.api.nvim_clear_autocmds({ group = codelens_group, buffer = bufnr })

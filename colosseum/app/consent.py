@@ -72,3 +72,43 @@ def remember_consent(project_dir: Path, provider: str, environ=None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True))
     return path
+
+
+# ---- what each action would send -----------------------------------------------------------------
+async def global_review_summary(index, setup) -> SendSummary:
+    """The whole document, sized from its characters (asking the API's counter would already send it)."""
+    from colosseum.app.review import estimate_global_review
+
+    model = setup.settings.model_name()
+    estimate = await estimate_global_review(index, None, model, setup.config, setup.settings.prices)
+    return SendSummary(f"the whole document ({setup.config.reviewers} reviewers read it)", estimate.tokens,
+                       estimate.upper_cost_usd, provider_label(setup.settings.models), model)
+
+
+def local_review_summary(index, setup, labels: list[str]) -> SendSummary:
+    """The claims to review with their proofs; sized by the files that hold them (an upper bound)."""
+    from colosseum.models.pricing import cost_usd
+    from colosseum.models.provider import Usage
+
+    files = {c.file for c in (index.claims.get(label) for label in labels) if c is not None}
+    chars = sum(len(ft.text) for ft in (index.text_of(f) for f in files) if ft is not None)
+    tokens = chars // 4 * max(1, len(labels))
+    model = setup.settings.model_name()
+    upper = cost_usd(Usage(input_tokens=tokens, output_tokens=len(labels) * setup.config.output_tokens), model,
+                     setup.settings.prices)
+    shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
+    return SendSummary(f"the proofs of {shown} with what they use", tokens, upper,
+                       provider_label(setup.settings.models), model)
+
+
+def research_summary(index, setup, label: str) -> SendSummary:
+    """The theorem and what it may use, asked by about ``typical`` calls of the dry run's typical run."""
+    from colosseum.app.research import estimate_research
+
+    estimate = estimate_research(index, setup, False)
+    return SendSummary(f"the statement of {label} and the results it may use, in about {estimate.typical_calls} "
+                       "model calls", estimate.typical_calls * RESEARCH_TOKENS_PER_CALL, estimate.upper_cost_usd,
+                       provider_label(setup.settings.models), estimate.model)
+
+
+RESEARCH_TOKENS_PER_CALL = 6000  # what estimate_research assumes each call reads

@@ -36,3 +36,8 @@ def not_sent(what: str) -> dict:
     """The answer of a command the author declined: nothing was sent and no model was called."""
     return {"status": "cancelled", "sent": False,
             "message": f"{what}: nothing was sent (the provider was not asked: you chose Cancel)"}
+
+
+def cost_note(upper_cost_usd: float | None) -> str:
+    """The estimate in a run's progress title (the run can still be cancelled before its first call)."""
+    return f" (at most ~${upper_cost_usd:.2f})" if upper_cost_usd is not None else ""

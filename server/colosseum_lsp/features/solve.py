@@ -19,7 +19,7 @@ from colosseum_lsp import convert
 from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features import drafts
 from colosseum_lsp.features.commands import document_project
-from colosseum_lsp.features.consent import may_send, not_sent
+from colosseum_lsp.features.consent import cost_note, may_send, not_sent
 from colosseum_lsp.features.registry import CommandFailed
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ async def solve_obligation(ctx, args) -> dict:
         run = plan.start(formal)
     except ProviderError as exc:
         raise SolveError(exc.message) from exc
-    async with ctx.progress(f"Solving {label}{_cost_note(estimate.upper_cost_usd)}") as report:
+    async with ctx.progress(f"Solving {label}{cost_note(estimate.upper_cost_usd)}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)
 
@@ -77,11 +77,6 @@ async def solve_obligation(ctx, args) -> dict:
                        + (f"; catalog: {', '.join(curated)}" if curated else "")
                        + (f"; {outcome.dropped_note}" if outcome.dropped_note else ""),
             "dropped": len(result.dropped)}
-
-
-def _cost_note(upper_cost_usd: float | None) -> str:
-    """The estimate in the progress title (the run can still be cancelled before its first call)."""
-    return f" (at most ~${upper_cost_usd:.2f})" if upper_cost_usd is not None else ""
 
 
 def _stopped(outcome) -> dict:

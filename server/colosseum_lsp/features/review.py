@@ -78,10 +78,10 @@ async def global_review(ctx, args) -> dict:
     if not args or not isinstance(args[0], str):
         raise ReviewError("usage: colosseum.globalReview [document uri]")
     project, index = await document_project(ctx, args[0])
-    summary = await global_review_summary(index, review_setup(index, RunOverrides.from_editor_options(ctx.options)))
+    provider, _model, setup = _provider_and_config(ctx, project)  # a missing key is said before the question
+    summary = await global_review_summary(index, setup)
     if not await may_send(ctx, project.root_dir, summary):
         return not_sent("the global review")
-    provider, _model, setup = _provider_and_config(ctx, project)
     async with ctx.progress(f"Global review of {project.root_dir.name}{cost_note(summary.upper_cost_usd)}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}", int(100 * done / total) if total else None)
@@ -158,12 +158,12 @@ async def retry_claim_command(ctx, args) -> dict:
         raise ReviewError(f"`{label}` has no failed local review to retry from: review it first")
     if label not in index.claims:
         raise ReviewError(f"a retry works on a claim; `{label}` is not one")
-    if not await may_send(ctx, project.root_dir, _local_summary(ctx, index, [label])):
-        return not_sent(f"the retry of {label}")
     try:
         run = start_retry(index, label, RunOverrides.from_editor_options(ctx.options))
     except ProviderError as exc:
         raise ReviewError(exc.message) from exc
+    if not await may_send(ctx, project.root_dir, _local_summary(ctx, index, [label])):
+        return not_sent(f"the retry of {label}")
     async with ctx.progress(f"Retrying {label}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)

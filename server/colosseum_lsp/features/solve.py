@@ -43,6 +43,10 @@ async def solve_obligation(ctx, args) -> dict:
         plan = await asyncio.to_thread(plan_solve, index, label, RunOverrides.from_editor_options(ctx.options))
     except RunRefused as exc:
         raise SolveError(str(exc)) from exc
+    try:
+        plan.settings.provider()  # a missing key or extra is said before the question (no request is made)
+    except ProviderError as exc:
+        raise SolveError(exc.message) from exc
     estimate = plan.estimate()
     summary = SendSummary(f"the statement of {label}, what it may assume and the related catalog entries",
                           estimate.input_tokens, estimate.upper_cost_usd, provider_label(plan.settings.models),

@@ -18,7 +18,6 @@ DEFAULT_MAX_CONCURRENCY = 8
 def configured_provider(models: dict, cache_dir: Path | None, model_override: str | None = None):
     """(provider, model name); raises ProviderError with a clear message when it cannot be made."""
     from colosseum.models.anthropic_provider import DEFAULT_MODEL, AnthropicProvider
-    from colosseum.models.concurrency import ConcurrencyLimited
     from colosseum.models.response_cache import CachedProvider
 
     kind = models.get("provider", "anthropic")
@@ -37,5 +36,4 @@ def configured_provider(models: dict, cache_dir: Path | None, model_override: st
         model = model_override or models.get("model") or DEFAULT_MODEL
         provider = AnthropicProvider(model, base_url=models.get("base_url"), **limits,
                                      idle_timeout=float(models.get("idle_timeout_s", IDLE_TIMEOUT_S)))
-    provider = ConcurrencyLimited(provider, limits["max_concurrency"])
     return (CachedProvider(provider, cache_dir) if cache_dir is not None else provider), model

@@ -15,10 +15,16 @@ Sub-directories are created as needed.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import textwrap
 from pathlib import Path
 
 import pytest
+
+# the user-level config dir (trust, read-only paths, the consent to send a paper) of every command and
+# server the tests start: a fresh one, never the real ~/.config of whoever runs them
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="colosseum-tests-config-")
 
 
 def _make_project(tmp_path: Path, files: dict[str, str | bytes]) -> Path:

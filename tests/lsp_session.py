@@ -34,6 +34,21 @@ async def start_session(client: LanguageClient, project: Path) -> list:
     def register(params):
         return None
 
+    answer_consent(client)
+
     await client.initialize_session(initialize_params(project, client_capabilities("visual-studio-code")))
     client.project, client.applied = project, applied
     return applied
+
+
+def answer_consent(client: LanguageClient) -> None:
+    """The consent to send the paper to a model (asked once per project): this author says "Send"
+    unless a test sets ``client.consent_answers`` (tests/test_server_consent.py); the questions are
+    kept in ``client.consent_questions``."""
+    client.consent_questions = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def consent(params: types.ShowMessageRequestParams):
+        client.consent_questions.append(params)
+        answers = getattr(client, "consent_answers", None)
+        return types.MessageActionItem(title=answers.pop(0) if answers else "Send")

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from doubles.messages_api import MessagesAPIDouble
+from colosseum.app.consent import remember_consent
 from test_neovim_client import MINIMAL_INIT, REPO, lsp_log, nvim, nvim_env, run_nvim  # noqa: F401 (fixture)
 from test_solve_cli import answer_by_role
 
@@ -28,6 +29,8 @@ def test_insert_draft_lists_the_offers_and_inserts_the_pick_marked(nvim, tmp_pat
         env = nvim_env(tmp_path, COLOSSEUM_NVIM_OUT=str(out), COLOSSEUM_NVIM_FILE=str(target),
                        COLOSSEUM_NVIM_CMD=json.dumps([sys.executable, "-m", "colosseum", "serve"]),
                        ANTHROPIC_API_KEY="sk-test", ANTHROPIC_BASE_URL=api.url)
+        # this author said "Send" to the consent question before (tests/test_server_consent.py asks it)
+        remember_consent(project, "anthropic", environ=env)
         code, stdout, stderr = run_nvim(nvim, ["--headless", "-u", str(MINIMAL_INIT.relative_to(REPO)),
                                                "-c", f"luafile {SPEC.relative_to(REPO)}"], env)
     report = json.loads(out.read_text()) if out.exists() else None

@@ -64,7 +64,7 @@ API.__enter__()  # one double for the module; the server reads its address from 
 
 
 # a checkout run with PYTHONPATH (a worktree, not the installed copy) serves its own code
-PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
+PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH", "XDG_CONFIG_HOME") if k in os.environ}
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from draft_offers import applied_to, draft_offers, text_edits
-from lsp_session import initialize_params
+from lsp_session import answer_consent, initialize_params
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -27,7 +27,7 @@ EXAMPLE = REPO / "example-project"
 API = MessagesAPIDouble([], responder=answer_by_role)
 API.__enter__()  # one double for the module; the server reads its address from the environment
 # a checkout run with PYTHONPATH (a worktree, not the installed copy) serves its own code
-PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
+PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH", "XDG_CONFIG_HOME") if k in os.environ}
 LABEL = "lem:resampling"
 
 
@@ -49,6 +49,7 @@ async def client(request, lsp_client: LanguageClient, tmp_path_factory):
     def register(params):
         return None
 
+    answer_consent(lsp_client)
     await lsp_client.initialize_session(initialize_params(project, client_capabilities(request.param)))
     lsp_client.project, lsp_client.profile = project, request.param
     yield

@@ -23,7 +23,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 API = MessagesAPIDouble([], responder=answer_by_role)
 API.__enter__()  # one double for the module; the server reads its address from the environment
 # a checkout run with PYTHONPATH (a worktree, not the installed copy) serves its own code
-PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
+PASSED_ON = {k: os.environ[k] for k in ("PYTHONPATH", "XDG_CONFIG_HOME") if k in os.environ}
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(

@@ -47,6 +47,13 @@ class RunSettings:
     def cache_dir(self) -> Path | None:
         return answer_cache_dir(self.root_dir) if self.overrides.use_cache else None
 
+    def cache_reuse(self) -> str:
+        """What the dry runs say of the answer cache: how many answers the current prompts can reuse
+        and how many a change of prompts or format has made useless (empty with no cache)."""
+        from colosseum.app.cache import reuse_line
+
+        return reuse_line(self.root_dir, self.overrides.use_cache)
+
     def model_name(self, model: str | None = None) -> str:
         """The model a run would use, without making a provider (dry runs need no key)."""
         from colosseum.models.anthropic_provider import DEFAULT_MODEL

@@ -14,7 +14,8 @@ from colosseum import __version__
 # parser a default ``run(args) -> exit code``. Building the parser imports all of them, so they
 # import their engine (asyncio, the model layer) inside ``run``: `colosseum check` starts fast.
 SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.review", "colosseum.cli.lean", "colosseum.cli.research",
-                                      "colosseum.cli.drafts", "colosseum.cli.doctor", "colosseum.cli.probe")
+                                      "colosseum.cli.drafts", "colosseum.cli.doctor", "colosseum.cli.probe",
+                                      "colosseum.cli.cache")
 
 
 def _print_dag(index, args) -> int:

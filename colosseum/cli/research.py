@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, progress_for, say
+from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_cache_reuse, progress_for, say
 
 
 def _at_least_one(text: str) -> int:
@@ -135,6 +135,7 @@ def _dry_run(args, index, setup) -> int:
           f"to about {plan['upper'] * estimate.runs} calls{money}. "
           + (f"The budget stops the run at {config.max_calls} calls. " if config.max_calls else "")
           + "Nothing was sent.")
+    print_cache_reuse(setup.settings)
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_json, progress_for, say
+from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_cache_reuse, print_json, progress_for, say
 from colosseum.core.paths import STATE_DIR_NAME
 
 EXIT_REJECTED = 3
@@ -104,12 +104,15 @@ async def _dry_run(index, provider, model, setup, args, progress) -> int:
     if args.label:
         print(f"{args.label}: 1 model call for a local review (none if it is unchanged since the last one). "
               "Nothing was sent.")
+        print_cache_reuse(setup.settings)
         return 0
     estimate = await estimate_global_review(index, provider, model, setup.config, setup.settings.prices)
     money = price_phrase(estimate.upper_cost_usd, model)
     print(f"global review: the document is {estimate.tokens:,} tokens ({estimate.measured_by}), {estimate.note}; "
           f"about {estimate.calls} model calls ({setup.config.reviewers} reviewers){money}. No model call was made.")
+    print_cache_reuse(setup.settings)
     return 0
+
 
 
 async def _global(index, provider, model, setup, args, progress) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_json, progress_for, say
+from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_cache_reuse, print_json, progress_for, say
 
 
 def add_arguments(sub) -> None:
@@ -73,6 +73,8 @@ def _print_estimate(label: str, plan) -> None:
     money = price_phrase(estimate.upper_cost_usd, estimate.model)
     print(f"{label}: {estimate.calls_described}; about {estimate.input_tokens:,} input tokens before prompt "
           f"caching and up to ~{estimate.output_tokens:,} output tokens{money}. Nothing was sent.")
+    print_cache_reuse(plan.settings)
+
 
 
 def _stopped(outcome) -> None:

@@ -29,6 +29,14 @@ def price_phrase(upper_cost_usd: float | None, model: str, scope: str = "") -> s
     return f"; at most about ${upper_cost_usd:.2f} at {model}'s list price{scope} (less with prompt caching)"
 
 
+def print_cache_reuse(settings) -> None:
+    """A dry run's line on the answer cache (how many answers are reused, how many a change of
+    prompts made useless), printed only when there is a cache to speak of."""
+    line = settings.cache_reuse()
+    if line:
+        print(line)
+
+
 def is_terminal(stream) -> bool:
     try:
         return stream.isatty()

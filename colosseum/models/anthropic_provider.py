@@ -18,7 +18,7 @@
   ``error`` event mid-stream that says overloaded, timeouts (idle or whole), connection errors and
   answers cut off (mid-JSON, or a stream that ends before ``message_stop``); the SDK's own retries
   are off so that one policy counts. There are ``max_attempts`` attempts.
-- A semaphore bounds the calls in flight.
+- A semaphore bounds the calls in flight (`[models] max_concurrency`; a cached answer never waits for it).
 - ``count_tokens`` asks the API's counter (``POST /v1/messages/count_tokens`` through
   ``client.messages.count_tokens``) with the same system, messages and answer tool as the call.
 """
@@ -60,6 +60,7 @@ class AnthropicProvider:
         self.backoff_seconds = backoff_seconds
         self.max_backoff_seconds = max_backoff_seconds
         self._sleep = sleep
+        self.max_concurrency = max_concurrency  # [models] max_concurrency: requests in flight at once
         self._limit = asyncio.Semaphore(max_concurrency)
         if client is None:
             try:

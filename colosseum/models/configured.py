@@ -1,7 +1,8 @@
 """The provider a project configures (``[models]`` in colosseum.toml), wrapped in the response
 cache. Anthropic's API by default; an OpenAI-compatible server (a local model, another vendor)
 with ``provider = "openai-compatible"`` and ``base_url``. Either way each call is limited to
-``request_timeout_s`` seconds per attempt and ``max_attempts`` attempts; Anthropic's streamed
+``request_timeout_s`` seconds per attempt and ``max_attempts`` attempts, with at most
+``max_concurrency`` requests in flight; Anthropic's streamed
 answers end an attempt after ``idle_timeout_s`` seconds without an event."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from pathlib import Path
 from colosseum.models.provider import ProviderError
 from colosseum.models.retry import DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S
 
+DEFAULT_MAX_CONCURRENCY = 8
+
 
 def configured_provider(models: dict, cache_dir: Path | None, model_override: str | None = None):
     """(provider, model name); raises ProviderError with a clear message when it cannot be made."""
@@ -19,7 +22,8 @@ def configured_provider(models: dict, cache_dir: Path | None, model_override: st
 
     kind = models.get("provider", "anthropic")
     limits = {"timeout": float(models.get("request_timeout_s", DEFAULT_TIMEOUT_S)),
-              "max_attempts": int(models.get("max_attempts", DEFAULT_MAX_ATTEMPTS))}
+              "max_attempts": int(models.get("max_attempts", DEFAULT_MAX_ATTEMPTS)),
+              "max_concurrency": int(models.get("max_concurrency", DEFAULT_MAX_CONCURRENCY))}
     if kind == "openai-compatible":
         from colosseum.models.openai_compatible import OpenAICompatibleProvider
 

@@ -44,6 +44,7 @@ class OpenAICompatibleProvider:
         key = api_key if api_key is not None else os.environ.get(api_key_env, "")
         self._headers = {"authorization": f"Bearer {key}"} if key else {}
         self._timeout = min(timeout, IDLE_TIMEOUT_S)  # httpx's: the longest silence of the connection
+        self.max_concurrency = max_concurrency  # [models] max_concurrency: requests in flight at once
         self._limit = asyncio.Semaphore(max_concurrency)
         self._retry = dict(sleep=sleep, max_attempts=attempts_of(max_attempts, max_retries), timeout_s=timeout,
                            backoff_seconds=backoff_seconds, max_backoff_seconds=max_backoff_seconds)

@@ -1,15 +1,23 @@
 """A content-addressed on-disk cache of model answers (``core.paths.answer_cache_dir``, i.e.
 ``.colosseum/cache/``): re-running an unchanged step costs no call. The key is everything that
 decides the answer: provider, model, system text, messages, schema, token limit and temperature.
-Writes are atomic."""
+Writes are atomic.
+
+Each entry also records ``schema_version`` (its own format) and the prompt it answers: the role, the
+prompt file's ``version`` and a fingerprint of its text. The key does not use them (a test pins the
+key), but they tell which entries the current prompts can never ask for again (``stale``), which is
+what ``colosseum cache stats|prune`` and the dry runs count."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.models.provider import ModelRequest, ModelResponse, Usage
 
 
@@ -56,7 +64,8 @@ class CachedProvider:
                                  attempts=0, cached=True)
         self.misses += 1
         response = await self.inner.complete(request)
-        record = {"text": response.text, "data": response.data, "model": response.model,
+        record = {"schema_version": SCHEMA_VERSION, **prompt_of(request.role),
+                  "text": response.text, "data": response.data, "model": response.model,
                   "stop_reason": response.stop_reason, "usage": vars_of(response.usage)}
         write_atomically(path, json.dumps(record, ensure_ascii=False))
         return response
@@ -73,3 +82,69 @@ def _read(path: Path) -> dict | None:
     except (OSError, ValueError):
         return None  # absent, or torn by a crash in an older version: ask again
     return data if isinstance(data, dict) and "text" in data and "model" in data else None
+
+
+# ---- what an entry was written for ---------------------------------------------------------------
+def prompt_fingerprint(spec) -> str:
+    """A short hash of everything of a prompt file that shapes a request: its version, output
+    schema and templates. A changed prompt has another fingerprint, and its old answers are stale."""
+    material = json.dumps([spec.version, spec.schema, spec.system_template, spec.user_template], sort_keys=True)
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
+
+
+def prompt_of(role: str) -> dict:
+    """The role, prompt version and fingerprint an entry records (role only when it has no prompt file)."""
+    from colosseum.models.prompts import PromptError, load_prompt
+
+    try:
+        spec = load_prompt(role) if role else None
+    except (PromptError, OSError, ValueError):
+        spec = None
+    if spec is None:
+        return {"role": role or None, "prompt_version": None, "prompt_fingerprint": None}
+    return {"role": role, "prompt_version": spec.version, "prompt_fingerprint": prompt_fingerprint(spec)}
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """One answer on disk, as ``cache stats`` sees it."""
+
+    path: Path
+    size: int
+    schema_version: int | None  # None: written before entries were versioned
+    role: str | None
+    prompt_version: int | None
+    prompt_fingerprint: str | None
+
+    @property
+    def versioned(self) -> bool:
+        return self.schema_version is not None
+
+    def stale(self, current: dict[str, dict]) -> bool:
+        """Known never to be asked for again: another entry format, or a prompt that has changed
+        or gone (``current``: role -> what ``prompt_of`` says now). An unversioned entry is not
+        known to be stale: its key may still match."""
+        if not self.versioned:
+            return False
+        if self.schema_version != SCHEMA_VERSION:
+            return True
+        if self.role is None or self.prompt_fingerprint is None:
+            return False
+        now = current.get(self.role)
+        if now is None:
+            now = current[self.role] = prompt_of(self.role)
+        return now["prompt_fingerprint"] != self.prompt_fingerprint
+
+
+def cache_entries(directory: Path) -> Iterator[CacheEntry]:
+    """Every readable entry under ``directory`` (a torn or foreign file is skipped)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return
+    for path in sorted(directory.glob("??/*.json")):
+        data = _read(path)
+        if data is None:
+            continue
+        version = data.get("schema_version")
+        yield CacheEntry(path, path.stat().st_size, version if isinstance(version, int) else None,
+                         data.get("role"), data.get("prompt_version"), data.get("prompt_fingerprint"))

@@ -49,6 +49,8 @@ class ModelsSettings:
                                     "is given up and retried.", CALL_SECONDS)
     max_attempts: int = setting(4, "Attempts per model call (the first and its retries); a call that fails them "
                                 "all drops its candidate.", POSITIVE_INT)
+    max_concurrency: int = setting(8, "Model requests in flight at once for each model of a run (lower it for an "
+                                   "account with a low rate limit).", POSITIVE_INT)
 
 
 @dataclass(frozen=True, slots=True)

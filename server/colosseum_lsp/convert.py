@@ -317,3 +317,14 @@ def symbol_information(name: str, kind: str, loc: structure.Location, container:
 def document_link(rng: structure.Range, target: Path) -> types.DocumentLink:
     """A link to a file (no tooltip: not every client supports one, and the editor shows the path)."""
     return types.DocumentLink(range=range_(rng), target=path_to_uri(target))
+
+
+def message_request(message: str, titles: tuple[str, ...]) -> types.ShowMessageRequestParams:
+    """A question with buttons (window/showMessageRequest), e.g. the consent to send a paper."""
+    return types.ShowMessageRequestParams(type=types.MessageType.Info, message=message,
+                                          actions=[types.MessageActionItem(title=t) for t in titles])
+
+
+def chosen_title(answer) -> str | None:
+    """The button picked, or None when the question was dismissed."""
+    return getattr(answer, "title", None) if answer is not None else None

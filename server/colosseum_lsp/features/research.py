@@ -16,6 +16,7 @@ import asyncio
 import logging
 from pathlib import Path
 
+from colosseum.app.consent import research_summary
 from colosseum.app.research import (
     default_output,
     input_line,
@@ -30,6 +31,7 @@ from colosseum.models import ProviderError
 from colosseum_lsp.convert import path_to_uri, show_document, uri_to_path
 from colosseum_lsp.features import drafts, registry
 from colosseum_lsp.features.commands import document_project
+from colosseum_lsp.features.consent import cost_note, may_send, not_sent
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.options import EditorOptions
 
@@ -85,11 +87,14 @@ async def explore_strategies(ctx, args) -> dict:
     for problem in setup.problems:
         log.warning("colosseum.toml: %s (the default is used)", problem)
     solve_all = bool(options.get("solve"))
+    summary = research_summary(run_index, setup, label)
+    if not await may_send(ctx, project.root_dir, summary):
+        return not_sent(f"the research of {label}")
     try:
         runs = start_research(setup, draft, stop_after=None if solve_all else "decompose")
     except ProviderError as exc:
         raise ResearchError(exc.message) from exc
-    title = f"{'Researching' if solve_all else 'Exploring strategies for'} {label}"
+    title = f"{'Researching' if solve_all else 'Exploring strategies for'} {label}{cost_note(summary.upper_cost_usd)}"
     async with ctx.progress(title) as report:
         shown = [title]
 

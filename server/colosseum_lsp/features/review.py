@@ -12,6 +12,7 @@ import asyncio
 import logging
 from pathlib import Path
 
+from colosseum.app.consent import global_review_summary, local_review_summary
 from colosseum.app.review import local_reviewer, refusal, review_claim, review_globally, review_setup
 from colosseum.app.run_settings import RunOverrides
 from colosseum.app.solve import start_retry
@@ -21,6 +22,7 @@ from colosseum_lsp import convert
 from colosseum_lsp.features import drafts, registry
 from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.commands import caught_up, document_project
+from colosseum_lsp.features.consent import cost_note, may_send, not_sent
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.features.review_findings import SOURCE, republish, state_of
 
@@ -55,6 +57,10 @@ def _local_reviewer(ctx, project) -> LocalReviewer:
     return state.reviewer
 
 
+def _local_summary(ctx, index, labels: list[str]):
+    return local_review_summary(index, review_setup(index, RunOverrides.from_editor_options(ctx.options)), labels)
+
+
 def _stopped(stop, what: str) -> dict:
     """A run that stopped: cancelled (a result), or a failure the author should read (raised)."""
     if stop.cancelled:
@@ -72,8 +78,11 @@ async def global_review(ctx, args) -> dict:
     if not args or not isinstance(args[0], str):
         raise ReviewError("usage: colosseum.globalReview [document uri]")
     project, index = await document_project(ctx, args[0])
-    provider, _model, setup = _provider_and_config(ctx, project)
-    async with ctx.progress(f"Global review of {project.root_dir.name}") as report:
+    provider, _model, setup = _provider_and_config(ctx, project)  # a missing key is said before the question
+    summary = await global_review_summary(index, setup)
+    if not await may_send(ctx, project.root_dir, summary):
+        return not_sent("the global review")
+    async with ctx.progress(f"Global review of {project.root_dir.name}{cost_note(summary.upper_cost_usd)}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}", int(100 * done / total) if total else None)
 
@@ -106,6 +115,8 @@ async def review_claim_command(ctx, args) -> dict:
     refused = refusal(index, label)  # before any progress or call
     if refused is not None:
         raise ReviewError(refused.message)
+    if not await may_send(ctx, project.root_dir, _local_summary(ctx, index, [label])):
+        return not_sent(f"the review of {label}")
     async with ctx.progress(f"Reviewing {label}") as report:
         report("local review")
         outcome = await review_claim(reviewer, index, label, lambda stage, done, total: report(stage))
@@ -151,6 +162,8 @@ async def retry_claim_command(ctx, args) -> dict:
         run = start_retry(index, label, RunOverrides.from_editor_options(ctx.options))
     except ProviderError as exc:
         raise ReviewError(exc.message) from exc
+    if not await may_send(ctx, project.root_dir, _local_summary(ctx, index, [label])):
+        return not_sent(f"the retry of {label}")
     async with ctx.progress(f"Retrying {label}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)
@@ -239,6 +252,9 @@ async def _review_saved(ctx, project, path: Path) -> None:
         here = {cid for cid, c in index.claims.items() if c.file == path or (c.proof and c.proof.file == path)}
         users = {u for cid in here for u in index.graph.succ.get(cid, ())}
         labels = [cid for cid in reviewer.reviewable(index) if cid in (here | users) & reviewable]
+        if labels and not await may_send(ctx, project.root_dir, _local_summary(ctx, index, labels)):
+            log.info("review on save: nothing was sent (the author chose Cancel)")
+            return
         if labels:
             try:
                 async with ctx.progress(f"Reviewing {path.name}") as report:

@@ -9,6 +9,7 @@ import logging
 import re
 from pathlib import Path
 
+from colosseum.app.consent import SendSummary, provider_label
 from colosseum.app.run_settings import RunOverrides
 from colosseum.app.solve import plan_solve, record_applied_result
 from colosseum.app.stops import RunRefused
@@ -18,6 +19,7 @@ from colosseum_lsp import convert
 from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features import drafts
 from colosseum_lsp.features.commands import document_project
+from colosseum_lsp.features.consent import cost_note, may_send, not_sent
 from colosseum_lsp.features.registry import CommandFailed
 
 log = logging.getLogger(__name__)
@@ -41,12 +43,22 @@ async def solve_obligation(ctx, args) -> dict:
         plan = await asyncio.to_thread(plan_solve, index, label, RunOverrides.from_editor_options(ctx.options))
     except RunRefused as exc:
         raise SolveError(str(exc)) from exc
+    try:
+        plan.settings.provider()  # a missing key or extra is said before the question (no request is made)
+    except ProviderError as exc:
+        raise SolveError(exc.message) from exc
+    estimate = plan.estimate()
+    summary = SendSummary(f"the statement of {label}, what it may assume and the related catalog entries",
+                          estimate.input_tokens, estimate.upper_cost_usd, provider_label(plan.settings.models),
+                          estimate.model)
+    if not await may_send(ctx, project.root_dir, summary):
+        return not_sent(f"solving {label}")
     formal = await asyncio.to_thread(plan.formal_evidence)
     try:
         run = plan.start(formal)
     except ProviderError as exc:
         raise SolveError(exc.message) from exc
-    async with ctx.progress(f"Solving {label}") as report:
+    async with ctx.progress(f"Solving {label}{cost_note(estimate.upper_cost_usd)}") as report:
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)
 

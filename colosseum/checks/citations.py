@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from colosseum.checks.family import Edit, Entry, Findings, code, range_at
+from colosseum.checks.family import Edit, Entry, EveryBuild, Findings, code, range_at
 from colosseum.checks.references import similar_labels
 from colosseum.checks.view import BuildView
 from colosseum.core.structure import Diagnostic, RelatedInfo, Location
@@ -27,15 +27,15 @@ from colosseum.settings.boundary import Boundary
 MAX_PLACES = 5
 
 
-class Citations:
+class Citations(EveryBuild):
     name = "citations"
     codes = ("undefined-citation", "duplicate-bib-key", "missing-bibliography", "bib-syntax")
     depends_on = ("file_roots", "root_results", "text_of", "root_dir", "relative", "read_only_paths")
 
     def __init__(self):
         self._readings: dict[Path, tuple[str, FileCitations]] = {}  # file -> (its text, its reading)
+        super().__init__()
         self._bibs: dict[Path, tuple[str, BibFile]] = {}
-        self.files: set[Path] = set()  # files it has findings in
         # per root: its keys, and the near misses of each undefined name among them
         self._near: dict[Path, tuple[frozenset[str], dict[str, list[str]]]] = {}
         # every key the bibliography defines -> its first .bib entry (None: a \\bibitem), what
@@ -61,14 +61,8 @@ class Citations:
         return kept[1]
 
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
-        per_file: dict[Path, list[Entry]] = {}
-        for diag, root in self.find(view):
-            per_file.setdefault(diag.file, []).append((diag, root))
-        for path in self.files - per_file.keys():
-            findings.set((self.name, path), [])
-        for path, entries in per_file.items():
-            findings.set((self.name, path), entries)
-        self.files = set(per_file)
+        # every build: a .bib file changes no reading of the LaTeX (its readings are cached per text)
+        self.publish(view, findings)
 
     def find(self, view: BuildView) -> Iterator[Entry]:
         """Per root, as LaTeX judges each build: its citations against its own bibliography."""

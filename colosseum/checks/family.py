@@ -118,6 +118,11 @@ class EveryBuild(ABC):
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
         if not (edit.full or edit.change.structural):
             return
+        self.publish(view, findings)
+
+    def publish(self, view: BuildView, findings: Findings) -> None:
+        """Every finding of this build, filed per file; files that had findings and have none now
+        are emptied."""
         per_file: dict[Path, list[Entry]] = {}
         for diag, root in self.find(view):
             per_file.setdefault(diag.file, []).append((diag, root))

@@ -14,16 +14,11 @@ from pathlib import Path
 import pytest
 
 from colosseum.cli.check_output import SARIF_VERSION, registered_codes, use_colour
-from colosseum.cli.main import main
 from colosseum.cli.terminal import Progress, progress_for
+from test_cli import clean, doc, run  # noqa: F401 - clean is a fixture: the same projects and runner as test_cli
 
 REPO = Path(__file__).resolve().parent.parent
-PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
 CLEAR_LINE = "\r\x1b[K"
-
-
-def doc(body: str) -> str:
-    return PREAMBLE + "\\begin{document}\n" + body + "\n\\end{document}\n"
 
 
 @pytest.fixture
@@ -35,21 +30,6 @@ def broken(make_project, tmp_path):
         "\\begin{lemma}\\label{lem:use}Easy.\\end{lemma}\n"
         "\\begin{proof}By \\cref{lem:ob}.\\end{proof}\n"
         "\\begin{lemma}\\label{lem:lonely}Alone.\\end{lemma}\n")})
-
-
-@pytest.fixture
-def clean(make_project, tmp_path):
-    """A warning and a hint, no error."""
-    return make_project(tmp_path, {"main.tex": doc(
-        "\\begin{lemma}\\label{lem:ob}\\obligation Hard.\\end{lemma}\n"
-        "\\begin{lemma}\\label{lem:use}Easy.\\end{lemma}\n"
-        "\\begin{proof}By \\cref{lem:ob}.\\end{proof}\n")})
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def severities(out: str) -> list[str]:

@@ -137,14 +137,20 @@ def test_plugin_loads_headless(nvim, tmp_path):
     assert ("PATH=config" if (major, minor) >= (0, 11) else "PATH=start_client") in out + err, (version, out, err)
 
 
-def test_setup_attaches_buffers_opened_before_it(nvim, tmp_path):
-    """`nvim paper/main.tex -c "lua require('colosseum').setup{...}"`: the buffer is already loaded
-    when setup() runs, and the server still starts for it, rooted at the paper."""
+def one_page_paper(tmp_path):
+    """A project (its colosseum.toml) holding one page of text: the folder and its main.tex."""
     project = tmp_path / "paper"
     project.mkdir()
     (project / "colosseum.toml").write_text("")
     main = project / "main.tex"
     main.write_text("\\documentclass{article}\n\\begin{document}\nText.\n\\end{document}\n")
+    return project, main
+
+
+def test_setup_attaches_buffers_opened_before_it(nvim, tmp_path):
+    """`nvim paper/main.tex -c "lua require('colosseum').setup{...}"`: the buffer is already loaded
+    when setup() runs, and the server still starts for it, rooted at the paper."""
+    project, main = one_page_paper(tmp_path)
     attached = (
         "lua local c = require('colosseum');"
         " local ok = vim.wait(15000, function() return c.get_client(0) ~= nil end, 50);"
@@ -179,11 +185,7 @@ def test_setup_attaches_buffers_opened_before_it(nvim, tmp_path):
 def test_attach_sets_omnifunc_and_hover_key(nvim, tmp_path, opts, expected):
     """After attach a LaTeX buffer completes with <C-x><C-o> and `K` hovers (on 0.7 omnifunc was
     unset and `K` ran man.vim), unless the author opts out in setup()."""
-    project = tmp_path / "paper"
-    project.mkdir()
-    (project / "colosseum.toml").write_text("")
-    main = project / "main.tex"
-    main.write_text("\\documentclass{article}\n\\begin{document}\nText.\n\\end{document}\n")
+    project, main = one_page_paper(tmp_path)
     report = (
         "lua local c = require('colosseum');"
         " if not vim.wait(15000, function() return c.get_client(0) ~= nil end, 50) then vim.cmd('cquit 3') end;"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from colosseum.probe import sandbox_problem
 from doubles.messages_api import MessagesAPIDouble, tool_answer
+from test_sandbox import require_sandbox
 
 PAPER = r"""\documentclass{article}
 \newtheorem{lemma}{Lemma}
@@ -34,11 +34,7 @@ CONSISTENT = {"verdict": "consistent", "cases_checked": 40, "range": {"n": [0, 3
 
 @pytest.fixture
 def sandbox():
-    problem = sandbox_problem()
-    if problem is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"bubblewrap must run under CI=true (.ci/run installs it): {problem}")
-        pytest.skip(f"bubblewrap cannot run here, so a probe cannot run: {problem}")
+    require_sandbox("a probe cannot run")
 
 
 def run_python_call(code: str, call_id: str = "toolu_probe") -> tuple[int, dict, dict]:

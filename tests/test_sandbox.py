@@ -19,13 +19,18 @@ from colosseum.settings import load_config
 LIMITS = ProbeLimits(cpu_s=2, wall_s=300, memory_mb=512, output_bytes=100_000, processes=16)
 
 
-@pytest.fixture
-def limits():
+def require_sandbox(what_cannot: str) -> None:
+    """Fail under CI=true (.ci/run installs bubblewrap), else skip saying why, when bwrap cannot run."""
     problem = sandbox_problem()
     if problem is not None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"bubblewrap must run under CI=true (.ci/run installs it): {problem}")
-        pytest.skip(f"bubblewrap cannot run here, so the sandbox cannot be tested: {problem}")
+        pytest.skip(f"bubblewrap cannot run here, so {what_cannot}: {problem}")
+
+
+@pytest.fixture
+def limits():
+    require_sandbox("the sandbox cannot be tested")
     return LIMITS
 
 

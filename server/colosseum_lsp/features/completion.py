@@ -118,10 +118,16 @@ def completions(fc: FeatureContext, text_before: str, line_after: str = "", posi
             items.append(item)
             if len(items) > MAX_ITEMS:
                 break
+    return bounded_list(items, text_before, line_after, position, insert_replace)
+
+
+def bounded_list(items: list, text_before: str, line_after: str, position: tuple[int, int] | None,
+                 insert_replace: bool) -> types.CompletionList:
+    """At most MAX_ITEMS items, each replacing the argument around the cursor; marked incomplete
+    when more matched, so the editor asks again as the author types more."""
     replaced = None
     if position is not None:
         line, character = position
         start, end = label_edit_columns(text_before, line_after, character)
         replaced = (line, start, character, end)
-    # incomplete: the editor asks again as the author types more of the label
     return convert.completion_list(items[:MAX_ITEMS], len(items) > MAX_ITEMS, replaced, insert_replace)

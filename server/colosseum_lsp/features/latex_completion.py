@@ -15,7 +15,7 @@ from colosseum.project.files import is_within, list_tex_files
 from colosseum_lsp import convert
 from colosseum_lsp.context import FeatureContext
 from colosseum_lsp.features.catalog_view import project_catalog
-from colosseum_lsp.features.completion import MAX_ITEMS, label_edit_columns
+from colosseum_lsp.features.completion import bounded_list
 
 _BEGIN = re.compile(r"\\begin\s*\{([A-Za-z@*]*)$")
 _FILE = re.compile(r"\\(input|include|subfile|subfileinclude)\s*\{([^{}\\\s]*)$")
@@ -131,9 +131,4 @@ def completions(fc: FeatureContext, text_before: str, line_after: str = "", posi
         return None
     wanted = found[0].lower()
     items = [item for lowered, item in found[1] if wanted in lowered]
-    replaced = None
-    if position is not None:
-        line, character = position
-        start, end = label_edit_columns(text_before, line_after, character)
-        replaced = (line, start, character, end)
-    return convert.completion_list(items[:MAX_ITEMS], len(items) > MAX_ITEMS, replaced, insert_replace)
+    return bounded_list(items, text_before, line_after, position, insert_replace)

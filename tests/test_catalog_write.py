@@ -14,6 +14,7 @@ from pathlib import Path
 from colosseum.catalog.store import load_catalog, read_entry
 from colosseum.catalog.checks import catalog_diagnostics, suspect_entries
 from colosseum.index import ProjectIndex
+from catalog_files import written_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "lll-symmetric-erdos-lovasz"
@@ -122,7 +123,7 @@ def test_knowledge_add_writes_a_valid_result_entry_for_a_claim(tmp_path):
     run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "lem:edge-degree"],
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    entry, problems = read_entry(project / "knowledge" / "lem-edge-degree.md")
+    entry, problems = read_entry(written_entry(project / "knowledge", "lem-edge-degree"))
     assert problems == [] and entry.kind == "result" and entry.data["proof"] == {"label": "lem:edge-degree"}
     missing = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "lem:nowhere"],
                              capture_output=True, text=True, timeout=60)

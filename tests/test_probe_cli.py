@@ -14,6 +14,7 @@ import pytest
 
 from doubles.messages_api import MessagesAPIDouble, tool_answer
 from test_sandbox import require_sandbox
+from catalog_files import written_entry
 
 PAPER = r"""\documentclass{article}
 \newtheorem{lemma}{Lemma}
@@ -101,8 +102,9 @@ def test_a_consistent_verdict_exits_zero_and_says_the_range(tmp_path, sandbox):
     # the verdict is computation evidence in the catalog, with the range it checked
     from colosseum.catalog.store import read_entry
 
-    assert "written to the catalog: probe-of-lem-euler (computation evidence, not a proof)" in done.stdout
-    entry, problems = read_entry(folder / "knowledge" / "probe-of-lem-euler.md")
+    path = written_entry(folder / "knowledge", "probe-of-lem-euler")
+    assert f"written to the catalog: {path.stem} (computation evidence, not a proof)" in done.stdout
+    entry, problems = read_entry(path)
     assert problems == [] and entry.kind == "observation" and entry.data["strength"] == "computation"
     (item,) = entry.data["evidence"]
     assert item["type"] == "computation" and item["range"] == {"n": [0, 39]}

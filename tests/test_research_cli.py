@@ -22,6 +22,7 @@ from colosseum.loops.research.settings import research_settings
 from doubles.research_script import ResearchScript, role_of
 from doubles.messages_api import MessagesAPIDouble, tool_answer
 from test_research_pipeline import MAIN, RESULT, SMALL, make_run
+from catalog_files import written_entry
 
 TOML = """root = "main.tex"
 [research]
@@ -94,7 +95,7 @@ def test_a_research_run_with_cross_model_selection_writes_a_new_draft_and_an_aud
     from colosseum.catalog.store import read_entry
 
     assert "written to the catalog: " in first.stdout
-    entry, problems = read_entry(project / "knowledge" / "proof-of-lem-goal-g2-1.md")
+    entry, problems = read_entry(written_entry(project / "knowledge", "proof-of-lem-goal-g2-1"))
     assert problems == [] and entry.kind == "observation" and entry.links["labels"] == ["lem:goal-g2-1"]
     (evidence,) = entry.data["evidence"]
     assert evidence["artifact"] == "sections/result-thm-goal-skeleton.tex" and "local review" in evidence["description"]

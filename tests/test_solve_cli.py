@@ -12,6 +12,7 @@ from pathlib import Path
 
 from colosseum.models.prompts import load_prompt
 from doubles.messages_api import MessagesAPIDouble, tool_answer
+from catalog_files import written_entry
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 
@@ -69,8 +70,9 @@ def test_solve_writes_an_auditable_run_and_a_rerun_costs_nothing(tmp_path):
     # evidence to the same entry instead of writing a duplicate
     from colosseum.catalog.store import read_entry
 
-    assert "written to the catalog: proof-of-lem-resampling" in first.stdout
-    entry, problems = read_entry(project / "knowledge" / "proof-of-lem-resampling.md")
+    path = written_entry(project / "knowledge", "proof-of-lem-resampling")
+    assert f"written to the catalog: {path.stem}" in first.stdout
+    entry, problems = read_entry(path)
     assert problems == [] and entry.kind == "observation"
     assert [e["artifact"] for e in entry.data["evidence"]] == [f".colosseum/runs/{r.name}/report.md" for r in runs]
     # the provers may assume what does not depend on the obligation, never what does

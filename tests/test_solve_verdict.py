@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from doubles.messages_api import MessagesAPIDouble, error, tool_answer
+from catalog_files import written_entry
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example-project"
 LABEL = "lem:resampling"
@@ -103,7 +104,7 @@ def test_only_minor_flaws_is_unrefuted_exit_0_with_a_model_reviewed_proof(tmp_pa
     assert summary["usage"]["calls"] == len(server.requests) and summary["usage"]["input_tokens"] > 0
     assert set(summary["usage"]) == {"calls", "input_tokens", "output_tokens", "response_cache_hits", "cost_usd"}
     assert json.loads((run / "run.json").read_text())["verdict"] == "unrefuted"
-    entry, problems = read_entry(project / "knowledge" / "proof-of-lem-resampling.md")
+    entry, problems = read_entry(written_entry(project / "knowledge", "proof-of-lem-resampling"))
     assert problems == []  # reviewed_by and reviewer are in the catalog's schema
     (evidence,) = entry.data["evidence"]
     assert evidence["type"] == "proof" and evidence["reviewed_by"] == "model"

@@ -9,12 +9,17 @@ claim gains the run as one more piece of evidence, and an entry a person wrote i
 from __future__ import annotations
 
 import datetime
+import hashlib
+import itertools
+import os
 import re
+import socket
+import time
 from pathlib import Path
 
 import yaml
 
-from colosseum.catalog.store import load_catalog
+from colosseum.catalog.store import CATALOG_FORMAT_VERSION, load_catalog
 from colosseum.catalog.write import catalog_lock, write_atomically
 
 
@@ -194,18 +199,24 @@ def _by_curator(entry) -> bool:
     return (entry.data.get("provenance") or {}).get("author") == "colosseum"
 
 
+_ID_COUNTER = itertools.count()
+
+
 def _slug(label: str) -> str:
     """The label as kebab-case ASCII, the alphabet of entry ids (knowledge/FORMAT.md, Ids)."""
     return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
 
 
 def _free_id(directory: Path, wanted: str) -> str:
-    wanted = re.sub(r"-+", "-", wanted)[:76].strip("-")
-    candidate, n = wanted, 1
-    while (directory / f"{candidate}.md").exists():
-        n += 1
-        candidate = f"{wanted}-{n}"
-    return candidate
+    """``wanted`` with a short suffix of its writer's own: two co-authors whose runs both record
+    ``proof-of-lem-x`` on their machines write two files that git merges without a conflict (the
+    same name would be an add/add conflict). The suffix is new at each call (host, process, time)."""
+    wanted = re.sub(r"-+", "-", wanted)[:72].strip("-") or "entry"
+    while True:
+        writer = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}:{next(_ID_COUNTER)}"
+        candidate = f"{wanted}-{hashlib.sha256(writer.encode()).hexdigest()[:6]}"
+        if not (directory / f"{candidate}.md").exists():
+            return candidate
 
 
 def _body_of(path: Path) -> str:
@@ -215,9 +226,65 @@ def _body_of(path: Path) -> str:
 
 
 def _write_entry(path: Path, data: dict, body: str) -> None:
+    """Every entry the engine writes names its format right after its id."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    header = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    _ensure_union_merge(path.parent)
+    data = {"id": data["id"], "schema_version": CATALOG_FORMAT_VERSION,
+            **{k: v for k, v in data.items() if k not in ("id", "schema_version")}}
+    # An entry with a growing list is written unfolded: a folded item would span several lines.
+    width = 10**9 if any(key in data for key in APPENDED_LISTS) else 100
+    header = yaml.dump(data, Dumper=_EntryDumper, sort_keys=False, allow_unicode=True, width=width)
     write_atomically(path, f"---\n{header}---\n{body}")
+
+
+# Lists that grow by appending (one item per run or per author). Each item is written on one line
+# of its own, so that two authors' appended items are distinct lines that a union merge keeps
+# whole; an item spread over lines shares lines (`- type: proof`) that a merge would fold together.
+APPENDED_LISTS = ("evidence", "also_seen", "further_failures")
+
+
+class _OneLineItem(dict):
+    pass
+
+
+class _Escaped(str):
+    """A string written double-quoted, its line breaks as ``\\n``: it stays on its item's line."""
+
+
+class _EntryDumper(yaml.SafeDumper):
+    def represent_mapping(self, tag, mapping, flow_style=None):
+        if isinstance(mapping, dict) and not isinstance(mapping, _OneLineItem):
+            mapping = {key: [_OneLineItem(item) if isinstance(item, dict) else item for item in value]
+                       if key in APPENDED_LISTS and isinstance(value, list) else value
+                       for key, value in mapping.items()}
+        return super().represent_mapping(tag, mapping, flow_style)
+
+
+def _one_line(dumper: yaml.SafeDumper, item: _OneLineItem):
+    values = {key: _Escaped(value) if isinstance(value, str) and ("\n" in value or "\r" in value) else value
+              for key, value in item.items()}
+    return dumper.represent_mapping("tag:yaml.org,2002:map", values, flow_style=True)
+
+
+_EntryDumper.add_representer(_OneLineItem, _one_line)
+_EntryDumper.add_representer(_Escaped, lambda dumper, text: dumper.represent_scalar("tag:yaml.org,2002:str", str(text),
+                                                                                 style='"'))
+
+
+GITATTRIBUTES = """\
+# Written by colosseum (once; edit freely). Two co-authors who each add evidence to the same entry
+# append lines at the same place: git keeps both instead of stopping the merge with a conflict.
+# Should a merge keep a field twice, `colosseum check` names the file and the field.
+*.md merge=union
+"""
+
+
+def _ensure_union_merge(directory: Path) -> None:
+    """The catalog folder's ``.gitattributes``, written once and never rewritten (it is the
+    authors' file from then on)."""
+    target = directory / ".gitattributes"
+    if not target.exists():
+        write_atomically(target, GITATTRIBUTES)
 
 
 def person() -> str:

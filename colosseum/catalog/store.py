@@ -25,6 +25,9 @@ STARTER_LOCATIONS = (
     REPOSITORY / "knowledge" / "starter",
 )
 MAX_ENTRY_BYTES = 1_000_000
+# The catalog format (knowledge/FORMAT.md, "version 1"). Every entry the engine writes carries it as
+# ``schema_version``; an entry without it was written before entries were versioned and reads as 1.
+CATALOG_FORMAT_VERSION = 1
 
 
 @dataclass(slots=True)
@@ -123,6 +126,24 @@ def _message(error, known_fields: list[str]) -> str:
     return error.message
 
 
+def _load_front_matter(front: str) -> tuple[object, list[tuple[str, int, int]]]:
+    """The YAML front matter, and each top-level key written more than once (key, times, the line
+    of the last one). PyYAML
+    keeps the last value silently; a union merge of two authors' edits can write a key twice, and
+    the author must hear of it."""
+    import yaml
+
+    node = yaml.compose(front, Loader=yaml.SafeLoader)
+    repeated = []  # line: 0-based in the file (the front matter starts on its second line)
+    if isinstance(node, yaml.MappingNode):
+        lines: dict[str, list[int]] = {}
+        for key_node, _value in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                lines.setdefault(key_node.value, []).append(key_node.start_mark.line + 1)
+        repeated = [(key, len(at), at[-1]) for key, at in lines.items() if len(at) > 1]
+    return yaml.safe_load(front), repeated
+
+
 def read_entry(path: Path, layer: str = "project") -> tuple[Entry | None, list[CatalogProblem]]:
     """One file: its entry (None when the file is not an entry or is unusable) and its problems."""
     import yaml
@@ -140,7 +161,7 @@ def read_entry(path: Path, layer: str = "project") -> tuple[Entry | None, list[C
     if not any(line.rstrip("\r") == "---" for line in text.split("\n")[1:]):
         return None, [CatalogProblem(path, "", "the front matter has no closing `---` line")]
     try:
-        data = yaml.safe_load(front)
+        data, repeated = _load_front_matter(front)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 0
@@ -152,6 +173,13 @@ def read_entry(path: Path, layer: str = "project") -> tuple[Entry | None, list[C
     known = sorted(validator.schema.get("properties", {}))
     problems = [CatalogProblem(path, _field_path(e), _message(e, known))
                 for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))]
+    problems += [CatalogProblem(path, key, f"`{key}` is written {count} times (a merge of two authors' edits "
+                                           "keeps both lines); the last one is read: keep one", "warning", line)
+                 for key, count, line in repeated]
+    version = data.get("schema_version")
+    if isinstance(version, int) and version > CATALOG_FORMAT_VERSION:
+        problems.append(CatalogProblem(path, "schema_version", f"written in catalog format {version}; this "
+                                       f"colosseum reads format {CATALOG_FORMAT_VERSION}: upgrade colosseum", "warning"))
     entry_id = data.get("id")
     if isinstance(entry_id, str) and entry_id != path.stem:
         problems.append(CatalogProblem(path, "id", f"id `{entry_id}` differs from the file name `{path.stem}`"))

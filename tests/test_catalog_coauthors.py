@@ -98,3 +98,19 @@ def test_an_appended_item_stays_on_one_line_whatever_its_text(tmp_path):
     assert len(item_lines) == 1 and "drafts/x.tex" in item_lines[0]
     entry, problems = read_entry(path)
     assert problems == [] and entry.data["evidence"][0]["description"] == text
+
+
+def test_check_names_the_file_field_and_line_a_merge_kept_twice(tmp_path):
+    import sys
+
+    project = tmp_path / "paper"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "example-project", project)
+    path = project / "knowledge" / "lll-symmetric-erdos-lovasz.md"
+    lines = path.read_text().split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("status:"))
+    lines.insert(at + 1, "status: active")
+    path.write_text("\n".join(lines))
+    run = subprocess.run([sys.executable, "-m", "colosseum", "check", str(project)], capture_output=True, text=True,
+                         timeout=120)
+    assert (f"knowledge/lll-symmetric-erdos-lovasz.md:{at + 2}:1: warning colosseum/catalog-entry: status: "
+            "`status` is written 2 times") in run.stdout

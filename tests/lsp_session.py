@@ -14,9 +14,10 @@ SERVER = [sys.executable, "-m", "colosseum", "serve"]
 
 
 def initialize_params(project: Path, capabilities: types.ClientCapabilities) -> types.InitializeParams:
-    """Open ``project`` as the one workspace folder (named "paper")."""
+    """Open ``project`` as the one workspace folder (named "paper"). Model-backed runs start at once:
+    the pause before a run's first call is tested on its own (tests/test_server_start_delay.py)."""
     return types.InitializeParams(
-        capabilities=capabilities, root_uri=project.as_uri(),
+        capabilities=capabilities, root_uri=project.as_uri(), initialization_options={"startDelaySeconds": 0},
         workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="paper")])
 
 

@@ -22,7 +22,7 @@ from colosseum_lsp.features.catalog_view import publish_catalog_findings
 from colosseum_lsp.features.diagnostics import publish_project
 from colosseum_lsp.features.registry import Features
 from colosseum_lsp.options import DEFAULTS, EditorOptions, read_options
-from colosseum_lsp.progress import work_done
+from colosseum_lsp.progress import CancelledTokens, work_done
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ class ServerContext:
         self.settings: dict = {}  # the editor's settings object as last merged (untyped, as sent)
         self.option_messages: list[str] = []  # what is wrong with it, still to be told
         self._option_messages_told: set[str] = set()
-        self.cancelled_progress: set[str] = set()  # work-done tokens the client asked to cancel
+        self.cancelled_progress = CancelledTokens()  # work-done tokens the client asked to cancel
         self._feature_states: dict[type, object] = {}
         # findings from other sources than the index, keyed by (source, uri): (diagnostics, extra)
         self.extra_diagnostics: dict[tuple[str, str], tuple[list, object]] = {}

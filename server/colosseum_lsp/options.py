@@ -43,6 +43,9 @@ class EditorOptions:
     # the editor's word on trusting the workspace (VS Code's workspace trust, Neovim's `trusted`):
     # None when the editor says nothing; only True lets the project's code (lake serve) run
     trusted: bool | None = None
+    # a model-backed run's progress shows its estimate this long before the first call, so the
+    # author can cancel before anything is sent or spent (0: start at once)
+    start_delay_seconds: float = 2.0
     # what was wrong with the settings last read, by wire name (the features that cannot run on a
     # default, such as a research run without the budget the author meant, refuse with this)
     problems: dict = field(default_factory=dict, compare=False)
@@ -67,7 +70,8 @@ class EditorOptions:
 
 WIRE_NAMES = {"model": "model", "budget": "budget", "labelDefinitionCommands": "label_definition_commands",
               "labelReferenceCommands": "label_reference_commands", "reviewOnSave": "review_on_save",
-              "trusted": "trusted", "ignoredDiagnostics": "ignored_diagnostics"}
+              "trusted": "trusted", "ignoredDiagnostics": "ignored_diagnostics",
+              "startDelaySeconds": "start_delay_seconds"}
 DEFAULTS = EditorOptions()
 
 
@@ -112,6 +116,12 @@ def _codes(value) -> tuple[frozenset[str], str | None]:
     return frozenset(c.strip() for c in value), None
 
 
+def _seconds(value) -> tuple[float, str | None]:
+    if _number(value) and value <= 600:
+        return float(value), None
+    return DEFAULTS.start_delay_seconds, f"OPTION must be a number of seconds from 0 to 600, not {value!r}"
+
+
 def _flag(value) -> tuple[bool, str | None]:
     if isinstance(value, bool):
         return value, None
@@ -120,7 +130,7 @@ def _flag(value) -> tuple[bool, str | None]:
 
 READERS = {"model": _model, "budget": _budget, "labelDefinitionCommands": _commands,
            "labelReferenceCommands": _commands, "reviewOnSave": _flag,
-           "trusted": _flag, "ignoredDiagnostics": _codes}
+           "trusted": _flag, "ignoredDiagnostics": _codes, "startDelaySeconds": _seconds}
 
 
 def settings_object(settings) -> dict | None:

@@ -31,6 +31,7 @@ export interface ServerSettings {
   reviewOnSave?: boolean;
   /** Diagnostic codes the server does not send, e.g. ["colosseum/undefined-reference"]. */
   ignoredDiagnostics?: string[];
+  startDelaySeconds?: number;
   /** The workspace is trusted (VS Code's workspace trust): only then does the server run the
    * project's code (Lean's lake serve elaborates lakefile.lean). Left out when not trusted. */
   trusted?: boolean;

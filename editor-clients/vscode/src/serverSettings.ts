@@ -41,6 +41,11 @@ export function buildServerSettings(read: ReadSetting, trusted: boolean): Server
   if (ignored.length > 0) {
     settings.ignoredDiagnostics = ignored;
   }
+  // how long a model-backed run shows its estimate before its first call (0: at once)
+  const startDelay = read("startDelaySeconds");
+  if (typeof startDelay === "number" && startDelay >= 0) {
+    settings.startDelaySeconds = startDelay;
+  }
   if (read("reviewOnSave") === true) {
     settings.reviewOnSave = true;
   }

@@ -38,6 +38,12 @@ def not_sent(what: str) -> dict:
             "message": f"{what}: nothing was sent (the provider was not asked: you chose Cancel)"}
 
 
+def cancelled_before_start(what: str) -> dict:
+    """The answer of a run the author cancelled while its estimate was shown, before any call."""
+    return {"status": "cancelled", "sent": False,
+            "message": f"{what} was cancelled before its first call: nothing was sent or spent"}
+
+
 def cost_note(upper_cost_usd: float | None) -> str:
     """The estimate in a run's progress title (the run can still be cancelled before its first call)."""
     return f" (at most ~${upper_cost_usd:.2f})" if upper_cost_usd is not None else ""

@@ -31,7 +31,7 @@ from colosseum.models import ProviderError
 from colosseum_lsp.convert import path_to_uri, show_document, uri_to_path
 from colosseum_lsp.features import drafts, registry
 from colosseum_lsp.features.commands import document_project
-from colosseum_lsp.features.consent import cost_note, may_send, not_sent
+from colosseum_lsp.features.consent import cancelled_before_start, cost_note, may_send, not_sent
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.options import EditorOptions
 
@@ -96,6 +96,8 @@ async def explore_strategies(ctx, args) -> dict:
         raise ResearchError(exc.message) from exc
     title = f"{'Researching' if solve_all else 'Exploring strategies for'} {label}{cost_note(summary.upper_cost_usd)}"
     async with ctx.progress(title) as report:
+        if not await report.start_after(ctx.options.start_delay_seconds):
+            return cancelled_before_start(f"the research of {label}")
         shown = [title]
 
         def progress(event) -> None:

@@ -22,7 +22,7 @@ from colosseum_lsp import convert
 from colosseum_lsp.features import drafts, registry
 from colosseum_lsp.features.code_actions import claim_at
 from colosseum_lsp.features.commands import caught_up, document_project
-from colosseum_lsp.features.consent import cost_note, may_send, not_sent
+from colosseum_lsp.features.consent import cancelled_before_start, cost_note, may_send, not_sent
 from colosseum_lsp.features.registry import CommandFailed
 from colosseum_lsp.features.review_findings import SOURCE, republish, state_of
 
@@ -83,6 +83,9 @@ async def global_review(ctx, args) -> dict:
     if not await may_send(ctx, project.root_dir, summary):
         return not_sent("the global review")
     async with ctx.progress(f"Global review of {project.root_dir.name}{cost_note(summary.upper_cost_usd)}") as report:
+        if not await report.start_after(ctx.options.start_delay_seconds):
+            return cancelled_before_start("the global review")
+
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}", int(100 * done / total) if total else None)
 
@@ -115,9 +118,12 @@ async def review_claim_command(ctx, args) -> dict:
     refused = refusal(index, label)  # before any progress or call
     if refused is not None:
         raise ReviewError(refused.message)
-    if not await may_send(ctx, project.root_dir, _local_summary(ctx, index, [label])):
+    summary = _local_summary(ctx, index, [label])
+    if not await may_send(ctx, project.root_dir, summary):
         return not_sent(f"the review of {label}")
-    async with ctx.progress(f"Reviewing {label}") as report:
+    async with ctx.progress(f"Reviewing {label}{cost_note(summary.upper_cost_usd)}") as report:
+        if not await report.start_after(ctx.options.start_delay_seconds):
+            return cancelled_before_start(f"the review of {label}")
         report("local review")
         outcome = await review_claim(reviewer, index, label, lambda stage, done, total: report(stage))
     if outcome.stop is not None:
@@ -162,9 +168,13 @@ async def retry_claim_command(ctx, args) -> dict:
         run = start_retry(index, label, RunOverrides.from_editor_options(ctx.options))
     except ProviderError as exc:
         raise ReviewError(exc.message) from exc
-    if not await may_send(ctx, project.root_dir, _local_summary(ctx, index, [label])):
+    summary = _local_summary(ctx, index, [label])
+    if not await may_send(ctx, project.root_dir, summary):
         return not_sent(f"the retry of {label}")
-    async with ctx.progress(f"Retrying {label}") as report:
+    async with ctx.progress(f"Retrying {label}{cost_note(summary.upper_cost_usd)}") as report:
+        if not await report.start_after(ctx.options.start_delay_seconds):
+            return cancelled_before_start(f"the retry of {label}")
+
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)
 
@@ -252,12 +262,16 @@ async def _review_saved(ctx, project, path: Path) -> None:
         here = {cid for cid, c in index.claims.items() if c.file == path or (c.proof and c.proof.file == path)}
         users = {u for cid in here for u in index.graph.succ.get(cid, ())}
         labels = [cid for cid in reviewer.reviewable(index) if cid in (here | users) & reviewable]
-        if labels and not await may_send(ctx, project.root_dir, _local_summary(ctx, index, labels)):
+        summary = _local_summary(ctx, index, labels) if labels else None
+        if summary is not None and not await may_send(ctx, project.root_dir, summary):
             log.info("review on save: nothing was sent (the author chose Cancel)")
             return
-        if labels:
+        if summary is not None:
             try:
-                async with ctx.progress(f"Reviewing {path.name}") as report:
+                async with ctx.progress(f"Reviewing {path.name}{cost_note(summary.upper_cost_usd)}") as report:
+                    if not await report.start_after(ctx.options.start_delay_seconds):
+                        log.info("review on save of %s: cancelled before its first call", path.name)
+                        return
                     reviews = await reviewer.review_many(
                         index, labels, lambda stage, done, total: report(f"{stage} {done}/{total}",
                                                                         int(100 * done / max(1, total))))

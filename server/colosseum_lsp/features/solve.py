@@ -19,7 +19,7 @@ from colosseum_lsp import convert
 from colosseum_lsp.convert import path_to_uri
 from colosseum_lsp.features import drafts
 from colosseum_lsp.features.commands import document_project
-from colosseum_lsp.features.consent import cost_note, may_send, not_sent
+from colosseum_lsp.features.consent import cancelled_before_start, cost_note, may_send, not_sent
 from colosseum_lsp.features.registry import CommandFailed
 
 log = logging.getLogger(__name__)
@@ -59,6 +59,9 @@ async def solve_obligation(ctx, args) -> dict:
     except ProviderError as exc:
         raise SolveError(exc.message) from exc
     async with ctx.progress(f"Solving {label}{cost_note(estimate.upper_cost_usd)}") as report:
+        if not await report.start_after(ctx.options.start_delay_seconds):
+            return cancelled_before_start(f"solving {label}")
+
         def progress(stage: str, done: int, total: int) -> None:
             report(f"{stage} {done}/{total}" if total else stage)
 

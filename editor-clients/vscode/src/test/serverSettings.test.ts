@@ -45,3 +45,9 @@ test("package.json contributes colosseum.ignoredDiagnostics as a list of codes",
   assert.strictEqual(setting.items.type, "string");
   assert.deepStrictEqual(setting.default, []);
 });
+
+test("startDelaySeconds is forwarded, 0 included; unset is left out", () => {
+  assert.strictEqual(buildServerSettings(reader({ startDelaySeconds: 0 }), false).startDelaySeconds, 0);
+  assert.strictEqual(buildServerSettings(reader({ startDelaySeconds: 5 }), false).startDelaySeconds, 5);
+  assert.ok(!("startDelaySeconds" in buildServerSettings(reader({}), false)));
+});

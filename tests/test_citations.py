@@ -174,3 +174,25 @@ def test_verbatim_and_iffalse_hold_no_citations(make_project, tmp_path):
                   "\\iffalse \\cite{hidden} \\fi \\cite{shown}\n\\bibliography{refs}", {"refs.bib": BIB})
     assert [d.message.split("`")[1] for d in _findings(index, "undefined-citation")] == ["shown"]
     assert _findings(index, "undefined-citation")[0].range.start.line == 6
+
+
+def test_a_key_that_differs_from_an_entry_only_in_case_says_so_and_offers_the_entry(make_project, tmp_path):
+    """LaTeX's keys are case-sensitive and biber's lookup too; BibTeX matches them with a "case
+    mismatch" warning. Either way the author means the entry: say it, and offer it first."""
+    index = _open(make_project, tmp_path, "\\cite{Knuth84} \\cite{knuth83}\n\\bibliography{refs}",
+                  {"refs.bib": BIB + "@misc{knuth83x, title={Other}}\n"})
+    by_key = {d.message.split("`")[1]: d for d in _findings(index, "undefined-citation")}
+    assert set(by_key) == {"Knuth84", "knuth83"}
+    case_only = by_key["Knuth84"].message
+    assert "differs from the entry `knuth84` only in case" in case_only and "did you mean `knuth84`?" in case_only
+    assert "only in case" not in by_key["knuth83"].message
+
+
+def test_bib_keys_that_differ_only_in_case_are_a_warning_at_each(make_project, tmp_path):
+    """BibTeX reads `Knuth84` and `knuth84` as one key (a repeated entry), biber as two."""
+    bib = BIB + "@book{Knuth84, title={TeX}}\n"
+    index = _open(make_project, tmp_path, "\\cite{knuth84}\n\\bibliography{refs}", {"refs.bib": bib})
+    found = _findings(index, "duplicate-bib-key")
+    assert [(d.severity, d.range.start.line) for d in found] == [("warning", 0), ("warning", 2)]
+    assert "`knuth84` and `Knuth84` differ only in case" in found[0].message
+    assert "BibTeX reads them as one key" in found[0].message and _findings(index, "undefined-citation") == []

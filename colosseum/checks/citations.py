@@ -99,7 +99,7 @@ class Citations(EveryBuild):
             for key, start, end in reading.keys:
                 if key not in defined:
                     if key not in near:
-                        near[key] = similar_labels(key, keys)
+                        near[key] = _near_misses(key, keys)
                     yield _undefined(view, path, key, start, end, near[key])
 
     def _read_bibliography(self, view: BuildView, readings: dict[Path, FileCitations],
@@ -156,7 +156,16 @@ def _bib_path(view: BuildView, citing: Path, command: str, name: str) -> Path | 
     return None
 
 
+def _near_misses(key: str, keys: frozenset[str]) -> list[str]:
+    """The keys the author may have meant: one that differs only in case first (the author surely
+    meant it), then the similar ones."""
+    folded = key.casefold()
+    same = sorted(k for k in keys if k.casefold() == folded)
+    return same + [k for k in similar_labels(key, keys) if k not in same]
+
+
 def _duplicates(view: BuildView, defined: dict[str, list[tuple[Path, int, int]]]) -> Iterator[Diagnostic]:
+    yield from _case_only_duplicates(view, defined)
     for key, places in defined.items():
         if len(places) < 2:
             continue
@@ -169,8 +178,29 @@ def _duplicates(view: BuildView, defined: dict[str, list[tuple[Path, int, int]]]
                              f"bibliography key `{key}` is defined {len(places)} times (also at {where})", related)
 
 
+def _case_only_duplicates(view: BuildView, defined: dict[str, list[tuple[Path, int, int]]]) -> Iterator[Diagnostic]:
+    """Keys that differ only in case: BibTeX lowercases keys to look entries up (a repeated entry,
+    the second one lost), biber keeps them apart. A warning at each, since the outcome depends on
+    the tool."""
+    by_folded: dict[str, list[str]] = {}
+    for key in defined:
+        by_folded.setdefault(key.casefold(), []).append(key)
+    for spellings in by_folded.values():
+        if len(spellings) < 2:
+            continue
+        shown = " and ".join(f"`{k}`" for k in spellings[:MAX_PLACES])
+        for key in spellings:
+            path, start, end = defined[key][0]
+            yield Diagnostic(path, range_at(view, path, start, end), "warning", code("duplicate-bib-key"),
+                             f"bibliography keys {shown} differ only in case: BibTeX reads them as one key "
+                             "(a repeated entry, one of them lost), biber as two; rename one")
+
+
 def _undefined(view: BuildView, path: Path, key: str, start: int, end: int, near: list[str]) -> Diagnostic:
     message = f"undefined citation `{key}`: no entry in the project's bibliography"
+    if near and near[0].casefold() == key.casefold():
+        message = (f"undefined citation `{key}`: it differs from the entry `{near[0]}` only in case (biber "
+                   "does not match them; BibTeX does, with a case-mismatch warning)")
     if near:
         message += "; did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
     return Diagnostic(path, range_at(view, path, start, end), "warning", code("undefined-citation"), message)

@@ -75,6 +75,9 @@ def test_a_research_run_with_cross_model_selection_writes_a_new_draft_and_an_aud
     assert directory.name.endswith("research-thm_goal")
     selection = json.loads((directory / "selection.json").read_text())
     assert selection["chosen"] == "A" and selection["correct"] == 5 and len(selection["verdicts"]) == 8
+    # every record of the run names its format (every stage's JSON, in every model's folder)
+    records = {path.relative_to(directory): json.loads(path.read_text()) for path in directory.rglob("*.json")}
+    assert len(records) > 5 and [p for p, r in records.items() if r.get("schema_version") != 1] == []
     assert "submitting model A (claude-opus-4-5)" in first.stdout
     # the draft is a new file beside the theorem's, with the line that puts it in the paper
     text = (project / "sections" / "result-thm-goal-skeleton.tex").read_text()

@@ -71,6 +71,7 @@ def test_json_output_report_cost_and_a_rerun_served_from_the_cache(project):
     assert len(reports) == 2 and "# Global review: revise" in reports[0].read_text()
     record = json.loads(reports[0].with_suffix(".json").read_text())
     assert record["all_critiques"][0]["reviewers"] == ["reviewer 1", "reviewer 2", "reviewer 3"]
+    assert record["schema_version"] == 1
 
 
 def test_a_rejected_document_exits_non_zero_and_the_budget_and_dry_run_spend_nothing(project):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.app.knowledge import catalog_directory
 from colosseum.app.run_settings import RunOverrides, RunSettings, inner_loop_config
 from colosseum.app.stops import RunRefused, StopReason, stop_reason, until_stopped
@@ -91,7 +92,8 @@ async def select_between(result_a, result_b, judge_provider, problem: str, selec
         if reason is None or reason.kind not in ("budget-reached", "model-unreachable"):
             raise
         return Selection(failure=str(exc))
-    write_atomically(top / "selection.json", json.dumps({**picked.to_json(), "model_a": model_a, "model_b": model_b},
+    write_atomically(top / "selection.json", json.dumps({"schema_version": SCHEMA_VERSION, **picked.to_json(),
+                                                         "model_a": model_a, "model_b": model_b},
                                                         indent=2, ensure_ascii=False))
     write_atomically(top / "selection.md", _selection_report(picked, model_a, model_b))
     return Selection(picked, picked.chosen if picked.chosen != "none" else "A")

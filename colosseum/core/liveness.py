@@ -17,6 +17,7 @@ import socket
 from datetime import datetime, timezone
 from pathlib import Path
 
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.atomic_files import write_atomically
 
 HEARTBEAT_FILE = "heartbeat.json"
@@ -49,7 +50,7 @@ class Heartbeat:
 
     def beat(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        write_atomically(self.folder / HEARTBEAT_FILE, json.dumps(process_stamp()))
+        write_atomically(self.folder / HEARTBEAT_FILE, json.dumps({"schema_version": SCHEMA_VERSION, **process_stamp()}))
         self.beats += 1
 
     async def _beating(self) -> None:

@@ -8,6 +8,7 @@ import datetime
 import json
 from pathlib import Path
 
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.atomic_files import write_atomically
 from colosseum.core.paths import lean_cache_dir
 
@@ -32,7 +33,8 @@ class LeanCache:
     def put(self, key: str, unit: str, toolchain: str, diagnostics: list[dict]) -> None:
         if not self.enabled:
             return
-        record = {"unit": unit, "toolchain": toolchain, "diagnostics": diagnostics,
+        record = {"schema_version": SCHEMA_VERSION, "unit": unit, "toolchain": toolchain,
+                  "diagnostics": diagnostics,
                   "checked": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
         try:
             write_atomically(self.directory / f"{key}.json", json.dumps(record, ensure_ascii=False))

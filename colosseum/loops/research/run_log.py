@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.liveness import process_stamp
 from colosseum.loops.research.calls import usage_json
 from colosseum.loops.research.records import Decomposition, Exploration, ReadinessVerdict, RoundRecord, SectionOutcome
@@ -33,6 +34,8 @@ class ResearchRecorder:
         self.status = "running"
 
     def _json(self, name: str, data) -> None:
+        if isinstance(data, dict):  # every record of the run names its format
+            data = {"schema_version": SCHEMA_VERSION, **{k: v for k, v in data.items() if k != "schema_version"}}
         write_atomically(self.directory / name, json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
     def _md(self, name: str, text: str) -> None:

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.atomic_files import write_atomically
 from colosseum.loops.inner import obligation_context, solve
 from colosseum.loops.notation import preamble_notation
@@ -161,7 +162,8 @@ class LocalReviewCache:
     def put(self, key: str, record: dict) -> None:
         self._memory[key] = record
         if self.directory is not None:
-            write_atomically(self.directory / key[:2] / f"{key}.json", json.dumps(record, ensure_ascii=False))
+            versioned = {"schema_version": SCHEMA_VERSION, **record}
+            write_atomically(self.directory / key[:2] / f"{key}.json", json.dumps(versioned, ensure_ascii=False))
 
 
 def _critiques(index, items: list[dict], m: Material, label: str) -> list[ReviewCritique]:

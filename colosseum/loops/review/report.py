@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.atomic_files import write_atomically
 from colosseum.loops.review.records import ReviewCritique, ReviewReport
 from colosseum.loops.review.storage import report_stem
@@ -94,7 +95,8 @@ def write_report(report: ReviewReport, index, name: str = "global", prices: dict
     """``<time>-<name>.md`` and ``.json`` (the whole record) under ``core.paths.reviews_dir``; returns the .md."""
     root_dir = index.root_dir if hasattr(index, "root_dir") else Path(index)
     stem = report_stem(root_dir, name)
-    record = {**report_json(report, root_dir, prices), "reasons": report.reasons, "model": report.model,
+    record = {"schema_version": SCHEMA_VERSION, **report_json(report, root_dir, prices), "reasons": report.reasons,
+              "model": report.model,
               "vetoes": report.vetoes, "withdrawn": report.withdrawn, "status": report.status,
               "reviewers": [vars(v) for v in report.reviewer_verdicts],
               "split": None if report.split is None else {

@@ -161,13 +161,11 @@ function stopCodeServer(child) {
 
 // --- in the browser -------------------------------------------------------------------------------
 
-async function openWorkbench(browser, url, projectDir) {
-  const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+async function openWorkbench(page, url, projectDir) {
   await page.goto(`${url}/?folder=${encodeURIComponent(projectDir)}`);
   // the explorer lists the project's files once the workbench and its file service are up
   await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "main.tex" }).first()
     .waitFor({ timeout: WAIT_MS });
-  return page;
 }
 
 /** Opens a file by name through Quick Open (which searches the folder with rg). */
@@ -220,12 +218,12 @@ function labelCentre({ label }) {
   return null;
 }
 
-async function checkHover(page) {
+async function checkHover(page, projectDir) {
   // bring the line with the \cref into view (Go to Line), then rest the mouse on the label
   await page.locator(".monaco-editor textarea").first().focus();
   await page.keyboard.press("Control+G");
   await page.locator(".quick-input-widget input").waitFor({ timeout: WAIT_MS });
-  const line = fs.readFileSync(path.join(currentProject, "sections", CHECKED_FILE), "utf8").split("\n")
+  const line = fs.readFileSync(path.join(projectDir, "sections", CHECKED_FILE), "utf8").split("\n")
     .findIndex((text) => text.includes(`\\cref{${HOVERED_REF}}`)) + 1;
   await page.keyboard.type(String(line));
   await page.keyboard.press("Enter");
@@ -241,30 +239,37 @@ async function checkHover(page) {
 
 // --- the run --------------------------------------------------------------------------------------
 
-let currentProject = "";
+/** Runs one step; a failure says which step, what it looked for, and the underlying error. */
+async function step(description, action) {
+  try {
+    return await action();
+  } catch (err) {
+    throw new Error(`${description}: ${err.message}`);
+  }
+}
 
 async function runChecks(options, url, projectDir) {
   const { chromium } = require("playwright-core");
   const browser = await chromium.launch({ executablePath: options.chromium, headless: true });
-  let page = null;
+  const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
   try {
-    page = await openWorkbench(browser, url, projectDir);
+    await step("the workbench did not show the project", () => openWorkbench(page, url, projectDir));
     mark("workbench open in Chromium");
-    await openFile(page, CHECKED_FILE);
+    await step(`Quick Open did not open ${CHECKED_FILE}`, () => openFile(page, CHECKED_FILE));
     mark(`${CHECKED_FILE} open`);
     const seen = {};
-    seen.problem = await checkProblems(page);
+    seen.problem = await step(`the Problems panel never listed "${PROBLEM_TEXT}"`, () => checkProblems(page));
     await page.screenshot({ path: path.join(options.artifacts, "1-problems.png") });
     mark("Problems panel lists the server's warning");
-    seen.lens = await checkLens(page);
+    seen.lens = await step(`no "${LENS_TEXT}" code lens was shown`, () => checkLens(page));
     await page.screenshot({ path: path.join(options.artifacts, "2-lens.png") });
     mark("lens shown");
-    seen.hover = await checkHover(page);
+    seen.hover = await step(`hovering \\cref{${HOVERED_REF}} did not show "${HOVER_TEXT}"`, () => checkHover(page, projectDir));
     await page.screenshot({ path: path.join(options.artifacts, "3-hover.png") });
     mark("hover shown");
     return seen;
   } catch (err) {
-    if (page) await page.screenshot({ path: path.join(options.artifacts, "failure.png") }).catch(() => {});
+    await page.screenshot({ path: path.join(options.artifacts, "failure.png") }).catch(() => {});
     throw err;
   } finally {
     await browser.close();
@@ -285,13 +290,13 @@ async function main(options) {
   const home = prepareHome(options, workdir);
   installExtension(options, home, vsix);
   mark("extension installed into code-server");
-  currentProject = copyProject(options.project, workdir);
+  const project = copyProject(options.project, workdir);
   const server = startCodeServer(options, home, path.join(options.artifacts, "code-server.log"));
   process.on("exit", () => stopCodeServer(server.child));
   try {
     const url = await server.ready;
     mark(`code-server listening at ${url}`);
-    const seen = await runChecks(options, url, currentProject);
+    const seen = await runChecks(options, url, project);
     console.log(JSON.stringify({ ok: true, seen, timings }, null, 2));
   } finally {
     stopCodeServer(server.child);

@@ -100,8 +100,8 @@ function prepareHome(options, workdir) {
 }
 
 function codeServerEnv(home) {
-  // XDG_CONFIG_HOME: code-server writes its config.yaml there, and the Colosseum server keeps its
-  // user-level state there; neither touches the real ~/.config
+  // XDG_CONFIG_HOME: code-server writes its config.yaml there, the Colosseum server keeps its
+  // user-level state there, Chromium its crash reports; none touches the real ~/.config
   return { ...process.env, XDG_CONFIG_HOME: home.config, NODE_OPTIONS: "" };
 }
 
@@ -248,9 +248,10 @@ async function step(description, action) {
   }
 }
 
-async function runChecks(options, url, projectDir) {
+async function runChecks(options, home, url, projectDir) {
   const { chromium } = require("playwright-core");
-  const browser = await chromium.launch({ executablePath: options.chromium, headless: true });
+  // Chromium keeps its crash reports under XDG_CONFIG_HOME: the run's own, not ~/.config
+  const browser = await chromium.launch({ executablePath: options.chromium, headless: true, env: codeServerEnv(home) });
   const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
   try {
     await step("the workbench did not show the project", () => openWorkbench(page, url, projectDir));
@@ -296,7 +297,7 @@ async function main(options) {
   try {
     const url = await server.ready;
     mark(`code-server listening at ${url}`);
-    const seen = await runChecks(options, url, project);
+    const seen = await runChecks(options, home, url, project);
     console.log(JSON.stringify({ ok: true, seen, timings }, null, 2));
   } finally {
     stopCodeServer(server.child);

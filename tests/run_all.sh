@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up a fresh machine and run the whole test suite (what CI runs).
 # System packages (texlive to compile example-project, graphviz for `dag --format svg`, neovim for the real-editor test, bubblewrap
-# for the probes' sandbox) are installed with apt-get when we are root; elsewhere the tests that
+# for the probes' sandbox, chromium and code-server's build needs for the VS Code end-to-end test) are installed with apt-get when we are root; elsewhere the tests that
 # need them skip and say why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +17,12 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   command -v dot >/dev/null 2>&1 || need="$need graphviz"  # colosseum dag --format svg
   command -v nvim >/dev/null 2>&1 || need="$need neovim"
   command -v bwrap >/dev/null 2>&1 || need="$need bubblewrap"
+  # the real-editor test: code-server's native modules are built here (node-gyp, Kerberos headers),
+  # its search uses the system rg, and Chromium is the browser it is opened in
+  command -v c++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || need="$need build-essential"
+  command -v krb5-config >/dev/null 2>&1 || need="$need libkrb5-dev"
+  command -v rg >/dev/null 2>&1 || need="$need ripgrep"
+  command -v chromium >/dev/null 2>&1 || need="$need chromium"
   if [ -n "$need" ]; then
     apt-get update -qq
     # shellcheck disable=SC2086

@@ -14,12 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from colosseum.catalog.retrieval import CatalogSearch
 from colosseum.catalog.store import Catalog
 from colosseum.loops.inner.context import obligation_context
 from colosseum.loops.inner.solve import ObligationContext
 
 BENCHMARK_MARKER = re.compile(r"(?m)^\s*%+\s*colosseum:\s*benchmark\b")
 _SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[A-Za-z]{3,}")
+SAME_CLAIM_SIMILARITY = 0.5
 
 
 class NoProblems(ValueError):
@@ -67,16 +70,25 @@ def _flat(text: str) -> str:
     return _SPACE.sub(" ", text).strip().lower()
 
 
-def without_the_claim(catalog: Catalog | None, label: str, statement: str) -> Catalog | None:
-    """The catalog less the entries that state the problem's claim: linked to its label, or with
-    the claim's statement (its comments and labels aside) in theirs."""
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def without_the_claim(catalog: Catalog | None, label: str, statement: str, title: str | None = None) -> Catalog | None:
+    """The catalog less the entries that state the problem's claim: linked to its label; with the
+    claim's statement (its comments and labels aside) in theirs; named by the claim's title (every
+    word of it in the entry's title); or close to its statement (TF-IDF similarity at least
+    ``SAME_CLAIM_SIMILARITY``: the starter catalog states many standard lemmas)."""
     if catalog is None:
         return None
-    target = _flat("\n".join(line for line in statement.splitlines()
-                             if not line.strip().startswith(("%", "\\label"))))
+    clean = "\n".join(line for line in statement.splitlines() if not line.strip().startswith(("%", "\\label")))
+    target, named = _flat(clean), _words(title or "")
+    close = {entry_id for score, entry_id in CatalogSearch(catalog).similar(clean) if score >= SAME_CLAIM_SIMILARITY}
 
     def states_it(entry) -> bool:
-        if label in (entry.links.get("labels") or []):
+        if label in (entry.links.get("labels") or []) or entry.id in close:
+            return True
+        if named and named <= _words(entry.title):
             return True
         return any(target and target in _flat(str(entry.data.get(key) or "")) for key in ("statement", "claim"))
 
@@ -95,6 +107,6 @@ def problems_of(index, labels: list[str] | None, catalog: Catalog | None = None)
     problems = []
     for label in dict.fromkeys(chosen):
         claim = index.claims[label]
-        context = obligation_context(index, label, without_the_claim(catalog, label, claim.statement_text))
+        context = obligation_context(index, label, without_the_claim(catalog, label, claim.statement_text, claim.title))
         problems.append(Problem(label, context.statement, proof_text(index, claim), context))
     return problems

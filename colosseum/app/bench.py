@@ -1,0 +1,90 @@
+"""``colosseum bench``: the method against simple baselines at equal cost on a paper's own claims,
+set up for the CLI: the problems, the settings and the provider, the run, and the report in
+``.colosseum/bench/<time>/``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from colosseum.app.knowledge import catalog_directory
+from colosseum.app.run_settings import RunOverrides, RunSettings
+from colosseum.app.stops import RunRefused, StopReason, until_stopped
+from colosseum.bench import BenchSettings, NoProblems, Pricing, Problem, problems_of, run_bench
+from colosseum.bench.report import write_report
+from colosseum.catalog.store import load_catalog
+from colosseum.core.paths import bench_dir, prepare_write
+from colosseum.loops.inner.records import InnerLoopConfig
+
+EXIT_DONE, EXIT_STOPPED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+@dataclass
+class BenchOutcome:
+    """A bench run's end: the report's folder and data, or why it stopped."""
+
+    directory: Path
+    data: dict | None = None
+    stop: StopReason | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.stop is None:
+            return EXIT_DONE
+        if self.stop.cancelled:
+            return EXIT_INTERRUPTED
+        return EXIT_BAD_INPUT if self.stop.kind in ("refused", "budget-exceeded") else EXIT_STOPPED
+
+
+@dataclass
+class BenchPlan:
+    index: object
+    problems: list[Problem]
+    settings: RunSettings
+    config: InnerLoopConfig
+    pricing: Pricing
+    bench: BenchSettings
+
+    async def run(self, progress: Callable[[str, int, int], None], provider=None,
+                  directory: Path | None = None) -> BenchOutcome:
+        """The run to its report (``provider``: the configured one when None; raises ProviderError
+        when it cannot be made)."""
+        if provider is None:
+            provider, _ = self.settings.provider()
+        folder = directory or new_bench_folder(self.index.root_dir)
+
+        async def work() -> BenchOutcome:
+            result = await run_bench(self.problems, provider, self.config, self.pricing, self.bench,
+                                     progress=progress)
+            prepare_write(folder / "report.json")
+            return BenchOutcome(folder, write_report(result, folder))
+
+        return await until_stopped(work(), lambda reason: BenchOutcome(folder, stop=reason))
+
+
+def new_bench_folder(root_dir: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path, suffix = bench_dir(root_dir) / stamp, 1
+    while path.exists():
+        suffix += 1
+        path = path.with_name(f"{stamp}-{suffix}")
+    return path
+
+
+def plan_bench(index, labels: list[str] | None, overrides: RunOverrides,
+               bench: BenchSettings = BenchSettings()) -> BenchPlan:
+    """Raises RunRefused when there is no problem, or no list price to make budgets equal with."""
+    settings = RunSettings.of(index, overrides)
+    pricing = Pricing(settings.model_name(), settings.prices)
+    if not pricing.known:
+        raise RunRefused(f"no list price is known for {pricing.model}: equal budgets need one "
+                         "(set [models] prices in colosseum.toml)")
+    if bench.graders < 1:
+        raise RunRefused("a bench needs at least one grader")
+    try:
+        problems = problems_of(index, labels, load_catalog(catalog_directory(index.root_dir)))
+    except NoProblems as exc:
+        raise RunRefused(str(exc)) from exc
+    return BenchPlan(index, problems, settings, settings.inner_loop(index), pricing, bench)

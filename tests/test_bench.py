@@ -58,7 +58,7 @@ Not a problem of the bench.
 \end{document}
 """
 TOML = '[models]\nmodel = "scripted"\nprices = { input = 3, output = 15 }\n'
-INNER = InnerLoopConfig(leaves=2, refuters_per_candidate=1, widths=(2, 1), k=2, final_refuters=1, plan_angles=False)
+INNER = InnerLoopConfig(leaves=4, refuters_per_candidate=1, widths=(4, 1), k=4, final_refuters=1, plan_angles=False)
 # the graders' three grades of each kind of answer on each problem: the method wins on lem:a and
 # lem:b and loses on lem:c, where direct is right
 GRADES = {
@@ -171,6 +171,10 @@ def test_the_report_says_what_was_scripted_and_a_rerun_costs_nothing(project):
                 assert row["budget_usd"] == pytest.approx(by_method["method"]["cost_usd"], abs=1e-6)
                 assert row["cost_usd"] <= row["budget_usd"] * 1.1 + 1e-9
     assert len(scripted.calls) == data["calls_made"]
+    # best-of-n drew several samples and took the one its selector chose; self-refine revised
+    assert all(r["best-of-n"]["detail"]["n"] >= 2 and r["best-of-n"]["answer"].startswith("SAMPLE2")
+               for r in rows.values())
+    assert any(r["self-refine"]["detail"]["rounds"] >= 1 for r in rows.values())
     # the graders: raw agreement and kappa of the scripted table (hand-computed: 29/36 and 478/730)
     assert data["agreement"]["raw_percent"] == pytest.approx(100 * 29 / 36, abs=0.01)
     assert data["agreement"]["fleiss_kappa"] == pytest.approx(478 / 730, abs=1e-4)
@@ -306,3 +310,91 @@ def test_fleiss_kappa_of_a_hand_computed_table():
     # the grades as the bench rates them: unanimous everywhere on one grade leaves kappa undefined
     assert rating_table([["correct", "wrong", "wrong"], ["correct"] * 3]) == [[1, 0, 2], [3, 0, 0]]
     assert fleiss_kappa(rating_table([["wrong"] * 3, ["wrong"] * 3])) is None
+
+
+def test_direct_thinks_through_the_messages_api_and_a_cached_answer_keeps_its_first_usage(tmp_path):
+    """The model layer's part: extended thinking in the Anthropic arguments (the forced answer tool
+    becomes `auto`, which thinking requires), in the answer cache's key only when asked for, and a
+    cached answer's usage as first billed, so a rerun prices the same budgets."""
+    import asyncio
+    from dataclasses import replace
+
+    from colosseum.models.anthropic_provider import AnthropicProvider
+    from colosseum.models.response_cache import request_key
+
+    request = ModelStep(None).request("bench_direct", {"slot": "one", "obligation": "x: y", "assumable": "",
+                                                       "notation": "", "catalog": ""})
+    thinking = replace(request, thinking_tokens=4096)
+    arguments = AnthropicProvider(client=object())._arguments(thinking, [{"role": "user", "content": "q"}])
+    assert arguments["thinking"] == {"type": "enabled", "budget_tokens": 4096}
+    assert arguments["max_tokens"] == 4096 + request.max_tokens and arguments["tool_choice"] == {"type": "auto"}
+    plain = AnthropicProvider(client=object())._arguments(request, [{"role": "user", "content": "q"}])
+    assert "thinking" not in plain and plain["tool_choice"]["type"] == "tool"
+    assert request_key("p", "m", thinking) != request_key("p", "m", request)
+
+    scripted = ScriptedProvider(lambda r: {"proof": "P"})
+    cached = CachedProvider(scripted, tmp_path / "cache")
+    first = asyncio.run(cached.complete(request))
+    again = asyncio.run(cached.complete(request))
+    assert again.cached and again.usage.calls == 0 and len(scripted.calls) == 1
+    assert again.first_usage == first.usage
+
+
+CLI_TOML = """[models]
+model = "claude-sonnet-4-5"
+[solve]
+leaves = 2
+widths = [2, 1]
+k = 2
+final_refuters = 1
+plan_angles = false
+"""
+
+
+def api_answer(body: dict):
+    """The Messages API double's answers, by the answer tool's required fields."""
+    from doubles.messages_api import tool_answer
+
+    required = set(body["tools"][-1]["input_schema"]["required"])
+    if "strategy" in required:
+        return tool_answer({"strategy": "parity", "proof": "a candidate"})
+    if "critiques" in required:
+        return tool_answer({"critiques": []})
+    if "open_conflicts" in required:
+        return tool_answer({"proof": "the merged proof", "alternative": "", "resolved": [], "open_conflicts": []})
+    if "problems" in required:
+        return tool_answer({"problems": []})
+    if "choice" in required:
+        return tool_answer({"choice": 1, "reason": "first"})
+    if "grade" in required:
+        return tool_answer({"grade": "correct", "reason": "fine"})
+    return tool_answer({"proof": "a proof"})
+
+
+def test_the_command_writes_the_report_and_a_rerun_asks_nothing(make_project, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from doubles.messages_api import MessagesAPIDouble
+
+    root = make_project(tmp_path / "p", {"main.tex": MAIN, "colosseum.toml": CLI_TOML})
+    with MessagesAPIDouble([], responder=api_answer) as server:
+        env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": server.url}
+
+        def run(*extra):
+            return subprocess.run([sys.executable, "-m", "colosseum", "bench", str(root), *extra],
+                                  capture_output=True, text=True, timeout=120, env=env)
+
+        first = run("--labels", "lem:a", "--graders", "2")
+        assert first.returncode == 0, first.stderr
+        assert "method" in first.stdout and "report written to" in first.stdout
+        asked = len(server.requests)
+        assert asked > 0
+        second = run("--labels", "lem:a", "--graders", "2", "--format", "json")
+        assert second.returncode == 0, second.stderr
+        assert len(server.requests) == asked and json.loads(second.stdout)["calls_made"] == 0
+        refused = run("--labels", "lem:nope")
+        assert refused.returncode == 2 and "lem:nope" in refused.stderr
+    reports = sorted((root / ".colosseum" / "bench").iterdir())
+    assert len(reports) == 2 and all((r / "report.md").is_file() and (r / "report.json").is_file() for r in reports)

@@ -18,7 +18,6 @@ from colosseum.bench.baselines import Baselines, MIN_THINKING_TOKENS
 from colosseum.bench.problems import marked_labels, without_the_claim
 from colosseum.bench.records import METHOD, Attempt
 from colosseum.bench.requests import Pricing, Spend, interactive
-from colosseum.bench.run import BenchSettings
 from colosseum.catalog.store import Catalog, Entry
 from colosseum.index import ProjectIndex
 from colosseum.loops.inner.records import InnerLoopConfig
@@ -57,7 +56,7 @@ Not a problem of the bench.
 \end{lemma}
 \end{document}
 """
-TOML = '[models]\nmodel = "scripted"\nprices = { input = 3, output = 15 }\n'
+TOML = '[models]\nmodel = "scripted"\nprices = { input = 3, output = 15 }\n[bench]\ngraders = 3\n'
 INNER = InnerLoopConfig(leaves=4, refuters_per_candidate=1, widths=(4, 1), k=4, final_refuters=1, plan_angles=False)
 # the graders' three grades of each kind of answer on each problem: the method wins on lem:a and
 # lem:b and loses on lem:c, where direct is right
@@ -133,7 +132,7 @@ def project(make_project, tmp_path):
 
 
 def bench(project: Path, provider, labels=None, config=INNER):
-    plan = plan_bench(ProjectIndex.open(project), labels, RunOverrides(), BenchSettings(graders=3))
+    plan = plan_bench(ProjectIndex.open(project), labels, RunOverrides())
     plan.config = config
     import asyncio
 
@@ -220,6 +219,18 @@ def test_the_marker_and_the_labels_choose_the_problems(project):
     assert [p.label for p in plan.problems] == ["lem:unmarked"] and not plan.problems[0].has_reference
     with pytest.raises(RunRefused, match="lem:nope"):
         plan_bench(index, ["lem:nope"], RunOverrides())
+
+
+def test_the_bench_table_and_the_command_line_set_the_graders(make_project, tmp_path):
+    from colosseum.app.bench import BenchOverrides
+
+    root = make_project(tmp_path / "p", {"main.tex": MAIN, "colosseum.toml": TOML.replace("graders = 3", (
+        'graders = 5\ngrader_model = "claude-opus-4-5"\nmax_thinking_tokens = 2048'))})
+    index = ProjectIndex.open(root)
+    assert not index.config.problems
+    plan = plan_bench(index, None, RunOverrides())
+    assert (plan.bench.graders, plan.bench.grader_model, plan.bench.max_thinking_tokens) == (5, "claude-opus-4-5", 2048)
+    assert plan_bench(index, None, RunOverrides(), BenchOverrides(graders=2)).bench.graders == 2
 
 
 def test_a_run_without_a_list_price_is_refused(make_project, tmp_path):

@@ -73,10 +73,29 @@ def new_bench_folder(root_dir: Path) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class BenchOverrides:
+    """What the command line changes of ``[bench]``; None keeps the file's value."""
+
+    graders: int | None = None
+    grader_model: str | None = None
+
+
+def bench_settings(index, overrides: BenchOverrides) -> BenchSettings:
+    """``[bench]`` of colosseum.toml with the command's overrides."""
+    from colosseum.settings import table
+
+    configured = table(index.config, "bench")
+    return BenchSettings(graders=overrides.graders if overrides.graders is not None else configured.graders,
+                         grader_model=overrides.grader_model or configured.grader_model,
+                         max_thinking_tokens=configured.max_thinking_tokens)
+
+
 def plan_bench(index, labels: list[str] | None, overrides: RunOverrides,
-               bench: BenchSettings = BenchSettings()) -> BenchPlan:
+               bench_overrides: BenchOverrides = BenchOverrides()) -> BenchPlan:
     """Raises RunRefused when there is no problem, or no list price to make budgets equal with."""
     settings = RunSettings.of(index, overrides)
+    bench = bench_settings(index, bench_overrides)
     pricing = Pricing(settings.model_name(), settings.prices)
     if not pricing.known:
         raise RunRefused(f"no list price is known for {pricing.model}: equal budgets need one "

@@ -11,7 +11,7 @@ from pathlib import Path
 from colosseum.bench.agreement import fleiss_kappa, observed_agreement, rating_table
 from colosseum.bench.grading import consensus, disagreements
 from colosseum.bench.records import GRADES, METHOD, METHODS, SPLIT, TOLERANCE, Attempt
-from colosseum.bench.requests import Spend
+from colosseum.bench.requests import Pricing, Spend
 from colosseum.bench.run import BenchResult
 from colosseum.core.atomic_files import write_atomically
 from colosseum.core.extras import MissingExtra, import_extra
@@ -54,6 +54,12 @@ def method_summary(rows: list[dict]) -> dict:
     return summary
 
 
+def _grading_pricing(result: BenchResult) -> Pricing:
+    """The graders' model at its list price (the solvers' prices when it is theirs)."""
+    model = result.settings.grader_model
+    return result.pricing if not model or model == result.pricing.model else Pricing(model)
+
+
 def report_data(result: BenchResult) -> dict:
     """Everything the report shows, as one JSON object."""
     rows = {a.key: attempt_row(a, result) for a in result.attempts}
@@ -77,7 +83,7 @@ def report_data(result: BenchResult) -> dict:
         "disagreements": [{"label": a.label, "method": a.method,
                            "grades": [{"grader": g.grader, "grade": g.grade, "reason": g.reason} for g in a.grades]}
                           for a in disagreements(result.attempts)],
-        "grading": _spend(result.grading, result.pricing),
+        "grading": _spend(result.grading, _grading_pricing(result)),
         "calls_made": calls_made,
     }
 
@@ -103,7 +109,11 @@ def report_markdown(data: dict, plot_note: str) -> str:
         lines.append(f"| {name} | {_percent(s['accuracy'])} | {s['correct']} | {s['minor_gaps']} | {s['wrong']} | "
                      f"{s[SPLIT]} | {_money(s['cost_usd'])} | {_money(s['mean_cost_usd'])} | {s['calls']} | "
                      f"{s['input_tokens']:,} | {s['output_tokens']:,} | {s['seconds']:.1f} | {within} | {s['stopped']} |")
-    lines += ["", plot_note, "", "## Per problem", "",
+    lines += ["", f"direct is one call that may think as many tokens as the method wrote (at most "
+              f"{data['settings']['max_thinking_tokens']:,}): it spends less than the method where the method's cost "
+              "is mostly input. best-of-n takes as many samples as the cost allows and one selection; self-refine "
+              "revises while the next round fits.", "",
+              plot_note, "", "## Per problem", "",
               "| problem | reference | " + " | ".join(data["methods"]) + " |", "|---" * (2 + len(data["methods"])) + "|"]
     for p in data["problems"]:
         cells = [f"{r['grade']} ({_money(r['cost_usd'])}, {r['calls']} calls{', stopped' if r['stopped'] else ''})"

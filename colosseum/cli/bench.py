@@ -16,8 +16,9 @@ def add_arguments(sub) -> None:
     bench.add_argument("path", help="project directory or its root .tex file")
     bench.add_argument("--labels", help="comma-separated claims (default: every claim marked "
                        "`%% colosseum: benchmark`)")
-    bench.add_argument("--graders", type=int, default=3, help="grader calls per answer (default 3)")
-    bench.add_argument("--grader-model", help="the graders' model (default: the solvers')")
+    bench.add_argument("--graders", type=int, help="grader calls per answer (default: [bench] graders, 3)")
+    bench.add_argument("--grader-model", help="the graders' model (default: [bench] grader_model, else the "
+                       "solvers')")
     bench.add_argument("--model", help="the solvers' model (default: [models] model in colosseum.toml)")
     bench.add_argument("--max-calls", type=int, help="the inner loop's call budget on each problem")
     bench.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
@@ -28,10 +29,9 @@ def add_arguments(sub) -> None:
 
 
 def run_bench_command(args) -> int:
-    from colosseum.app.bench import EXIT_BAD_INPUT, plan_bench
+    from colosseum.app.bench import EXIT_BAD_INPUT, BenchOverrides, plan_bench
     from colosseum.app.run_settings import RunOverrides
     from colosseum.app.stops import RunRefused, run_in_terminal
-    from colosseum.bench import BenchSettings
     from colosseum.models import ProviderError
 
     index = open_project(args.path)
@@ -40,7 +40,7 @@ def run_bench_command(args) -> int:
     labels = [x.strip() for x in args.labels.split(",") if x.strip()] if args.labels else None
     try:
         plan = plan_bench(index, labels, RunOverrides(args.model, args.max_calls, not args.no_cache),
-                          BenchSettings(graders=args.graders, grader_model=args.grader_model))
+                          BenchOverrides(args.graders, args.grader_model))
         provider, _ = plan.settings.provider()
     except RunRefused as exc:
         say(str(exc))

@@ -409,3 +409,13 @@ def test_the_command_writes_the_report_and_a_rerun_asks_nothing(make_project, tm
         assert refused.returncode == 2 and "lem:nope" in refused.stderr
     reports = sorted((root / ".colosseum" / "bench").iterdir())
     assert len(reports) == 2 and all((r / "report.md").is_file() and (r / "report.json").is_file() for r in reports)
+
+
+def test_without_matplotlib_the_report_names_the_extra_and_is_still_written(project, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    outcome = bench(project, ScriptedProvider(answer), labels=["lem:a"])
+    markdown = (outcome.directory / "report.md").read_text()
+    assert "No plot: the benchmark's plots need the extra: pip install 'colosseum-latex[bench]'." in markdown
+    assert (outcome.directory / "report.json").is_file() and not (outcome.directory / "accuracy.png").exists()

@@ -419,3 +419,18 @@ def test_without_matplotlib_the_report_names_the_extra_and_is_still_written(proj
     markdown = (outcome.directory / "report.md").read_text()
     assert "No plot: the benchmark's plots need the extra: pip install 'colosseum-latex[bench]'." in markdown
     assert (outcome.directory / "report.json").is_file() and not (outcome.directory / "accuracy.png").exists()
+
+
+def test_a_failed_grader_call_leaves_fewer_grades_and_exit_1(project):
+    from colosseum.models.provider import ProviderError
+
+    def flaky(request):
+        user = request.messages[-1].content
+        if request.role == "bench_grader" and "METHOD lem:a" in user and "(grader 3 of 3)" in user:
+            return ProviderError("scripted", "overloaded", status=529)
+        return answer(request)
+
+    outcome = bench(project, ScriptedProvider(flaky), labels=["lem:a"])
+    row = outcome.data["problems"][0]["rows"]["method"]
+    assert row["grader_failures"] == 1 and len(row["grades"]) == 2 and row["grade"] == "correct"
+    assert outcome.data["grading"]["failed_calls"] == 1 and outcome.exit_code == 1

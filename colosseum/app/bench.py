@@ -31,8 +31,8 @@ class BenchOutcome:
 
     @property
     def exit_code(self) -> int:
-        if self.stop is None:
-            return EXIT_DONE
+        if self.stop is None:  # a grader call that failed leaves an answer graded by fewer: incomplete
+            return EXIT_STOPPED if self.data and self.data["grading"]["failed_calls"] else EXIT_DONE
         if self.stop.cancelled:
             return EXIT_INTERRUPTED
         return EXIT_BAD_INPUT if self.stop.kind in ("refused", "budget-exceeded") else EXIT_STOPPED

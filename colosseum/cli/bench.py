@@ -1,8 +1,8 @@
 """``colosseum bench PATH [--labels a,b,c]``: the method against direct, best-of-n and self-refine
 at equal list-price cost on a paper's claims (every claim with a line ``% colosseum: benchmark``
 when no labels are given), graded against the paper's own proofs; the report goes to
-``.colosseum/bench/<time>/``. Exit 0 when the report is written, 1 when the run stopped early,
-2 for bad input, 130 when interrupted."""
+``.colosseum/bench/<time>/``. Exit 0 when the report is written, 1 when the run stopped early or a
+grader call failed, 2 for bad input, 130 when interrupted."""
 
 from __future__ import annotations
 

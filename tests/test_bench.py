@@ -434,3 +434,27 @@ def test_a_failed_grader_call_leaves_fewer_grades_and_exit_1(project):
     row = outcome.data["problems"][0]["rows"]["method"]
     assert row["grader_failures"] == 1 and len(row["grades"]) == 2 and row["grade"] == "correct"
     assert outcome.data["grading"]["failed_calls"] == 1 and outcome.exit_code == 1
+
+
+def test_every_baseline_and_grader_request_goes_through_the_stage_runner(project):
+    """The seam a batch executor plugs into: each stage's requests, by id, in one call."""
+    import asyncio
+
+    scripted = ScriptedProvider(answer)
+    stages: list[tuple[str, list[str]]] = []
+    interactive_stage = interactive(scripted)
+
+    async def recording(stage, requests):
+        stages.append((stage, sorted(requests)))
+        return await interactive_stage(stage, requests)
+
+    plan = plan_bench(ProjectIndex.open(project), ["lem:a", "lem:c"], RunOverrides())
+    plan.config = INNER
+    asyncio.run(plan.run(lambda *a: None, scripted, run_stage=recording))
+    names = [name for name, _ in stages]
+    assert {"best-of-n: first sample", "best-of-n: samples", "best-of-n: selection", "self-refine: draft",
+            "self-refine: critique 1", "grading"} <= set(names)
+    assert names[-1] == "grading"
+    through_stages = sum(len(ids) for _, ids in stages)
+    assert through_stages == sum(r.role.startswith("bench_") for r in scripted.calls)
+    assert ["direct/lem:a", "direct/lem:c"] in [ids for name, ids in stages if name == "direct"]

@@ -12,7 +12,7 @@ from typing import Callable
 from colosseum.app.knowledge import catalog_directory
 from colosseum.app.run_settings import RunOverrides, RunSettings
 from colosseum.app.stops import RunRefused, StopReason, until_stopped
-from colosseum.bench import BenchSettings, NoProblems, Pricing, Problem, problems_of, run_bench
+from colosseum.bench import BenchSettings, NoProblems, Pricing, Problem, RunStage, problems_of, run_bench
 from colosseum.bench.report import write_report
 from colosseum.catalog.store import load_catalog
 from colosseum.core.paths import bench_dir, prepare_write
@@ -48,16 +48,17 @@ class BenchPlan:
     bench: BenchSettings
 
     async def run(self, progress: Callable[[str, int, int], None], provider=None,
-                  directory: Path | None = None) -> BenchOutcome:
+                  directory: Path | None = None, run_stage: RunStage | None = None) -> BenchOutcome:
         """The run to its report (``provider``: the configured one when None; raises ProviderError
-        when it cannot be made)."""
+        when it cannot be made). ``run_stage`` answers the stages of the baselines and the graders:
+        interactive through ``provider`` when None (a batch executor plugs in here)."""
         if provider is None:
             provider, _ = self.settings.provider()
         folder = directory or new_bench_folder(self.index.root_dir)
 
         async def work() -> BenchOutcome:
             result = await run_bench(self.problems, provider, self.config, self.pricing, self.bench,
-                                     progress=progress)
+                                     run_stage=run_stage, progress=progress)
             prepare_write(folder / "report.json")
             return BenchOutcome(folder, write_report(result, folder))
 

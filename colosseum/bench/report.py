@@ -116,7 +116,8 @@ def report_markdown(data: dict, plot_note: str) -> str:
               plot_note, "", "## Per problem", "",
               "| problem | reference | " + " | ".join(data["methods"]) + " |", "|---" * (2 + len(data["methods"])) + "|"]
     for p in data["problems"]:
-        cells = [f"{r['grade']} ({_money(r['cost_usd'])}, {r['calls']} calls{', stopped' if r['stopped'] else ''})"
+        cells = [f"{r['grade']} ({_money(r['cost_usd'])}, {r['calls']} call{'' if r['calls'] == 1 else 's'}"
+                 f"{', stopped' if r['stopped'] else ''})"
                  for r in p["rows"].values()]
         lines.append(f"| {p['label']} | {'yes' if p['has_reference'] else 'no'} | " + " | ".join(cells) + " |")
     a = data["agreement"]

@@ -16,7 +16,7 @@ from colosseum.bench import BenchSettings, NoProblems, Pricing, Problem, RunStag
 from colosseum.bench.report import write_report
 from colosseum.catalog.store import load_catalog
 from colosseum.core.paths import bench_dir, prepare_write
-from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.loops.inner import InnerLoopConfig
 
 EXIT_DONE, EXIT_STOPPED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 

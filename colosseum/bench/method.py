@@ -8,8 +8,7 @@ from colosseum.core.exception_groups import first_leaf
 from colosseum.bench.problems import Problem
 from colosseum.bench.records import METHOD, Attempt
 from colosseum.bench.requests import SpendingProvider, Stopwatch
-from colosseum.loops.inner.records import InnerLoopConfig
-from colosseum.loops.inner.solve import solve
+from colosseum.loops.inner import InnerLoopConfig, solve
 from colosseum.models.errors import BudgetExceeded, BudgetReached, RunIncomplete
 from colosseum.models.provider import ProviderError
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from colosseum.catalog.retrieval import CatalogSearch
 from colosseum.catalog.store import Catalog
-from colosseum.loops.inner.context import obligation_context
-from colosseum.loops.inner.solve import ObligationContext
+from colosseum.loops.inner import ObligationContext, obligation_context
 
 BENCHMARK_MARKER = re.compile(r"(?m)^\s*%+\s*colosseum:\s*benchmark\b")
 _SPACE = re.compile(r"\s+")

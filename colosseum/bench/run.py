@@ -13,7 +13,7 @@ from colosseum.bench.method import run_method
 from colosseum.bench.problems import Problem
 from colosseum.bench.records import Attempt
 from colosseum.bench.requests import Pricing, RunStage, Spend, interactive
-from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.loops.inner import InnerLoopConfig
 from colosseum.models.step import ModelStep
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)

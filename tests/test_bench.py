@@ -397,6 +397,9 @@ def test_the_command_writes_the_report_and_a_rerun_asks_nothing(make_project, tm
             return subprocess.run([sys.executable, "-m", "colosseum", "bench", str(root), *extra],
                                   capture_output=True, text=True, timeout=120, env=env)
 
+        dry = run("--dry-run")
+        assert dry.returncode == 0 and "Nothing was sent" in dry.stdout and "lem:c: no proof" in dry.stdout
+        assert server.requests == []
         first = run("--labels", "lem:a", "--graders", "2")
         assert first.returncode == 0, first.stderr
         assert "method" in first.stdout and "report written to" in first.stdout

@@ -22,6 +22,7 @@ def add_arguments(sub) -> None:
     bench.add_argument("--model", help="the solvers' model (default: [models] model in colosseum.toml)")
     bench.add_argument("--max-calls", type=int, help="the inner loop's call budget on each problem")
     bench.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
+    bench.add_argument("--dry-run", action="store_true", help="list the problems and the calls planned, spend nothing")
     bench.add_argument("--format", choices=("text", "json"), default="text",
                        help="json: the report's data on stdout")
     add_quiet_argument(bench)
@@ -41,6 +42,9 @@ def run_bench_command(args) -> int:
     try:
         plan = plan_bench(index, labels, RunOverrides(args.model, args.max_calls, not args.no_cache),
                           BenchOverrides(args.graders, args.grader_model))
+        if args.dry_run:
+            _print_plan(plan)
+            return 0
         provider, _ = plan.settings.provider()
     except RunRefused as exc:
         say(str(exc))
@@ -59,6 +63,21 @@ def run_bench_command(args) -> int:
     else:
         _print_summary(outcome)
     return outcome.exit_code
+
+
+def _print_plan(plan) -> None:
+    """What a run would do; nothing is sent."""
+    from colosseum.bench.records import BASELINES
+    from colosseum.loops.inner import describe_calls
+
+    for problem in plan.problems:
+        reference = "its proof in the paper is the reference" if problem.has_reference else "no proof: graded alone"
+        print(f"{problem.label}: {reference}")
+    answers = len(plan.problems) * (1 + len(BASELINES))
+    print(f"method: the inner loop on each problem ({describe_calls(plan.config)}); then {', '.join(BASELINES)}, "
+          f"each at the method's list-price cost on the problem (within 10%); then {plan.bench.graders} grader "
+          f"call(s) for each of up to {answers} answers, at {plan.bench.grader_model or plan.pricing.model}'s "
+          "list price. Nothing was sent.")
 
 
 def _stopped_outcome(plan, reason):

@@ -461,3 +461,29 @@ def test_every_baseline_and_grader_request_goes_through_the_stage_runner(project
     through_stages = sum(len(ids) for _, ids in stages)
     assert through_stages == sum(r.role.startswith("bench_") for r in scripted.calls)
     assert ["direct/lem:a", "direct/lem:c"] in [ids for name, ids in stages if name == "direct"]
+
+
+def test_self_refine_decides_the_same_from_the_cache(tmp_path):
+    """A rerun estimates each round from what the answers cost when first asked, so it asks
+    nothing: a long critique makes the next round dear, whether it came now or from the cache."""
+    import asyncio
+
+    def script(request):
+        if request.role == "bench_self_critique":
+            return {"problems": [{"severity": "major", "quote": "P", "explanation": "x" * 2000}]}
+        return {"proof": "P" * 40}
+
+    pricing = Pricing("claude-sonnet-4-5")
+    problem = plan_problem()
+    for step in range(1, 12):
+        budget = 0.004 * step
+        method = Attempt(METHOD, "lem:a", Spend(Usage(int(budget / 3e-6), 40, calls=10)))
+        scripted = ScriptedProvider(script)
+        cached = CachedProvider(scripted, tmp_path / f"cache{step}")
+        rounds = []
+        for _ in range(2):
+            baselines = Baselines(interactive(cached), pricing, ModelStep(None))
+            [row] = asyncio.run(baselines.self_refine([(problem, method)]))
+            rounds.append((row.detail["rounds"], row.spend.usage.calls))
+        calls = sum(1 for _ in scripted.calls)
+        assert rounds[0] == rounds[1] and calls == rounds[0][1], (budget, rounds, calls)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from colosseum.bench.problems import Problem
 from colosseum.bench.records import BEST_OF_N, DIRECT, SELF_REFINE, TOLERANCE, Attempt
-from colosseum.bench.requests import Pricing, RunStage
+from colosseum.bench.requests import Pricing, RunStage, listed_usage
 from colosseum.models.executor import CallOutcome
 from colosseum.models.provider import ModelRequest, Usage
 from colosseum.models.provider import estimate_tokens as _tokens
@@ -219,7 +219,8 @@ class Baselines:
             if not outcome.ok:
                 row.stopped = f"a critique failed: {outcome.failure}"
                 continue
-            critique_tokens[row.key] = max(1, outcome.usage.output_tokens or critique_tokens[row.key])
+            # as billed when first asked: a rerun from the cache must estimate (and decide) the same
+            critique_tokens[row.key] = max(1, listed_usage(outcome.response).output_tokens or critique_tokens[row.key])
             request = self.request("bench_reviser", problem, slot=f"round {number}", candidate=row.answer,
                                    critique=critique_text(outcome.data))
             if self.fits(row, self.pricing.estimate(request, len(row.answer) // 4 + 1)):

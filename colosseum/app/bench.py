@@ -47,6 +47,12 @@ class BenchPlan:
     pricing: Pricing
     bench: BenchSettings
 
+    def calls_described(self) -> str:
+        """The inner loop's calls on each problem, as a dry run says them."""
+        from colosseum.loops.inner import describe_calls
+
+        return describe_calls(self.config)
+
     async def run(self, progress: Callable[[str, int, int], None], provider=None,
                   directory: Path | None = None, run_stage: RunStage | None = None) -> BenchOutcome:
         """The run to its report (``provider``: the configured one when None; raises ProviderError

@@ -68,13 +68,12 @@ def run_bench_command(args) -> int:
 def _print_plan(plan) -> None:
     """What a run would do; nothing is sent."""
     from colosseum.bench.records import BASELINES
-    from colosseum.loops.inner import describe_calls
 
     for problem in plan.problems:
         reference = "its proof in the paper is the reference" if problem.has_reference else "no proof: graded alone"
         print(f"{problem.label}: {reference}")
     answers = len(plan.problems) * (1 + len(BASELINES))
-    print(f"method: the inner loop on each problem ({describe_calls(plan.config)}); then {', '.join(BASELINES)}, "
+    print(f"method: the inner loop on each problem ({plan.calls_described()}); then {', '.join(BASELINES)}, "
           f"each at the method's list-price cost on the problem (within 10%); then {plan.bench.graders} grader "
           f"call(s) for each of up to {answers} answers, at {plan.bench.grader_model or plan.pricing.model}'s "
           "list price. Nothing was sent.")

@@ -207,6 +207,7 @@ def test_the_reference_proof_never_reaches_a_solver(project):
     # the graders compare with it; a claim without a proof is judged alone
     assert all("REFERENCE-SECRET-A" in text_of(r) for r in graders if "lem:a: " in r.messages[-1].content)
     assert all("has no proof of this claim" in text_of(r) for r in graders if "lem:c: " in r.messages[-1].content)
+    assert not [r for r in scripted.calls if "colosseum: benchmark" in text_of(r)]  # the marker is the bench's own
     # the results a problem does not depend on are assumable, as in solve (statements only)
     generator = next(r for r in solvers if r.role == "generator" and "lem:b: " in r.messages[-1].content)
     assert "Among any three integers" in generator.system

@@ -107,5 +107,6 @@ def problems_of(index, labels: list[str] | None, catalog: Catalog | None = None)
     for label in dict.fromkeys(chosen):
         claim = index.claims[label]
         context = obligation_context(index, label, without_the_claim(catalog, label, claim.statement_text, claim.title))
-        problems.append(Problem(label, context.statement, proof_text(index, claim), context))
+        reference = BENCHMARK_MARKER.sub("", proof_text(index, claim)).strip()  # the marker is ours, not the proof's
+        problems.append(Problem(label, context.statement, reference, context))
     return problems

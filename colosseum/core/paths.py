@@ -34,6 +34,11 @@ def runs_dir(root_dir: Path) -> Path:
     return state_dir(root_dir) / "runs"
 
 
+def bench_dir(root_dir: Path) -> Path:
+    """``.colosseum/bench/``: one folder per benchmark run, named by its time."""
+    return state_dir(root_dir) / "bench"
+
+
 def reviews_dir(root_dir: Path) -> Path:
     """``.colosseum/reviews/``: review reports and the dismissed critiques."""
     return state_dir(root_dir) / "reviews"

@@ -124,6 +124,14 @@ class AnthropicProvider:
             kwargs["tools"] = [{"name": ANSWER_TOOL, "description": "Give the answer in the required structure.",
                                 "input_schema": request.schema}]
             kwargs["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
+        if request.thinking_tokens:
+            # extended thinking cannot be combined with a forced tool: the answer tool is offered
+            # with `auto` (the repair asks again when the model answers in text), and max_tokens
+            # must leave room for the answer after the thinking
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_tokens}
+            kwargs["max_tokens"] = request.thinking_tokens + request.max_tokens
+            if "tool_choice" in kwargs:
+                kwargs["tool_choice"] = {"type": "auto"}
         if request.tools:  # the transcript may hold their tool_use blocks: they stay defined to the end
             kwargs["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.input_schema}
                                for t in request.tools] + kwargs.get("tools", [])

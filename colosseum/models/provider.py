@@ -58,6 +58,8 @@ class ModelRequest:
     role: str = ""  # the prompt role (generator, refuter, ...), for logs and scripted doubles
     tools: tuple[Tool, ...] = ()  # tools the model may call besides giving its answer
     must_answer: bool = False  # with tools: this request must give the answer (the loop's last one)
+    # extended thinking: tokens the model may think before it answers (0: none); billed as output
+    thinking_tokens: int = 0
 
     def continued(self, *more: Message) -> "ModelRequest":
         """The same request with ``more`` appended to its transcript (the model's turn, a tool's
@@ -94,6 +96,9 @@ class ModelResponse:
     # content blocks (the transcript's next assistant message)
     tool_calls: tuple[ToolCall, ...] = ()
     blocks: tuple[dict, ...] = ()
+    # a cached answer bills nothing (``usage`` is empty): what it was billed when it was first asked,
+    # for the reports that price work at list price whether it was asked now or before (bench)
+    first_usage: Usage | None = None
 
 
 @dataclass

@@ -29,6 +29,8 @@ def request_key(provider: str, model: str, request: ModelRequest) -> str:
     }
     if request.tools:  # only then: the keys of every request without tools stay what they were
         fields["tools"] = [[t.name, t.description, t.input_schema] for t in request.tools]
+    if request.thinking_tokens:  # likewise
+        fields["thinking_tokens"] = request.thinking_tokens
     material = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
@@ -61,7 +63,7 @@ class CachedProvider:
         if cached is not None:
             self.hits += 1
             return ModelResponse(cached["text"], cached["data"], Usage(), cached["model"], cached.get("stop_reason"),
-                                 attempts=0, cached=True)
+                                 attempts=0, cached=True, first_usage=_usage_of(cached.get("usage")))
         self.misses += 1
         response = await self.inner.complete(request)
         record = {"schema_version": SCHEMA_VERSION, **prompt_of(request.role),
@@ -74,6 +76,16 @@ class CachedProvider:
 def vars_of(usage: Usage) -> dict:
     return {f: getattr(usage, f) for f in ("input_tokens", "output_tokens", "cache_read_tokens",
                                            "cache_write_tokens", "calls")}
+
+
+def _usage_of(recorded) -> Usage | None:
+    """The usage an entry recorded (None for an entry without one, or a torn one)."""
+    if not isinstance(recorded, dict):
+        return None
+    try:
+        return Usage(**{name: int(recorded.get(name, 0)) for name in vars_of(Usage())})
+    except (TypeError, ValueError):
+        return None
 
 
 def _read(path: Path) -> dict | None:

@@ -51,7 +51,8 @@ TABLE_CLASSES = {"index": (__name__, "IndexConfig"), "solve": ("colosseum.settin
                  "research": ("colosseum.settings.tables", "ResearchSettings"),
                  "lean": ("colosseum.settings.tables", "LeanTable"),
                  "catalog": ("colosseum.settings.tables", "CatalogSettings"),
-                 "probe": ("colosseum.settings.tables", "ProbeSettings")}
+                 "probe": ("colosseum.settings.tables", "ProbeSettings"),
+                 "bench": ("colosseum.settings.tables", "BenchSettings")}
 
 
 def table_class(name: str | None) -> type:

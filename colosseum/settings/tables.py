@@ -132,3 +132,14 @@ class ProbeSettings:
                                 at_least(1024))
     allow_unsandboxed: bool = setting(False, "Run probes without bubblewrap where it cannot run (the limits still "
                                       "apply; nothing else is isolated).", BOOL)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchSettings:
+    """[bench]: the benchmark (`colosseum bench`): the method against simple baselines at equal cost."""
+
+    graders: int = setting(3, "Grader calls per answer (`--graders` overrides it).", POSITIVE_INT)
+    grader_model: str | None = setting(None, "The graders' model (`--grader-model` overrides it).", NAME,
+                                       example="claude-opus-4-5", shown="the solvers' model")
+    max_thinking_tokens: int = setting(32_000, "The direct baseline's largest thinking budget (it thinks as many "
+                                       "tokens as the method wrote, up to this).", at_least(1024))

@@ -1,0 +1,116 @@
+"""``colosseum bench``: the method against simple baselines at equal cost on a paper's own claims,
+set up for the CLI: the problems, the settings and the provider, the run, and the report in
+``.colosseum/bench/<time>/``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from colosseum.app.knowledge import catalog_directory
+from colosseum.app.run_settings import RunOverrides, RunSettings
+from colosseum.app.stops import RunRefused, StopReason, until_stopped
+from colosseum.bench import BenchSettings, NoProblems, Pricing, Problem, RunStage, problems_of, run_bench
+from colosseum.bench.report import write_report
+from colosseum.catalog.store import load_catalog
+from colosseum.core.paths import bench_dir, prepare_write
+from colosseum.loops.inner import InnerLoopConfig
+
+EXIT_DONE, EXIT_STOPPED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+@dataclass
+class BenchOutcome:
+    """A bench run's end: the report's folder and data, or why it stopped."""
+
+    directory: Path
+    data: dict | None = None
+    stop: StopReason | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.stop is None:  # a grader call that failed leaves an answer graded by fewer: incomplete
+            return EXIT_STOPPED if self.data and self.data["grading"]["failed_calls"] else EXIT_DONE
+        if self.stop.cancelled:
+            return EXIT_INTERRUPTED
+        return EXIT_BAD_INPUT if self.stop.kind in ("refused", "budget-exceeded") else EXIT_STOPPED
+
+
+@dataclass
+class BenchPlan:
+    index: object
+    problems: list[Problem]
+    settings: RunSettings
+    config: InnerLoopConfig
+    pricing: Pricing
+    bench: BenchSettings
+
+    def calls_described(self) -> str:
+        """The inner loop's calls on each problem, as a dry run says them."""
+        from colosseum.loops.inner import describe_calls
+
+        return describe_calls(self.config)
+
+    async def run(self, progress: Callable[[str, int, int], None], provider=None,
+                  directory: Path | None = None, run_stage: RunStage | None = None) -> BenchOutcome:
+        """The run to its report (``provider``: the configured one when None; raises ProviderError
+        when it cannot be made). ``run_stage`` answers the stages of the baselines and the graders:
+        interactive through ``provider`` when None (a batch executor plugs in here)."""
+        if provider is None:
+            provider, _ = self.settings.provider()
+        folder = directory or new_bench_folder(self.index.root_dir)
+
+        async def work() -> BenchOutcome:
+            result = await run_bench(self.problems, provider, self.config, self.pricing, self.bench,
+                                     run_stage=run_stage, progress=progress)
+            prepare_write(folder / "report.json")
+            return BenchOutcome(folder, write_report(result, folder))
+
+        return await until_stopped(work(), lambda reason: BenchOutcome(folder, stop=reason))
+
+
+def new_bench_folder(root_dir: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path, suffix = bench_dir(root_dir) / stamp, 1
+    while path.exists():
+        suffix += 1
+        path = path.with_name(f"{stamp}-{suffix}")
+    return path
+
+
+@dataclass(frozen=True)
+class BenchOverrides:
+    """What the command line changes of ``[bench]``; None keeps the file's value."""
+
+    graders: int | None = None
+    grader_model: str | None = None
+
+
+def bench_settings(index, overrides: BenchOverrides) -> BenchSettings:
+    """``[bench]`` of colosseum.toml with the command's overrides."""
+    from colosseum.settings import table
+
+    configured = table(index.config, "bench")
+    return BenchSettings(graders=overrides.graders if overrides.graders is not None else configured.graders,
+                         grader_model=overrides.grader_model or configured.grader_model,
+                         max_thinking_tokens=configured.max_thinking_tokens)
+
+
+def plan_bench(index, labels: list[str] | None, overrides: RunOverrides,
+               bench_overrides: BenchOverrides = BenchOverrides()) -> BenchPlan:
+    """Raises RunRefused when there is no problem, or no list price to make budgets equal with."""
+    settings = RunSettings.of(index, overrides)
+    bench = bench_settings(index, bench_overrides)
+    pricing = Pricing(settings.model_name(), settings.prices)
+    if not pricing.known:
+        raise RunRefused(f"no list price is known for {pricing.model}: equal budgets need one "
+                         "(set [models] prices in colosseum.toml)")
+    if bench.graders < 1:
+        raise RunRefused("a bench needs at least one grader")
+    try:
+        problems = problems_of(index, labels, load_catalog(catalog_directory(index.root_dir)))
+    except NoProblems as exc:
+        raise RunRefused(str(exc)) from exc
+    return BenchPlan(index, problems, settings, settings.inner_loop(index), pricing, bench)

@@ -1,0 +1,98 @@
+"""``colosseum bench PATH [--labels a,b,c]``: the method against direct, best-of-n and self-refine
+at equal list-price cost on a paper's claims (every claim with a line ``% colosseum: benchmark``
+when no labels are given), graded against the paper's own proofs; the report goes to
+``.colosseum/bench/<time>/``. Exit 0 when the report is written, 1 when the run stopped early or a
+grader call failed, 2 for bad input, 130 when interrupted."""
+
+from __future__ import annotations
+
+import sys
+
+from colosseum.cli.terminal import add_quiet_argument, open_project, print_json, progress_for, say
+
+
+def add_arguments(sub) -> None:
+    bench = sub.add_parser("bench", help="compare the method with simple baselines at equal cost")
+    bench.add_argument("path", help="project directory or its root .tex file")
+    bench.add_argument("--labels", help="comma-separated claims (default: every claim marked "
+                       "`%% colosseum: benchmark`)")
+    bench.add_argument("--graders", type=int, help="grader calls per answer (default: [bench] graders, 3)")
+    bench.add_argument("--grader-model", help="the graders' model (default: [bench] grader_model, else the "
+                       "solvers')")
+    bench.add_argument("--model", help="the solvers' model (default: [models] model in colosseum.toml)")
+    bench.add_argument("--max-calls", type=int, help="the inner loop's call budget on each problem")
+    bench.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
+    bench.add_argument("--dry-run", action="store_true", help="list the problems and the calls planned, spend nothing")
+    bench.add_argument("--format", choices=("text", "json"), default="text",
+                       help="json: the report's data on stdout")
+    add_quiet_argument(bench)
+    bench.set_defaults(run=run_bench_command)
+
+
+def run_bench_command(args) -> int:
+    from colosseum.app.bench import EXIT_BAD_INPUT, BenchOverrides, plan_bench
+    from colosseum.app.run_settings import RunOverrides
+    from colosseum.app.stops import RunRefused, run_in_terminal
+    from colosseum.models import ProviderError
+
+    index = open_project(args.path)
+    if index is None:
+        return EXIT_BAD_INPUT
+    labels = [x.strip() for x in args.labels.split(",") if x.strip()] if args.labels else None
+    try:
+        plan = plan_bench(index, labels, RunOverrides(args.model, args.max_calls, not args.no_cache),
+                          BenchOverrides(args.graders, args.grader_model))
+        if args.dry_run:
+            _print_plan(plan)
+            return 0
+        provider, _ = plan.settings.provider()
+    except RunRefused as exc:
+        say(str(exc))
+        return EXIT_BAD_INPUT
+    except ProviderError as exc:
+        say(exc.message)
+        return EXIT_BAD_INPUT
+    progress = progress_for(args)
+    outcome = run_in_terminal(lambda: plan.run(progress, provider), lambda reason: _stopped_outcome(plan, reason))
+    progress.finish()
+    if outcome.stop is not None:
+        say(f"the bench stopped ({outcome.stop.kind}): {outcome.stop.detail}")
+        return outcome.exit_code
+    if args.format == "json":
+        print_json({k: v for k, v in outcome.data.items() if k != "schema_version"})
+    else:
+        _print_summary(outcome)
+    return outcome.exit_code
+
+
+def _print_plan(plan) -> None:
+    """What a run would do; nothing is sent."""
+    from colosseum.bench.records import BASELINES
+
+    for problem in plan.problems:
+        reference = "its proof in the paper is the reference" if problem.has_reference else "no proof: graded alone"
+        print(f"{problem.label}: {reference}")
+    answers = len(plan.problems) * (1 + len(BASELINES))
+    print(f"method: the inner loop on each problem ({plan.calls_described()}); then {', '.join(BASELINES)}, "
+          f"each at the method's list-price cost on the problem (within 10%); then {plan.bench.graders} grader "
+          f"call(s) for each of up to {answers} answers, at {plan.bench.grader_model or plan.pricing.model}'s "
+          "list price. Nothing was sent.")
+
+
+def _stopped_outcome(plan, reason):
+    from colosseum.app.bench import BenchOutcome, new_bench_folder
+
+    return BenchOutcome(new_bench_folder(plan.index.root_dir), stop=reason)
+
+
+def _print_summary(outcome) -> None:
+    data = outcome.data
+    for name, s in data["methods"].items():
+        accuracy = "-" if s["accuracy"] is None else f"{100 * s['accuracy']:.1f}%"
+        print(f"{name:12} accuracy {accuracy:>6} ({s['correct']}/{s['problems']} correct, {s['minor_gaps']} minor "
+              f"gaps), ${s['cost_usd']:.4f} in {s['calls']} calls")
+    kappa = data["agreement"]["fleiss_kappa"]
+    print(f"graders: {data['agreement']['raw_percent']}% raw agreement, Fleiss' kappa "
+          f"{'-' if kappa is None else kappa}; {len(data['disagreements'])} disagreement(s) listed")
+    print(f"{data['calls_made']} model call(s) made; report written to {outcome.directory / 'report.md'}",
+          file=sys.stdout)

@@ -94,6 +94,9 @@ class ModelResponse:
     # content blocks (the transcript's next assistant message)
     tool_calls: tuple[ToolCall, ...] = ()
     blocks: tuple[dict, ...] = ()
+    # an answer from the response cache: what each of its tool calls returned when it first ran
+    # (tool_use id -> the tool_result's text), so the loop replays them without running anything
+    tool_results: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -101,6 +101,11 @@ class SolvePlan:
     config: InnerLoopConfig
     context: object
     directory: Path | None = None  # a resumed run goes on in its own folder
+    probes: object = None  # ProbeDecision: whether the refuters get run_python, and why not
+
+    @property
+    def probe_tools(self):
+        return getattr(self.probes, "tools", None)
 
     def estimate(self) -> SolveEstimate:
         from colosseum.models.pricing import cost_usd
@@ -116,7 +121,8 @@ class SolvePlan:
         model = self.settings.model_name()
         output = most * OUTPUT_TOKENS_PER_CALL
         upper = cost_usd(Usage(input_tokens=tokens, output_tokens=output), model, self.settings.prices)
-        return SolveEstimate(planned, tokens, output, model, upper, most, describe_calls(self.config))
+        described = describe_calls(self.config) + (f"; {self.probes.plan_line()}" if self.probes is not None else "")
+        return SolveEstimate(planned, tokens, output, model, upper, most, described)
 
     def formal_evidence(self) -> str:
         """What Lean's cache says of the claim, for the run's report (reads files: a thread in the editor)."""
@@ -130,7 +136,7 @@ class SolvePlan:
         directory = self.directory or run_directory(self.index.root_dir, self.label)
         recorder = RunRecorder(directory, self.label, self.config, model,
                                self.settings.prices, lambda: getattr(provider, "hits", 0), self.context,
-                               formal_evidence)
+                               formal_evidence, self.probes.record() if self.probes is not None else None)
         return SolveRun(self, provider, model, recorder)
 
 
@@ -180,7 +186,7 @@ def plan_solve(index, label: str, overrides: RunOverrides) -> SolvePlan:
         context = obligation_context(index, label, catalog)
     except KeyError as exc:
         raise RunRefused(exc.args[0]) from exc
-    return SolvePlan(index, label, settings, settings.inner_loop(index), context)
+    return SolvePlan(index, label, settings, settings.inner_loop(index), context, probes=settings.probes(index))
 
 
 def plan_resume(index, label: str, run: str, overrides: RunOverrides) -> SolvePlan:
@@ -228,7 +234,8 @@ class SolveRun:
         """The inner loop to its end (the lessons then go to the catalog), or the reason it stopped."""
         async def work() -> SolveOutcome:
             async with Heartbeat(self.recorder.directory):  # a later command can tell this run alive
-                result = await solve(self.plan.context, self.provider, self.plan.config, progress, self.recorder)
+                result = await solve(self.plan.context, self.provider, self.plan.config, progress, self.recorder,
+                                     self.plan.probe_tools)
             done = self.outcome(result)
             done.curated = await asyncio.to_thread(record_lessons, self.plan.index.root_dir, done)
             return done

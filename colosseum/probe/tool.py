@@ -82,6 +82,20 @@ class ProbeDecision:
     tools: ProbeTools | None
     reason: str = ""
 
+    def record(self) -> dict:
+        """What a run's record says of its probes."""
+        if self.tools is None:
+            return {"offered": False, "reason": self.reason}
+        return {"offered": True, "reason": "", "limits": asdict(self.tools.limits),
+                "max_tool_calls": self.tools.max_tool_calls}
+
+    def plan_line(self) -> str:
+        """What a dry run says of them, once."""
+        if self.tools is None:
+            return f"refuters run no code: {self.reason}"
+        return (f"refuters may run Python in the sandbox: up to {self.tools.max_tool_calls} model request(s) each "
+                "([probe] max_tool_calls), every request one call of the budget")
+
 
 def probe_tools_for(config, trusted: bool, *, batch: bool = False, untrusted_reason: str = "") -> ProbeDecision:
     """The tool for a run of a project with colosseum.toml ``config``: only for a trusted folder

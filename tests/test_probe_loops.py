@@ -1,0 +1,219 @@
+"""Probes in the loops (issue 18): the refuters of the inner loop and research's strategy falsifiers
+get `run_python` in the tool-use loop (trusted folder, sandbox available), a counterexample a run
+shows is a fatal critique on the claim's statement that no aggregator resolves, every run is in the
+record and in the budget, a cached run replays without running anything, and the runs of a stage
+go on side by side. The scripted provider issues the tool_use turns; the code runs in the real
+bubblewrap sandbox unless the test is about counting or timing of the runner itself."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from colosseum.core.exception_groups import first_leaf
+from colosseum.loops.inner.records import InnerLoopConfig
+from colosseum.loops.inner.solve import ObligationContext, solve
+from colosseum.models.errors import BudgetReached
+from colosseum.models.provider import ToolCall
+from colosseum.models.response_cache import CachedProvider
+from colosseum.models.scripted_provider import ScriptedProvider
+from colosseum.probe import ProbeLimits, run_python
+from colosseum.probe.runner import ExecutionResult
+from colosseum.probe.tool import ProbeTools
+from test_sandbox import require_sandbox
+
+STATEMENT = r"For every integer $n \ge 0$, $n^2 + n + 41$ is prime."
+CONTEXT = ObligationContext("lem:euler", STATEMENT)
+# the refuter's probe: n = 40 gives 41^2
+PROBE = ("def prime(m):\n    return m > 1 and all(m % d for d in range(2, int(m ** 0.5) + 1))\n"
+         "bad = [n for n in range(0, 60) if not prime(n * n + n + 41)]\nprint('first failure', bad[0])\n")
+LIMITS = ProbeLimits()
+SMALL = InnerLoopConfig(leaves=2, widths=(2, 1), k=2, final_refuters=1, plan_angles=False, seed=1)
+
+
+@pytest.fixture
+def sandbox():
+    require_sandbox("a refuter's probe cannot run")
+
+
+def tool_results(request) -> list[dict]:
+    """The tool_result blocks of the transcript so far (the turns after the first question)."""
+    return [block for message in request.messages[1:] if message.role == "user" and not isinstance(message.content, str)
+            for block in message.content if block.get("type") == "tool_result"]
+
+
+def script(runner_slot: str = "referee 1 of candidate L0", code: str = PROBE, resolve: bool = True):
+    """Provers that write a proof; the refuter whose slot is ``runner_slot`` runs ``code`` (when it
+    is offered the tool) and reports the counterexample its run shows; aggregators claim to have
+    resolved every critique, and the resolution checker confirms every claim it is shown."""
+    def answer(request):
+        user = request.messages[0].content
+        if request.role == "generator":
+            return {"strategy": "Euler", "proof": "Check that no prime divides it. Done."}
+        if request.role == "refuter":
+            if runner_slot not in user or not request.tools:
+                return {"critiques": []}
+            results = tool_results(request)
+            if not results:
+                return ToolCall("toolu_1", "run_python", {"code": code})
+            shown = json.loads(results[0]["content"])
+            return {"critiques": [{"severity": "major", "kind": "counterexample", "quote": STATEMENT, "run": 1,
+                                   "explanation": f"the run printed {shown['stdout'].strip()}: 41^2 is not prime",
+                                   "repair": ""}]}
+        if request.role == "resolution_checker":
+            ids = [line.split("[", 1)[1].split("]", 1)[0] for line in user.splitlines() if line.startswith("- [")]
+            return {"checks": [{"critique": cid, "confirmed": True, "reason": "gone"} for cid in ids]}
+        ids = [line.split("[", 1)[1].split("]", 1)[0] for line in user.splitlines() if line.startswith("- [")]
+        return {"proof": "Merged: no prime divides it.", "open_conflicts": [], "alternative": "",
+                "resolved": [{"critique": cid, "how": "the merged proof handles n = 40"} for cid in ids] if resolve
+                else []}
+    return answer
+
+
+def tools(run=run_python, max_tool_calls: int = 4) -> ProbeTools:
+    return ProbeTools(LIMITS, max_tool_calls, run)
+
+
+async def test_a_counterexample_run_in_the_sandbox_is_fatal_on_the_statement_and_survives_the_aggregator(sandbox):
+    provider = ScriptedProvider(script())
+    result = await solve(CONTEXT, provider, SMALL, probes=tools())
+    assert result.verdict == "refuted"
+    (found,) = [c for c in result.root.critiques if c.computational]
+    assert found.severity == "fatal" and found.kind == "counterexample"  # the model said major: the run decides
+    assert found.anchor == "statement" and found.quote == STATEMENT and found.anchored
+    evidence = found.evidence
+    assert evidence["code"] == PROBE and evidence["stdout"] == "first failure 40\n" and evidence["limit"] == "none"
+    assert evidence["sandboxed"] and evidence["limits"]["cpu_s"] == LIMITS.cpu_s and evidence["run"] == 1
+    # the aggregator claimed it resolved it; the claim was refused without a check
+    aggregator = result.bundles["A1.0"]
+    assert found.id in aggregator.unconfirmed and "no argument" in aggregator.unconfirmed[found.id]
+    assert found.id not in aggregator.resolved
+    checked = [r for r in provider.calls if r.role == "resolution_checker"]
+    assert all(found.id not in r.messages[0].content for r in checked)
+    (execution,) = result.executions
+    assert execution["refuter"] == "L0.r0" and execution["stdout"] == "first failure 40\n"
+
+
+async def test_the_tool_result_reaches_the_model_and_only_the_runs_refuter_has_two_requests(sandbox):
+    provider = ScriptedProvider(script())
+    await solve(CONTEXT, provider, SMALL, probes=tools())
+    refuters = [r for r in provider.calls if r.role == "refuter"]
+    assert all(r.tools and r.tools[0].name == "run_python" for r in refuters)
+    (continued,) = [r for r in refuters if len(r.messages) > 1]
+    assert json.loads(tool_results(continued)[0]["content"])["stdout"] == "first failure 40\n"
+    assert "run_python" in refuters[0].messages[0].content  # the prompt says what the tool is
+
+
+async def test_a_counterexample_in_a_candidate_that_does_not_reach_the_root_still_refutes():
+    """The claim is false whichever proof the run was read in: the root keeps it."""
+    config = InnerLoopConfig(leaves=3, widths=(3, 1), k=1, final_refuters=1, plan_angles=False, seed=5)
+    fake = ExecutionResult("first failure 40\n", "", 0, 0.1, 0.1, "none", True)
+    for slot in ("L0", "L1", "L2"):
+        provider = ScriptedProvider(script(f"referee 1 of candidate {slot}"))
+        result = await solve(CONTEXT, provider, config, probes=tools(lambda code, limits: fake))
+        assert result.verdict == "refuted" and any(c.computational for c in result.root.critiques)
+        assert len(result.reached_root) == 1  # k = 1: one leaf reached the root, the others not
+
+
+async def test_a_run_stopped_by_a_limit_shows_no_counterexample():
+    stopped = ExecutionResult("", "", None, 10.0, 10.0, "cpu", True)
+    result = await solve(CONTEXT, ScriptedProvider(script(resolve=False)), SMALL,
+                         probes=tools(lambda code, limits: stopped))
+    (critique,) = [c for c in result.bundles["L0"].critiques]
+    assert not critique.computational and critique.severity == "major"  # the model's word, as any critique
+    assert result.executions[0]["limit"] == "cpu"
+
+
+async def test_without_probes_no_tool_is_offered_and_the_prompt_says_so():
+    provider = ScriptedProvider(script())
+    result = await solve(CONTEXT, provider, SMALL)
+    refuters = [r for r in provider.calls if r.role == "refuter"]
+    assert refuters and all(r.tools == () and len(r.messages) == 1 for r in refuters)
+    assert "no tool to run code" in refuters[0].messages[0].content
+    assert result.executions == [] and result.verdict == "unrefuted"
+
+
+async def test_every_request_of_a_refuters_tool_loop_is_one_call_of_the_budget():
+    fake = ExecutionResult("first failure 40\n", "", 0, 0.1, 0.1, "none", True)
+    provider = ScriptedProvider(script())
+    result = await solve(CONTEXT, provider, SMALL, probes=tools(lambda code, limits: fake))
+    assert result.usage.calls == len(provider.calls) == SMALL.planned_calls() + 1  # the run's refuter asked twice
+    # a budget of exactly the planned calls: the extra request leaves none for the final refuter
+    with pytest.raises(BaseExceptionGroup) as stopped:
+        await solve(CONTEXT, ScriptedProvider(script()), InnerLoopConfig(**{**vars(SMALL), "max_calls":
+                                                                             SMALL.planned_calls()}),
+                    probes=tools(lambda code, limits: fake))
+    assert first_leaf(stopped.value, BudgetReached) is not None
+
+
+async def test_a_rerun_replays_the_runs_from_the_answer_cache_and_runs_the_sandbox_zero_times(tmp_path, sandbox):
+    ran = []
+
+    def counted(code, limits):
+        ran.append(code)
+        return run_python(code, limits)
+
+    first_provider = ScriptedProvider(script())
+    first = await solve(CONTEXT, CachedProvider(first_provider, tmp_path), SMALL, probes=tools(counted))
+    assert len(ran) == 1 and first.verdict == "refuted"
+    again_provider = ScriptedProvider(script())
+    cached = CachedProvider(again_provider, tmp_path)
+    again = await solve(CONTEXT, cached, SMALL, probes=tools(counted))
+    assert len(ran) == 1 and again_provider.calls == []  # nothing ran, nothing was asked
+    assert cached.hits == len(first_provider.calls)
+    assert again.verdict == "refuted"
+    (execution,) = again.executions
+    assert execution["replayed"] and execution["code"] == PROBE and execution["stdout"] == "first failure 40\n"
+    (found,) = [c for c in again.root.critiques if c.computational]
+    assert found.evidence["stdout"] == "first failure 40\n"
+
+
+async def test_the_refuters_runs_go_on_side_by_side():
+    """Both leaves' refuters run code; each run waits until the other has started: serialized
+    runs would never both start (the wait's bound only keeps a broken build from hanging)."""
+    started, both = [], threading.Event()
+    lock = threading.Lock()
+
+    def meet(code, limits):
+        with lock:
+            started.append(code)
+            if len(started) == 2:
+                both.set()
+        met = both.wait(timeout=60)
+        return ExecutionResult(f"met {met}\n", "", 0, 0.0, 0.0, "none", True)
+
+    def answer(request):
+        if request.role == "refuter" and request.tools and not tool_results(request):
+            return ToolCall("toolu_1", "run_python", {"code": "print(1)"})
+        if request.role == "refuter":
+            return {"critiques": []}
+        return script()(request)
+
+    result = await solve(CONTEXT, ScriptedProvider(answer), InnerLoopConfig(**{**vars(SMALL), "final_refuters": 0}),
+                         probes=tools(meet))
+    assert [e["stdout"] for e in result.executions] == ["met True\n", "met True\n"]
+
+
+def test_a_cached_tool_turn_without_its_results_is_asked_again(tmp_path):
+    """A run that died between the model's tool call and the tool's result left no result to
+    replay: the call is asked again, so its tool runs, rather than replayed with nothing."""
+    from colosseum.models.provider import Message, ModelRequest, Tool
+    from colosseum.models.tool_loop import answer_with_tools
+    from colosseum.models.step import ModelStep
+
+    def answer(request):
+        return {"ok": True} if len(request.messages) > 1 else ToolCall("t", "run", {})
+
+    request = ModelRequest("s", (Message("user", "q"),), schema={"type": "object"}, role="x",
+                           tools=(Tool("run", "d", {}),))
+    inner = ScriptedProvider(answer)
+    asyncio.run(CachedProvider(inner, tmp_path).complete(request))  # the tool call, and no result recorded
+    ran = []
+    loop = asyncio.run(answer_with_tools(ModelStep(CachedProvider(inner, tmp_path)), request,
+                                         lambda call: ran.append(call) or "done", 4))
+    assert ran and loop.outcome.data == {"ok": True} and len(inner.calls) == 3

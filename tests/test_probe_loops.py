@@ -217,3 +217,92 @@ def test_a_cached_tool_turn_without_its_results_is_asked_again(tmp_path):
     loop = asyncio.run(answer_with_tools(ModelStep(CachedProvider(inner, tmp_path)), request,
                                          lambda call: ran.append(call) or "done", 4))
     assert ran and loop.outcome.data == {"ok": True} and len(inner.calls) == 3
+
+
+# ---- solve through the application layer: trust, exit code, the run's record ----------------------
+PAPER = r"""\documentclass{article}
+\newtheorem{lemma}{Lemma}
+\begin{document}
+% colosseum: obligation
+\begin{lemma}\label{lem:euler}
+For every integer $n \ge 0$, $n^2 + n + 41$ is prime.
+\end{lemma}
+\end{document}
+"""
+
+
+@pytest.fixture
+def paper(tmp_path, monkeypatch):
+    """A project with one obligation; no trust from the environment or the user's config."""
+    monkeypatch.delenv("COLOSSEUM_TRUST", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    (folder / "main.tex").write_text(PAPER)
+    (folder / "colosseum.toml").write_text("[solve]\nleaves = 2\nwidths = [2, 1]\nk = 2\nfinal_refuters = 1\n"
+                                           "plan_angles = false\n")
+    return folder
+
+
+def solve_in_app(folder: Path, provider, trust: bool):
+    """plan_solve and the run, as the CLI does it, with ``provider`` in place of the configured one."""
+    from colosseum.app.project import open_plain
+    from colosseum.app.run_settings import RunOverrides
+    from colosseum.app.solve import SolveRun, plan_solve
+    from colosseum.loops.inner.run_record import RunRecorder, run_directory
+
+    index = open_plain(folder)
+    plan = plan_solve(index, "lem:euler", RunOverrides(use_cache=False, trust=trust))
+    recorder = RunRecorder(run_directory(folder, "lem:euler"), "lem:euler", plan.config, "scripted", None,
+                           lambda: 0, plan.context, "", plan.probes.record())
+    return plan, asyncio.run(SolveRun(plan, provider, "scripted", recorder).run(lambda *a: None))
+
+
+def test_a_trusted_solve_whose_refuter_shows_a_counterexample_is_refuted_with_exit_3(paper, sandbox):
+    provider = ScriptedProvider(script())
+    plan, outcome = solve_in_app(paper, provider, trust=True)
+    assert plan.probe_tools is not None and plan.probe_tools.limits == probe_limits_of(plan)
+    assert outcome.verdict == "refuted" and outcome.exit_code == 3
+    record = json.loads((outcome.directory / "run.json").read_text())
+    assert record["verdict"] == "refuted" and record["probes"]["offered"] is True
+    (execution,) = record["executions"]
+    assert execution["code"] == PROBE and execution["stdout"] == "first failure 40\n" and execution["limit"] == "none"
+    root = record["bundles"]["A1.0"]["critiques"]
+    (found,) = [c for c in root if c["evidence"]]
+    assert found["severity"] == "fatal" and found["anchor"] == "statement" and "n^2 + n + 41" in found["quote"]
+    report = (outcome.directory / "report.md").read_text()
+    assert "counterexample found by execution" in report and "1 run(s) of run_python" in report
+
+
+def probe_limits_of(plan):
+    from colosseum.probe import probe_limits
+
+    return probe_limits(plan.index.config)
+
+
+def test_an_untrusted_solve_offers_no_tool_and_records_why(paper):
+    provider = ScriptedProvider(script())
+    plan, outcome = solve_in_app(paper, provider, trust=False)
+    assert plan.probe_tools is None and "not trusted, so no probe is run" in plan.probes.reason
+    assert all(r.tools == () for r in provider.calls) and outcome.verdict == "unrefuted"
+    record = json.loads((outcome.directory / "run.json").read_text())
+    assert record["probes"] == {"offered": False, "reason": plan.probes.reason} and record["executions"] == []
+
+
+def test_probes_are_off_in_batch_mode_and_where_bubblewrap_cannot_run(paper, monkeypatch):
+    from colosseum.app.project import open_plain
+    from colosseum.probe import tool
+
+    index = open_plain(paper)
+    assert "batch mode" in tool.probe_tools_for(index.config, True, batch=True).reason
+    monkeypatch.setattr(tool, "sandbox_problem", lambda: "bubblewrap (bwrap) is not installed, so probes are off")
+    decision = tool.probe_tools_for(index.config, True)
+    assert decision.tools is None and "bwrap" in decision.reason
+
+
+def test_the_solve_dry_run_says_once_why_the_refuters_run_no_code(paper, capsys):
+    from colosseum.cli.main import main
+
+    code = main(["solve", str(paper), "--label", "lem:euler", "--dry-run"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.count("refuters run no code: the folder is not trusted") == 1

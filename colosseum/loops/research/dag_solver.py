@@ -30,13 +30,14 @@ class DagSolver:
     def __init__(self, draft, provider, config: ResearchConfig, inner_config, reviews, *, catalog=None,
                  run_dir: Path | None = None, model: str = "", prices: dict | None = None,
                  progress: Callable[[str, tuple, int, int, str], None] | None = None, redecompose=None,
-                 routes: dict[str, str] | None = None, default_route: str = ""):
+                 routes: dict[str, str] | None = None, default_route: str = "", probes=None):
         self.draft, self.provider, self.config, self.inner_config = draft, provider, config, inner_config
         self.reviews, self.catalog, self.run_dir, self.model, self.prices = reviews, catalog, run_dir, model, prices
         self.progress = progress or (lambda stage, frontier, done, total, detail: None)
         self.redecompose = redecompose  # async (label, attempts_text) -> (done, reason, problems)
         self.routes = dict(routes or {})  # obligation label -> the route the plan assigned it
         self.default_route = default_route
+        self.probes = probes  # ProbeTools: the sections' refuters run code in the sandbox; None: no tool
         self.outcomes: dict[str, SectionOutcome] = {}
         self.redecompositions: list[dict] = []
         self.frontier: list[str] = []
@@ -60,7 +61,8 @@ class DagSolver:
         # progress callback) stops the section at once instead of after its last call
         steps = self._section_progress(label)
         inner_config = self.section_config(label)
-        result = await solve(context, self.provider, inner_config, steps, self._recorder(label, attempt, context))
+        result = await solve(context, self.provider, inner_config, steps, self._recorder(label, attempt, context),
+                             self.probes)
         outcome.attempts += 1
         review = await self._review(label, result, steps)
         self._note(outcome, result, review)

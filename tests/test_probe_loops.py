@@ -306,3 +306,81 @@ def test_the_solve_dry_run_says_once_why_the_refuters_run_no_code(paper, capsys)
     code = main(["solve", str(paper), "--label", "lem:euler", "--dry-run"])
     out = capsys.readouterr().out
     assert code == 0 and out.count("refuters run no code: the folder is not trusted") == 1
+
+
+# ---- research: the strategy falsifiers run the cards' falsifiable tests ----------------------------
+RESEARCH_CONTEXT = ObligationContext("thm:goal", "Every admissible input has the property.",
+                                     assumable="[lem:known] A fact.")
+# the falsifier's run of card E0's test: the bound fails at n = 2
+CARD_TEST = "for n in (1, 2):\n    print(n, 2 ** n, '<=', n + 1, 2 ** n <= n + 1)\n"
+
+
+def falsifying_script(code: str = CARD_TEST):
+    """The research double, except that card E0's falsifier runs ``code`` when offered the tool and
+    reports the failed test its run shows; the gate rebuts every fatal critique, the checker confirms
+    every rebuttal, and the strategy aggregators claim every critique resolved."""
+    from doubles.research_script import ResearchScript
+
+    research = ResearchScript(gate_rebuts=True, rebuttals_hold=True, strategy_resolves=True)
+
+    def answer(request):
+        if request.role == "strategy_falsifier" and request.tools and "### Card E0 " in request.messages[0].content:
+            results = tool_results(request)
+            if not results:
+                return ToolCall("toolu_card", "run_python", {"code": code})
+            shown = json.loads(results[0]["content"])["stdout"]
+            return {"critiques": [{"severity": "major", "kind": "counterexample", "target": "check n = 1 and n = 2",
+                                   "explanation": f"the bound fails at n = 2: {shown.splitlines()[-1]}", "run": 1}]}
+        return research(request)
+    return answer
+
+
+async def explore_and_gate(provider, probes):
+    from colosseum.loops.research.exploration import explore
+    from colosseum.loops.research.readiness import readiness_gate
+    from colosseum.loops.research.records import ResearchConfig
+
+    config = ResearchConfig(exploration_widths=(4, 2, 1), k=4, seed=5)
+    exploration = await explore(RESEARCH_CONTEXT, provider, config, seed=5, probes=probes)
+    return exploration, await readiness_gate(RESEARCH_CONTEXT, exploration, provider)
+
+
+async def test_a_card_refuted_by_running_its_test_says_so_to_the_gate_and_is_never_ready(sandbox):
+    from colosseum.models.budget import Budget
+    from colosseum.models.metered import MeteredProvider
+
+    inner = ScriptedProvider(falsifying_script())
+    provider = MeteredProvider(inner, Budget.of_started_calls(None))
+    exploration, verdict = await explore_and_gate(provider, tools())
+    (execution,) = exploration.executions
+    assert execution["card"] == "E0" and execution["stdout"].endswith("2 4 <= 3 False\n") and execution["sandboxed"]
+    (refuted,) = exploration.refuted_by_execution()
+    assert refuted.severity == "fatal" and refuted.evidence["code"] == CARD_TEST and refuted.origin == "E0"
+    # the falsifiers were handed the card's tests and the tool
+    falsifiers = [r for r in inner.calls if r.role == "strategy_falsifier"]
+    assert all(r.tools and r.tools[0].name == "run_python" for r in falsifiers)
+    assert "falsifiable tests: (1) check n = 1 and n = 2 by hand. Run them with the tool" in \
+        falsifiers[0].messages[0].content
+    # the aggregators claimed it resolved: refused, so it reached the root
+    assert refuted.id in {c.id for c in exploration.surviving_critiques}
+    (gate,) = [r for r in inner.calls if r.role == "readiness_gate"]
+    shown = gate.messages[0].content.split('name="cards refuted by execution">', 1)[1].split("</document-", 1)[0]
+    assert f"Card E0 was refuted by execution [{refuted.id}]" in shown and "2 4 <= 3 False" in shown
+    # the gate rebutted every fatal critique and the checker would confirm each: not this one
+    assert not verdict.ready and refuted.id in {c["id"] for c in verdict.standing_critiques}
+    checked = [r for r in inner.calls if r.role == "rebuttal_checker"]
+    assert all(refuted.id not in r.messages[0].content for r in checked)
+    # each request of the falsifier's tool loop is one call of the run's budget
+    assert provider.usage.calls == len(inner.calls) == len(falsifiers) + 4 + 3 + 1 + len(checked)
+    assert len(falsifiers) == 4 + 1  # E0's falsifier asked twice
+
+
+async def test_without_probes_the_falsifiers_get_the_tests_but_no_tool():
+    inner = ScriptedProvider(falsifying_script())
+    exploration, _ = await explore_and_gate(inner, None)
+    falsifiers = [r for r in inner.calls if r.role == "strategy_falsifier"]
+    assert len(falsifiers) == 4 and all(r.tools == () for r in falsifiers)
+    assert "falsifiable tests: (1) check n = 1 and n = 2 by hand. You have no tool" in falsifiers[0].messages[0].content
+    assert exploration.executions == [] and exploration.refuted_by_execution() == []
+    (gate,) = [r for r in inner.calls if r.role == "readiness_gate"]
+    assert "(no test was run)" in gate.messages[0].content

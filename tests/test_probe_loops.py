@@ -384,3 +384,11 @@ async def test_without_probes_the_falsifiers_get_the_tests_but_no_tool():
     assert exploration.executions == [] and exploration.refuted_by_execution() == []
     (gate,) = [r for r in inner.calls if r.role == "readiness_gate"]
     assert "(no test was run)" in gate.messages[0].content
+
+
+def test_the_editors_trust_reaches_the_run_settings():
+    from colosseum.app.run_settings import RunOverrides
+
+    assert RunOverrides.from_editor_options({"trusted": True}).editor_trusted is True
+    assert RunOverrides.from_editor_options({"trusted": "yes"}).editor_trusted is None  # only a boolean counts
+    assert RunOverrides.from_editor_options({}).editor_trusted is None

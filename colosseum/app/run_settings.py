@@ -24,9 +24,12 @@ class RunOverrides:
 
     @classmethod
     def from_editor_options(cls, options: dict) -> "RunOverrides":
-        """The editor's ``model`` and ``budget.max_calls`` options (a budget that is not a table is ignored)."""
+        """The editor's ``model``, ``budget.max_calls`` and ``trusted`` options (a budget that is not a
+        table is ignored; only ``trusted`` true lets the refuters run code)."""
         budget = options.get("budget")
-        return cls(model=options.get("model"), max_calls=budget.get("max_calls") if isinstance(budget, dict) else None)
+        trusted = options.get("trusted")
+        return cls(model=options.get("model"), max_calls=budget.get("max_calls") if isinstance(budget, dict) else None,
+                   editor_trusted=trusted if isinstance(trusted, bool) else None)
 
 
 @dataclass(frozen=True)

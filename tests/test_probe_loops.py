@@ -392,3 +392,16 @@ def test_the_editors_trust_reaches_the_run_settings():
     assert RunOverrides.from_editor_options({"trusted": True}).editor_trusted is True
     assert RunOverrides.from_editor_options({"trusted": "yes"}).editor_trusted is None  # only a boolean counts
     assert RunOverrides.from_editor_options({}).editor_trusted is None
+
+
+def test_the_research_dry_run_says_the_falsifiers_run_the_tests_when_trusted(paper, capsys, sandbox):
+    from colosseum.cli.main import main
+
+    code = main(["research", str(paper), "--label", "lem:euler", "--dry-run", "--trust"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Probes: falsifiers run the cards' falsifiable tests and refuters may run Python in the sandbox" in out
+    assert "run no code" not in err
+    code = main(["research", str(paper), "--label", "lem:euler", "--dry-run"])
+    assert code == 0 and capsys.readouterr().err.count("falsifiers and refuters run no code: the folder is not "
+                                                        "trusted") == 1

@@ -132,6 +132,8 @@ def _dry_run(args, index, setup) -> int:
           f"{plan['decomposition']}; each obligation {plan['per_obligation']} (inner loop widths "
           f"{inner_config.widths} and its local review); each global review {plan['global_review']}.")
     print("\n".join(plan_lines(config, inner_config, plan)))
+    if setup.probes is not None and setup.probes.tools is not None:  # (why they run none was said on stderr)
+        print("Probes: falsifiers run the cards' falsifiable tests and " + setup.probes.plan_line())
     both = (f"; run with both models plus {selection.judges} judgements, {estimate.typical_calls} calls"
             if args.select_with else "")
     print(f"A skeleton of {estimate.obligations} obligations costs about {plan['typical']} calls with no retry and "

@@ -405,3 +405,46 @@ def test_the_research_dry_run_says_the_falsifiers_run_the_tests_when_trusted(pap
     code = main(["research", str(paper), "--label", "lem:euler", "--dry-run"])
     assert code == 0 and capsys.readouterr().err.count("falsifiers and refuters run no code: the folder is not "
                                                         "trusted") == 1
+
+
+def test_solve_trust_end_to_end_the_refuters_run_reaches_the_api_and_the_verdict_is_refuted(paper, sandbox):
+    """The real CLI and the real Anthropic SDK against the Messages-API double: every refuter runs the
+    probe through the tool-use loop, the code runs in the sandbox, and the counterexample decides."""
+    import os
+    import subprocess
+    import sys
+
+    from doubles.messages_api import MessagesAPIDouble, tool_answer
+    from test_probe_cli import run_python_call
+
+    def respond(body: dict):
+        answer = next(t for t in body["tools"] if t["name"] == "answer")
+        required = set(answer["input_schema"]["required"])
+        if "strategy" in required:
+            return tool_answer({"strategy": "Euler", "proof": "Check that no prime divides it. Done."})
+        if "critiques" in required:
+            if len(body["messages"]) == 1:
+                return run_python_call(PROBE, "toolu_euler")
+            shown = json.loads(body["messages"][2]["content"][0]["content"])
+            return tool_answer({"critiques": [{"severity": "major", "kind": "counterexample", "quote": STATEMENT,
+                                               "explanation": f"the run printed {shown['stdout'].strip()}",
+                                               "repair": "", "run": 1}]})
+        return tool_answer({"proof": "Merged.", "alternative": "", "open_conflicts": [],
+                            "resolved": [{"critique": "L0.r0.0", "how": "n = 40 is handled"}]})
+
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test"}
+    with MessagesAPIDouble([], responder=respond) as server:
+        env["ANTHROPIC_BASE_URL"] = server.url
+        done = subprocess.run([sys.executable, "-m", "colosseum", "solve", str(paper), "--label", "lem:euler",
+                               "--format", "json", "--trust"], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 3, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["verdict"] == "refuted"
+    found = [c for c in summary["critiques"] if c["evidence"]]
+    assert found and all(c["severity"] == "fatal" and c["anchor"] == "statement" for c in found)
+    assert found[0]["evidence"]["stdout"] == "first failure 40\n"
+    refuters = [r for r in server.requests if any(t["name"] == "run_python" for t in r["tools"])]
+    assert len(refuters) == 2 * 3  # two leaves and one final refuter, two requests each
+    record = json.loads((paper / summary["run"] / "run.json").read_text())
+    assert len(record["executions"]) == 3 and record["probes"]["offered"] is True
+    assert summary["usage"]["calls"] == len(server.requests) == SMALL.planned_calls() + 3

@@ -156,8 +156,9 @@ def solve_summary(outcome: SolveOutcome, root_dir: Path, prices: dict | None = N
     return {
         "schema_version": SCHEMA_VERSION, "label": outcome.label, "verdict": outcome.verdict,
         "proof": outcome.proof_environment,
+        # anchor "statement" and evidence (the run): a counterexample found by execution
         "critiques": [{"severity": c.severity, "kind": c.kind, "quote": c.quote, "anchored": c.anchored,
-                       "text": c.explanation} for c in critiques],
+                       "text": c.explanation, "anchor": c.anchor, "evidence": c.evidence} for c in critiques],
         "run": run,
         "stopped": None if outcome.stop is None else {"kind": outcome.stop.kind, "detail": outcome.stop.detail},
         "usage": {"calls": usage.calls if usage else 0, "input_tokens": usage.input_tokens if usage else 0,

@@ -345,7 +345,7 @@ async def explore_and_gate(provider, probes):
     return exploration, await readiness_gate(RESEARCH_CONTEXT, exploration, provider)
 
 
-async def test_a_card_refuted_by_running_its_test_says_so_to_the_gate_and_is_never_ready(sandbox):
+async def test_a_card_refuted_by_running_its_test_says_so_to_the_gate_and_is_never_ready(sandbox, tmp_path):
     from colosseum.models.budget import Budget
     from colosseum.models.metered import MeteredProvider
 
@@ -373,6 +373,14 @@ async def test_a_card_refuted_by_running_its_test_says_so_to_the_gate_and_is_nev
     # each request of the falsifier's tool loop is one call of the run's budget
     assert provider.usage.calls == len(inner.calls) == len(falsifiers) + 4 + 3 + 1 + len(checked)
     assert len(falsifiers) == 4 + 1  # E0's falsifier asked twice
+    # the run's folder records every execution of the exploration
+    from colosseum.loops.research.records import ResearchConfig
+    from colosseum.loops.research.run_log import ResearchRecorder
+
+    ResearchRecorder(tmp_path, "thm:goal", "scripted", ResearchConfig()).exploration(1, exploration)
+    recorded = json.loads((tmp_path / "explore-1.json").read_text())
+    assert [e["stdout"] for e in recorded["executions"]] == [execution["stdout"]]
+    assert "1 card(s) refuted by a run" in (tmp_path / "explore-1.md").read_text()
 
 
 async def test_without_probes_the_falsifiers_get_the_tests_but_no_tool():

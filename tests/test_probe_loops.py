@@ -456,3 +456,15 @@ def test_solve_trust_end_to_end_the_refuters_run_reaches_the_api_and_the_verdict
     record = json.loads((paper / summary["run"] / "run.json").read_text())
     assert len(record["executions"]) == 3 and record["probes"]["offered"] is True
     assert summary["usage"]["calls"] == len(server.requests) == SMALL.planned_calls() + 3
+
+
+def test_a_provider_that_runs_no_tools_gets_no_tool_rather_than_failing_every_refutation():
+    from colosseum.probe.tool import ProbeDecision
+
+    decision = ProbeDecision(tools(), "")
+    provider = ScriptedProvider(script())
+    assert decision.for_provider(provider) is decision
+    provider.supports_tools = False
+    provider.name = "openai-compatible"
+    off = decision.for_provider(provider)
+    assert off.tools is None and "openai-compatible" in off.reason and "does not run tools" in off.reason

@@ -55,11 +55,12 @@ class ResearchSetup:
                 stop_after: str | None = None) -> ResearchRun:
         provider = MeteredProvider(inner_provider, self.budget)
         recorder = ResearchRecorder(folder, label, model, self.config, self.settings.prices)
-        if self.probes is not None:
-            recorder.note("probes", **self.probes.record())
+        probes = self.probes.for_provider(inner_provider) if self.probes is not None else None
+        if probes is not None:
+            recorder.note("probes", **probes.record())
         return ResearchRun(index, label, provider, self.config, self.inner_config, ReviewLayer(provider, index.config),
                            self.catalog, self.catalog_dir, recorder, progress, stop_after, model, self.settings.prices,
-                           probes=getattr(self.probes, "tools", None))
+                           probes=getattr(probes, "tools", None))
 
 
 def research_setup(index, overrides: RunOverrides, rounds: int | None = None, judges: int | None = None,

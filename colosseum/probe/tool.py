@@ -89,6 +89,13 @@ class ProbeDecision:
         return {"offered": True, "reason": "", "limits": asdict(self.tools.limits),
                 "max_tool_calls": self.tools.max_tool_calls}
 
+    def for_provider(self, provider) -> "ProbeDecision":
+        """This decision for ``provider``: no tool when it cannot run tools (an OpenAI-compatible
+        server), rather than every refutation failing."""
+        if self.tools is None or getattr(provider, "supports_tools", False):
+            return self
+        return ProbeDecision(None, f"the model provider ({getattr(provider, 'name', 'provider')}) does not run tools")
+
     def plan_line(self) -> str:
         """What a dry run says of them, once."""
         if self.tools is None:

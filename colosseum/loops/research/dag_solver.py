@@ -19,6 +19,7 @@ from pathlib import Path
 from colosseum.loops.inner import RunRecorder, obligation_context, solve
 from colosseum.models.metered import stage
 from colosseum.loops.research.records import ResearchConfig, SectionOutcome, routed_inner_config
+from colosseum.probe.tool import ProbeDecision
 from colosseum.loops.research.review_adapter import carried_critiques, critique_json, section_gate
 
 
@@ -49,7 +50,8 @@ class DagSolver:
             return None
         directory = self.run_dir / "sections" / f"{_slug(label)}-{attempt}"
         hits = lambda: getattr(self.provider, "hits", 0)  # noqa: E731
-        return RunRecorder(directory, label, self.inner_config, self.model, self.prices, hits, context)
+        probes = ProbeDecision(self.probes, "" if self.probes else "the research run offers no probes").record()
+        return RunRecorder(directory, label, self.inner_config, self.model, self.prices, hits, context, probes=probes)
 
     async def solve_section(self, label: str, generation: int) -> SectionOutcome:
         outcome = self.outcomes.setdefault(label, SectionOutcome(label, "failed", generation=generation))

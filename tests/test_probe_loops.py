@@ -468,3 +468,16 @@ def test_a_provider_that_runs_no_tools_gets_no_tool_rather_than_failing_every_re
     provider.name = "openai-compatible"
     off = decision.for_provider(provider)
     assert off.tools is None and "openai-compatible" in off.reason and "does not run tools" in off.reason
+
+
+def test_the_solve_estimate_counts_every_refuters_tool_loop_when_probes_are_on(paper, sandbox):
+    from colosseum.app.project import open_plain
+    from colosseum.app.run_settings import RunOverrides
+    from colosseum.app.solve import plan_solve
+
+    index = open_plain(paper)
+    off = plan_solve(index, "lem:euler", RunOverrides(trust=False)).estimate()
+    on = plan_solve(index, "lem:euler", RunOverrides(trust=True)).estimate()
+    assert off.calls == on.calls == SMALL.planned_calls()  # no refuter need call the tool
+    assert on.maximum_calls == off.maximum_calls + 3 * (8 - 1)  # 3 refuters, [probe] max_tool_calls 8
+    assert "refuters may run Python in the sandbox: up to 8 model request(s) each" in on.calls_described

@@ -117,6 +117,10 @@ class SolvePlan:
         prefix = sum(len(x) for x in (c.statement, c.assumable, c.notation, c.catalog))
         template = sum(len(load_prompt(r).system_template) for r in ("generator", "refuter", "aggregator")) // 3
         most = self.config.maximum_calls()  # the upper bound counts a resolution check per aggregator
+        tools = self.probe_tools
+        if tools is not None:  # and, with probes, every refuter's tool-use loop to its end
+            refuters = self.config.leaves * self.config.refuters_per_candidate + self.config.final_refuters
+            most += refuters * (tools.max_tool_calls - 1)
         tokens = most * (prefix + template) // 4
         model = self.settings.model_name()
         output = most * OUTPUT_TOKENS_PER_CALL

@@ -481,3 +481,44 @@ def test_the_solve_estimate_counts_every_refuters_tool_loop_when_probes_are_on(p
     assert off.calls == on.calls == SMALL.planned_calls()  # no refuter need call the tool
     assert on.maximum_calls == off.maximum_calls + 3 * (8 - 1)  # 3 refuters, [probe] max_tool_calls 8
     assert "refuters may run Python in the sandbox: up to 8 model request(s) each" in on.calls_described
+
+
+async def test_a_research_run_hands_the_tool_to_its_falsifiers_and_its_sections_refuters(make_project, tmp_path):
+    """The pipeline's wiring: every falsifier and every refuter of a section is offered run_python,
+    and every run is in the run folder (the runner here only counts: the sandbox is tested above)."""
+    from colosseum.index import ProjectIndex
+    from colosseum.loops.research.pipeline import ResearchRun, run_research
+    from colosseum.loops.research.records import ResearchConfig
+    from colosseum.loops.research.review_adapter import ReviewLayer
+    from colosseum.loops.research.run_log import ResearchRecorder
+    from colosseum.models.budget import Budget
+    from colosseum.models.metered import MeteredProvider
+    from doubles.research_script import ResearchScript
+    from test_research_pipeline import MAIN, RESULT
+
+    project = make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT})
+    research = ResearchScript()
+
+    def answer(request):
+        if request.tools and not tool_results(request):
+            return ToolCall("toolu_1", "run_python", {"code": f"print({request.role!r})"})
+        return research(request)
+
+    ran = []
+    fake = lambda code, limits: ran.append(code) or ExecutionResult("ok\n", "", 0, 0.0, 0.0, "none", True)  # noqa: E731
+    config = ResearchConfig(exploration_widths=(2, 1), seed=3, rounds=1)
+    provider = MeteredProvider(ScriptedProvider(answer), Budget.of_started_calls(None))
+    folder = project / ".colosseum" / "runs" / "test-run"
+    run = ResearchRun(ProjectIndex.open(project), "thm:goal", provider, config,
+                      InnerLoopConfig(leaves=2, widths=(2, 1), seed=1, plan_angles=False),
+                      ReviewLayer(provider, reviewers=2), None, None, ResearchRecorder(folder, "thm:goal", "scripted",
+                                                                                         config), probes=tools(fake))
+    result = await run_research(run)
+    assert result.decomposition is not None, result.message
+    asked = Counter(r.role for r in provider.inner.calls if r.tools)
+    assert asked["strategy_falsifier"] == 2 * 2 and asked["refuter"] >= 2 * 3  # two requests each
+    assert Counter(ran) == {"print('strategy_falsifier')": 2, "print('refuter')": asked["refuter"] // 2}
+    assert len(json.loads((folder / "explore-1.json").read_text())["executions"]) == 2
+    sections = sorted((folder / "sections").glob("*/run.json"))
+    assert sections and all(json.loads(s.read_text())["probes"]["offered"] for s in sections)
+    assert sum(len(json.loads(s.read_text())["executions"]) for s in sections) == asked["refuter"] // 2

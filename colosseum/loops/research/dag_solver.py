@@ -73,7 +73,7 @@ class DagSolver:
                 break
             attempt = outcome.attempts
             result = await self.reviews.retry(self.draft.index, label, review, inner_config, self.catalog,
-                                              steps, self._recorder(label, attempt, None))
+                                              steps, self._recorder(label, attempt, None), probes=self.probes)
             outcome.attempts += 1
             review = await self._review(label, result, steps)
             self._note(outcome, result, review)

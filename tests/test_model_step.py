@@ -89,7 +89,7 @@ async def test_the_step_returns_a_failure_as_a_value_and_records_usage():
     base = {"obligation": "lem:x: the statement", "assumable": "(none)", "notation": "(none)"}
     step = ModelStep(provider, Budget.of_answered_calls(None), base=base)
     ok = await step.call("aggregator", {"bundles": "b", "slot": "s"})
-    failed = await step.call("refuter", {"candidate": "c", "slot": "s"})
+    failed = await step.call("refuter", {"candidate": "c", "slot": "s", "probe": ""})
     assert ok.ok and ok.data == {"critiques": []} and step.usage.calls == 1
     assert not failed.ok and "overloaded" in failed.failure and failed.data == {}
     with pytest.raises(ProviderError):
@@ -100,6 +100,7 @@ async def test_the_step_returns_a_failure_as_a_value_and_records_usage():
 
 async def test_a_request_with_tools_fails_without_a_call_on_a_provider_that_runs_none():
     provider = ScriptedProvider(lambda r: {})
+    provider.supports_tools = False  # as the OpenAI-compatible provider (the double itself can call tools)
     step = ModelStep(provider, base={"obligation": "o", "assumable": "a", "notation": "n"})
     request = step.request("aggregator", {"bundles": "b", "slot": "s"}, tools=(Tool("run", "runs code", {}),))
     outcome = await step.send(request)

@@ -99,7 +99,8 @@ def test_only_minor_flaws_is_unrefuted_exit_0_with_a_model_reviewed_proof(tmp_pa
     assert summary["proof"] == (f"\\begin{{proof}} % colosseum: draft {run.name}\n"
                                 "Merged: by the witness-tree argument the bound holds.\n\\end{proof}")
     assert summary["critiques"][0] == {"severity": "minor", "kind": "gap", "quote": "the bound holds",
-                                       "anchored": True, "text": "the expectation bound needs the LLL condition"}
+                                       "anchored": True, "text": "the expectation bound needs the LLL condition",
+                                       "anchor": "proof", "evidence": None}
     assert summary["run"] == f".colosseum/runs/{run.name}" and summary["stopped"] is None
     assert summary["usage"]["calls"] == len(server.requests) and summary["usage"]["input_tokens"] > 0
     assert set(summary["usage"]) == {"calls", "input_tokens", "output_tokens", "response_cache_hits", "cost_usd"}

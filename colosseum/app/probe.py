@@ -8,7 +8,6 @@ the code, its output, the limits it ran under and which one hit, and the verdict
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -19,19 +18,12 @@ from colosseum.core.atomic_files import write_atomically
 from colosseum.core.paths import ensure_state_dir
 from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.loops.inner.run_record import run_directory
-from colosseum.models.provider import Tool, ToolCall
-from colosseum.probe import ProbeLimits, probe_limits, run_python, sandbox_problem
+from colosseum.probe import ProbeLimits, probe_limits, sandbox_problem
+from colosseum.probe.tool import RUN_PYTHON, Executions
 from colosseum.settings import table
 
 ROLE = "prober"
 VERDICTS = ("consistent", "counterexample", "inconclusive")
-RUN_PYTHON = Tool("run_python", "Run Python code in a sandbox (no network, no project files, limits on CPU time, "
-                  "memory and output) and get its stdout, stderr tail, exit code, CPU time and the limit that "
-                  "stopped it, if any. Print what you want to see.",
-                  {"type": "object", "additionalProperties": False, "required": ["code"],
-                   "properties": {"code": {"type": "string", "description": "A complete Python program."}}})
-
-
 @dataclass
 class ProbeSetup:
     """What a probe of ``label`` runs with; ``sandbox`` is why bubblewrap cannot run (None: it can)."""
@@ -81,29 +73,6 @@ def plan_lines(setup: ProbeSetup) -> list[str]:
     return lines
 
 
-def _tool_result(execution: dict) -> str:
-    """What the model reads of one run."""
-    return json.dumps({key: execution[key] for key in ("stdout", "stderr_tail", "exit_code", "cpu_s", "limit",
-                                                       "stdout_truncated")})
-
-
-class _Executions:
-    """Runs the model's code in the sandbox, one at a time, and keeps every run for the record."""
-
-    def __init__(self, limits: ProbeLimits):
-        self.limits = limits
-        self.runs: list[dict] = []
-
-    async def __call__(self, call: ToolCall) -> str:
-        code = call.input.get("code")
-        if call.name != RUN_PYTHON.name or not isinstance(code, str):
-            return f"error: the only tool is {RUN_PYTHON.name} with input {{\"code\": \"...\"}}"
-        result = await asyncio.to_thread(run_python, code, self.limits)
-        execution = {"tool_use_id": call.id, "code": code, **asdict(result)}
-        self.runs.append(execution)
-        return _tool_result(execution)
-
-
 def _verdict(answer: dict) -> str:
     verdict = answer.get("verdict")
     return verdict if verdict in VERDICTS else "inconclusive"
@@ -119,7 +88,7 @@ async def run_probe(setup: ProbeSetup, provider, model: str, folder: Path | None
     step = ModelStep(provider)
     request = step.request(ROLE, {"label": setup.label, "claim": setup.statement, "notation": "",
                                   "max_runs": max(0, setup.max_tool_calls - 1)}, tools=(RUN_PYTHON,))
-    executions = _Executions(setup.limits)
+    executions = Executions(setup.limits)
     loop = await answer_with_tools(step, request, executions, setup.max_tool_calls)
     answer = loop.outcome.data
     failure = "" if loop.outcome.ok else loop.outcome.failure

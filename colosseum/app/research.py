@@ -50,13 +50,18 @@ class ResearchSetup:
     budget: Budget
     catalog_dir: Path
     catalog: object
+    probes: object = None  # ProbeDecision: whether falsifiers and refuters run code, and why not
 
     def new_run(self, index, label: str, inner_provider, model: str, folder: Path, progress,
                 stop_after: str | None = None) -> ResearchRun:
         provider = MeteredProvider(inner_provider, self.budget)
         recorder = ResearchRecorder(folder, label, model, self.config, self.settings.prices)
+        probes = self.probes.for_provider(inner_provider) if self.probes is not None else None
+        if probes is not None:
+            recorder.note("probes", **probes.record())
         return ResearchRun(index, label, provider, self.config, self.inner_config, ReviewLayer(provider, index.config),
-                           self.catalog, self.catalog_dir, recorder, progress, stop_after, model, self.settings.prices)
+                           self.catalog, self.catalog_dir, recorder, progress, stop_after, model, self.settings.prices,
+                           probes=getattr(probes, "tools", None))
 
 
 def research_setup(index, overrides: RunOverrides, rounds: int | None = None, judges: int | None = None,
@@ -65,8 +70,10 @@ def research_setup(index, overrides: RunOverrides, rounds: int | None = None, ju
     # the research run's own budget bounds every call, the inner loop's included
     inner_config = replace(inner_loop_config(index.config)[0], max_calls=None)
     catalog_dir = catalog_directory(index.root_dir)
-    return ResearchSetup(RunSettings.of(index, overrides), config, selection, inner_config, problems,
-                         Budget.of_started_calls(config.max_calls), catalog_dir, load_catalog(catalog_dir))
+    settings = RunSettings.of(index, overrides)
+    return ResearchSetup(settings, config, selection, inner_config, problems,
+                         Budget.of_started_calls(config.max_calls), catalog_dir, load_catalog(catalog_dir),
+                         settings.probes(index))
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,17 @@ class RunOverrides:
     model: str | None = None
     max_calls: int | None = None
     use_cache: bool = True
+    trust: bool = False  # the CLI's --trust: probes may run (trust comes only from outside the project)
+    editor_trusted: bool | None = None  # the editor's word on the folder (None: it said nothing)
 
     @classmethod
     def from_editor_options(cls, options: dict) -> "RunOverrides":
-        """The editor's ``model`` and ``budget.max_calls`` options (a budget that is not a table is ignored)."""
+        """The editor's ``model``, ``budget.max_calls`` and ``trusted`` options (a budget that is not a
+        table is ignored; only ``trusted`` true lets the refuters run code)."""
         budget = options.get("budget")
-        return cls(model=options.get("model"), max_calls=budget.get("max_calls") if isinstance(budget, dict) else None)
+        trusted = options.get("trusted")
+        return cls(model=options.get("model"), max_calls=budget.get("max_calls") if isinstance(budget, dict) else None,
+                   editor_trusted=trusted if isinstance(trusted, bool) else None)
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,15 @@ class RunSettings:
         from colosseum.models.configured import configured_provider  # the SDK loads only for a real run
 
         return configured_provider(self.models, self.cache_dir, model or self.overrides.model)
+
+    def probes(self, index, batch: bool = False):
+        """Whether this run's refuters get run_python (colosseum.probe.tool.ProbeDecision): only in a
+        trusted folder, where bubblewrap runs, and never in batch mode."""
+        from colosseum.probe import probe_trust
+        from colosseum.probe.tool import probe_tools_for
+
+        trust = probe_trust(self.root_dir, flag=self.overrides.trust, editor_trusted=self.overrides.editor_trusted)
+        return probe_tools_for(index.config, bool(trust), batch=batch, untrusted_reason=trust.reason)
 
     def inner_loop(self, index) -> InnerLoopConfig:
         return inner_loop_config(index.config, self.overrides.max_calls)[0]

@@ -101,6 +101,11 @@ class SolvePlan:
     config: InnerLoopConfig
     context: object
     directory: Path | None = None  # a resumed run goes on in its own folder
+    probes: object = None  # ProbeDecision: whether the refuters get run_python, and why not
+
+    @property
+    def probe_tools(self):
+        return getattr(self.probes, "tools", None)
 
     def estimate(self) -> SolveEstimate:
         from colosseum.models.pricing import cost_usd
@@ -112,11 +117,16 @@ class SolvePlan:
         prefix = sum(len(x) for x in (c.statement, c.assumable, c.notation, c.catalog))
         template = sum(len(load_prompt(r).system_template) for r in ("generator", "refuter", "aggregator")) // 3
         most = self.config.maximum_calls()  # the upper bound counts a resolution check per aggregator
+        tools = self.probe_tools
+        if tools is not None:  # and, with probes, every refuter's tool-use loop to its end
+            refuters = self.config.leaves * self.config.refuters_per_candidate + self.config.final_refuters
+            most += refuters * (tools.max_tool_calls - 1)
         tokens = most * (prefix + template) // 4
         model = self.settings.model_name()
         output = most * OUTPUT_TOKENS_PER_CALL
         upper = cost_usd(Usage(input_tokens=tokens, output_tokens=output), model, self.settings.prices)
-        return SolveEstimate(planned, tokens, output, model, upper, most, describe_calls(self.config))
+        described = describe_calls(self.config) + (f"; {self.probes.plan_line()}" if self.probes is not None else "")
+        return SolveEstimate(planned, tokens, output, model, upper, most, described)
 
     def formal_evidence(self) -> str:
         """What Lean's cache says of the claim, for the run's report (reads files: a thread in the editor)."""
@@ -127,10 +137,12 @@ class SolvePlan:
     def start(self, formal_evidence: str) -> "SolveRun":
         """The provider and the run's record; raises ProviderError when no provider can be made."""
         provider, model = self.settings.provider()
+        if self.probes is not None:
+            self.probes = self.probes.for_provider(provider)
         directory = self.directory or run_directory(self.index.root_dir, self.label)
         recorder = RunRecorder(directory, self.label, self.config, model,
                                self.settings.prices, lambda: getattr(provider, "hits", 0), self.context,
-                               formal_evidence)
+                               formal_evidence, self.probes.record() if self.probes is not None else None)
         return SolveRun(self, provider, model, recorder)
 
 
@@ -150,8 +162,9 @@ def solve_summary(outcome: SolveOutcome, root_dir: Path, prices: dict | None = N
     return {
         "schema_version": SCHEMA_VERSION, "label": outcome.label, "verdict": outcome.verdict,
         "proof": outcome.proof_environment,
+        # anchor "statement" and evidence (the run): a counterexample found by execution
         "critiques": [{"severity": c.severity, "kind": c.kind, "quote": c.quote, "anchored": c.anchored,
-                       "text": c.explanation} for c in critiques],
+                       "text": c.explanation, "anchor": c.anchor, "evidence": c.evidence} for c in critiques],
         "run": run,
         "stopped": None if outcome.stop is None else {"kind": outcome.stop.kind, "detail": outcome.stop.detail},
         "usage": {"calls": usage.calls if usage else 0, "input_tokens": usage.input_tokens if usage else 0,
@@ -180,7 +193,7 @@ def plan_solve(index, label: str, overrides: RunOverrides) -> SolvePlan:
         context = obligation_context(index, label, catalog)
     except KeyError as exc:
         raise RunRefused(exc.args[0]) from exc
-    return SolvePlan(index, label, settings, settings.inner_loop(index), context)
+    return SolvePlan(index, label, settings, settings.inner_loop(index), context, probes=settings.probes(index))
 
 
 def plan_resume(index, label: str, run: str, overrides: RunOverrides) -> SolvePlan:
@@ -228,7 +241,8 @@ class SolveRun:
         """The inner loop to its end (the lessons then go to the catalog), or the reason it stopped."""
         async def work() -> SolveOutcome:
             async with Heartbeat(self.recorder.directory):  # a later command can tell this run alive
-                result = await solve(self.plan.context, self.provider, self.plan.config, progress, self.recorder)
+                result = await solve(self.plan.context, self.provider, self.plan.config, progress, self.recorder,
+                                     self.plan.probe_tools)
             done = self.outcome(result)
             done.curated = await asyncio.to_thread(record_lessons, self.plan.index.root_dir, done)
             return done

@@ -49,6 +49,8 @@ def add_arguments(sub) -> None:
     research.add_argument("--resume", metavar="RUN", help="continue an abandoned, failed, cancelled, budget-stopped "
                           "or incomplete run (its folder name under .colosseum/runs/ or its path): calls answered "
                           "before come from the cache")
+    research.add_argument("--trust", action="store_true", help="trust this project: falsifiers and refuters may run "
+                          "Python in the sandbox (the cards' falsifiable tests, small cases of a claim)")
     add_quiet_argument(research)
     research.set_defaults(run=run_research_command)
 
@@ -66,7 +68,7 @@ def run_research_command(args) -> int:
     except RunRefused as exc:
         say(str(exc))
         return 2
-    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache)
+    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, trust=args.trust)
     resumed = _resumed(args, index)
     if resumed is False:
         return 2
@@ -79,6 +81,8 @@ def run_research_command(args) -> int:
         setup = resumed.setup(setup)
     for problem in [] if args.quiet else setup.problems + [p.message for p in index.config.problems]:
         say(f"colosseum.toml: {problem} (the default is used)")
+    if setup.probes is not None and setup.probes.tools is None and not args.quiet:
+        say(f"falsifiers and refuters run no code: {setup.probes.reason}")  # once per run
     out = Path(args.out).resolve() if args.out else default_output(draft.file, args.label)
     if out.exists():
         say(f"{out} exists; the research pipeline never overwrites a file (pass --out NEW_FILE)")
@@ -128,6 +132,8 @@ def _dry_run(args, index, setup) -> int:
           f"{plan['decomposition']}; each obligation {plan['per_obligation']} (inner loop widths "
           f"{inner_config.widths} and its local review); each global review {plan['global_review']}.")
     print("\n".join(plan_lines(config, inner_config, plan)))
+    if setup.probes is not None and setup.probes.tools is not None:  # (why they run none was said on stderr)
+        print("Probes: falsifiers run the cards' falsifiable tests and " + setup.probes.plan_line())
     both = (f"; run with both models plus {selection.judges} judgements, {estimate.typical_calls} calls"
             if args.select_with else "")
     print(f"A skeleton of {estimate.obligations} obligations costs about {plan['typical']} calls with no retry and "

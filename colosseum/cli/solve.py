@@ -22,6 +22,8 @@ def add_arguments(sub) -> None:
     solve.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
     solve.add_argument("--resume", metavar="RUN", help="continue an abandoned, failed or incomplete run (its folder "
                        "name under .colosseum/runs/ or its path): calls answered before come from the cache")
+    solve.add_argument("--trust", action="store_true",
+                       help="trust this project: the refuters may run Python in the sandbox to test the claim")
     add_quiet_argument(solve)
     solve.set_defaults(run=run_solve)
 
@@ -38,7 +40,7 @@ def run_solve(args) -> int:
     for problem in [] if args.quiet else index.config.problems:
         say(f"colosseum.toml: {problem.message} (the default is used)")
     try:
-        overrides = RunOverrides(args.model, args.max_calls, not args.no_cache)
+        overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, trust=args.trust)
         plan = (plan_resume(index, args.label, args.resume, overrides) if args.resume
                 else plan_solve(index, args.label, overrides))
     except RunRefused as exc:
@@ -52,6 +54,8 @@ def run_solve(args) -> int:
     except ProviderError as exc:
         say(exc.message)
         return EXIT_BAD_INPUT
+    if plan.probe_tools is None and plan.probes is not None and not args.quiet:
+        say(f"refuters run no code: {plan.probes.reason}")  # once per run; the run's record says it too
     progress = progress_for(args)
     outcome = run_in_terminal(lambda: run.run(progress), run.outcome)
     progress.finish()

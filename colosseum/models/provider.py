@@ -99,6 +99,9 @@ class ModelResponse:
     # a cached answer bills nothing (``usage`` is empty): what it was billed when it was first asked,
     # for the reports that price work at list price whether it was asked now or before (bench)
     first_usage: Usage | None = None
+    # an answer from the response cache: what each of its tool calls returned when it first ran
+    # (tool_use id -> the tool_result's text), so the loop replays them without running anything
+    tool_results: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -1,7 +1,12 @@
 """A content-addressed on-disk cache of model answers (``core.paths.answer_cache_dir``, i.e.
 ``.colosseum/cache/``): re-running an unchanged step costs no call. The key is everything that
-decides the answer: provider, model, system text, messages, schema, token limit and temperature.
-Writes are atomic.
+decides the answer: provider, model, system text, messages, schema, token limit and temperature
+(and, for a request with tools, the tools and whether it must answer). Writes are atomic.
+
+A tool-using role's turn is cached like any answer, with its tool calls and content blocks; the
+results its tools gave are added to the same entry once they ran (``remember_tool_results``), so a
+rerun replays them: the transcript, tool results included, is then the same, every later request of
+the loop hits the cache too, and no tool runs again.
 
 Each entry also records ``schema_version`` (its own format) and the prompt it answers: the role, the
 prompt file's ``version`` and a fingerprint of its text. The key does not use them (a test pins the
@@ -18,7 +23,7 @@ from pathlib import Path
 
 from colosseum.core.atomic_files import write_atomically
 from colosseum.core.schema_version import SCHEMA_VERSION
-from colosseum.models.provider import ModelRequest, ModelResponse, Usage
+from colosseum.models.provider import ModelRequest, ModelResponse, ToolCall, Usage
 
 
 def request_key(provider: str, model: str, request: ModelRequest) -> str:
@@ -29,6 +34,7 @@ def request_key(provider: str, model: str, request: ModelRequest) -> str:
     }
     if request.tools:  # only then: the keys of every request without tools stay what they were
         fields["tools"] = [[t.name, t.description, t.input_schema] for t in request.tools]
+        fields["must_answer"] = request.must_answer
     if request.thinking_tokens:  # likewise
         fields["thinking_tokens"] = request.thinking_tokens
     material = json.dumps(fields, sort_keys=True, ensure_ascii=False)
@@ -46,6 +52,10 @@ class CachedProvider:
         self.misses = 0
 
     @property
+    def supports_tools(self) -> bool:
+        return bool(getattr(self.inner, "supports_tools", False))
+
+    @property
     def exact_token_counts(self) -> bool:
         return bool(getattr(self.inner, "exact_token_counts", False))
 
@@ -56,21 +66,56 @@ class CachedProvider:
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
+    def _key(self, request: ModelRequest) -> str:
+        return request_key(self.inner.name, getattr(self.inner, "model", ""), request)
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        key = request_key(self.inner.name, getattr(self.inner, "model", ""), request)
-        path = self._path(key)
+        path = self._path(self._key(request))
         cached = _read(path)
+        if cached is not None and not _replayable(cached):
+            cached = None  # a tool call whose results were never recorded: ask again, so its tools run
         if cached is not None:
             self.hits += 1
             return ModelResponse(cached["text"], cached["data"], Usage(), cached["model"], cached.get("stop_reason"),
-                                 attempts=0, cached=True, first_usage=_usage_of(cached.get("usage")))
+                                 attempts=0, cached=True, first_usage=_usage_of(cached.get("usage")),
+                                 tool_calls=_calls(cached), blocks=_blocks(cached),
+                                 tool_results=dict(cached.get("tool_results") or {}))
         self.misses += 1
         response = await self.inner.complete(request)
         record = {"schema_version": SCHEMA_VERSION, **prompt_of(request.role),
                   "text": response.text, "data": response.data, "model": response.model,
                   "stop_reason": response.stop_reason, "usage": vars_of(response.usage)}
+        if response.tool_calls:
+            record["tool_calls"] = [{"id": c.id, "name": c.name, "input": c.input} for c in response.tool_calls]
+        if response.blocks:
+            record["blocks"] = list(response.blocks)
         write_atomically(path, json.dumps(record, ensure_ascii=False))
         return response
+
+    def remember_tool_results(self, request: ModelRequest, results: dict[str, str]) -> None:
+        """What the tools of ``request``'s answer gave (tool_use id -> text), added to its entry so a
+        rerun replays them instead of running the tools again."""
+        path = self._path(self._key(request))
+        cached = _read(path)
+        if cached is None:
+            return
+        cached["tool_results"] = {**(cached.get("tool_results") or {}), **results}
+        write_atomically(path, json.dumps(cached, ensure_ascii=False))
+
+
+def _calls(cached: dict) -> tuple[ToolCall, ...]:
+    return tuple(ToolCall(str(c["id"]), str(c["name"]), dict(c.get("input") or {}))
+                 for c in cached.get("tool_calls") or [])
+
+
+def _blocks(cached: dict) -> tuple[dict, ...]:
+    return tuple(cached.get("blocks") or ())
+
+
+def _replayable(cached: dict) -> bool:
+    """An entry can answer again unless it calls tools whose results it does not hold."""
+    results = cached.get("tool_results") or {}
+    return all(str(c.get("id")) in results for c in cached.get("tool_calls") or [])
 
 
 def vars_of(usage: Usage) -> dict:

@@ -1,7 +1,9 @@
 """A scripted provider: a test double for engine tests, never a default.
 
 Answers are chosen by a function of the request (deterministic), usage is counted from the text
-lengths, and every call is recorded so that tests can check what was asked. Its token counter is
+lengths, and every call is recorded so that tests can check what was asked. An answer may be a
+``ToolCall`` (or a tuple of them) instead: the model's turn that calls the request's tools, which the
+tool-use loop (colosseum.models.tool_loop) runs before asking again. Its token counter is
 the same rule as its usage (one token per four characters), or ``counter(request)`` when given;
 token counts are recorded in ``count_requests`` apart from the calls."""
 
@@ -11,13 +13,14 @@ import asyncio
 import json
 from collections.abc import Callable
 
-from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, Usage, content_chars
+from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError, ToolCall, Usage, content_chars
 
 
 class ScriptedProvider:
     name = "scripted (test double)"
 
     exact_token_counts = True  # the double's own rule is its "API counter"
+    supports_tools = True  # a script may answer with ToolCall(s)
 
     def __init__(self, answer: Callable[[ModelRequest], dict | str], model: str = "scripted", latency: float = 0.0,
                  counter: Callable[[ModelRequest], int] | None = None):
@@ -41,6 +44,8 @@ class ScriptedProvider:
         answer = self._answer(request)
         if isinstance(answer, Exception):
             raise answer
+        if isinstance(answer, ToolCall) or (isinstance(answer, tuple) and answer and isinstance(answer[0], ToolCall)):
+            return self._tool_turn(request, answer if isinstance(answer, tuple) else (answer,))
         if request.schema is not None and not isinstance(answer, dict):
             raise ProviderError(self.name, f"script gave text to a structured request ({request.role})")
         text = answer if isinstance(answer, str) else json.dumps(answer, sort_keys=True)
@@ -48,6 +53,16 @@ class ScriptedProvider:
         usage = Usage(input_tokens=prompt // 4 + 1, output_tokens=len(text) // 4 + 1, calls=1)
         return ModelResponse(text if isinstance(answer, str) else "", answer if isinstance(answer, dict) else None,
                              usage, request.model or self.model, "end_turn")
+
+    def _tool_turn(self, request: ModelRequest, calls: tuple[ToolCall, ...]) -> ModelResponse:
+        offered = {tool.name for tool in request.tools}
+        if request.must_answer or any(call.name not in offered for call in calls):
+            raise ProviderError(self.name, f"script called a tool the request does not offer ({request.role})")
+        blocks = tuple({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in calls)
+        usage = Usage(input_tokens=_prompt_chars(request) // 4 + 1, output_tokens=len(json.dumps(blocks)) // 4 + 1,
+                      calls=1)
+        return ModelResponse("", None, usage, request.model or self.model, "tool_use", tool_calls=calls,
+                             blocks=blocks)
 
 
 def _prompt_chars(request: ModelRequest) -> int:

@@ -4,7 +4,11 @@ goes on until the model gives its structured answer.
 
 Each API request of the loop is one call of the budget (``ModelStep.send`` charges it), and at most
 ``max_calls`` requests are made: the last one must give the answer (``must_answer``), so the loop
-always ends with one, or with the provider's failure."""
+always ends with one, or with the provider's failure.
+
+A turn served by the response cache carries the results its tools gave when it first ran: they are
+replayed (``run_tool.replayed(call, text)`` is told, for the record) and nothing runs; the results
+of a turn that did run are handed to the cache (``remember_tool_results``) for the next rerun."""
 
 from __future__ import annotations
 
@@ -41,14 +45,31 @@ async def answer_with_tools(step, request: ModelRequest, run_tool: ToolRunner, m
         response = outcome.response if outcome.ok else None
         if response is None or not response.tool_calls:
             return ToolLoopOutcome(outcome, number, made)
-        results = []
-        for call in response.tool_calls:
-            made.append(call)
-            text = run_tool(call)
-            results.append(await text if inspect.isawaitable(text) else text)
+        results = await _run_or_replay(step, request, response, run_tool)
+        made.extend(response.tool_calls)
         request = request.continued(Message("assistant", response.blocks),
                                     Message("user", _results(response.blocks, response.tool_calls, results)))
     raise AssertionError("unreachable: the last request must answer")
+
+
+async def _run_or_replay(step, request: ModelRequest, response, run_tool: ToolRunner) -> list[str]:
+    """The text of each tool call of ``response``: replayed from the cache when it holds them all,
+    else run (in order) and handed to the cache."""
+    recorded = response.tool_results if response.cached else {}
+    if recorded and all(call.id in recorded for call in response.tool_calls):
+        replayed = getattr(run_tool, "replayed", None)
+        for call in response.tool_calls:
+            if replayed is not None:
+                replayed(call, recorded[call.id])
+        return [recorded[call.id] for call in response.tool_calls]
+    results = []
+    for call in response.tool_calls:
+        text = run_tool(call)
+        results.append(await text if inspect.isawaitable(text) else text)
+    remember = getattr(step.provider, "remember_tool_results", None)
+    if remember is not None:
+        remember(request, {call.id: text for call, text in zip(response.tool_calls, results)})
+    return results
 
 
 def _must_answer(request: ModelRequest) -> ModelRequest:

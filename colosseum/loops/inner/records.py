@@ -56,6 +56,15 @@ class Critique:
     repair: str = ""
     anchored: bool = True  # the quoted span was found in the candidate it attacks
     origin: str = ""  # the bundle whose candidate it was written against
+    # "proof": the quote is a span of the candidate; "statement": a counterexample found by
+    # execution, against the claim itself (its quote is the statement), whatever proof it was read in
+    anchor: str = "proof"
+    evidence: dict | None = None  # for a counterexample found by execution: the run (code, output, limits)
+
+    @property
+    def computational(self) -> bool:
+        """A counterexample a run of code showed: fatal, and no argument resolves it away."""
+        return self.evidence is not None
 
 
 @dataclass
@@ -136,6 +145,7 @@ class SolveResult:
     dropped: list[Dropped] = field(default_factory=list)  # candidates whose calls failed
     final_refutation: FinalRefutation = field(default_factory=FinalRefutation)
     angle_plan: AnglePlan | None = None
+    executions: list[dict] = field(default_factory=list)  # every run of run_python by a refuter
 
     @property
     def surviving_critiques(self) -> list[Critique]:

@@ -2,13 +2,18 @@
 argument, and a ``resolution_checker`` call (a refuter's stance) checks every claim against the
 NEW merged proof. Only a confirmed resolution removes its critique; an unconfirmed one, a claim
 with no "how", and every claim of a node whose check call failed leave the critique attached, as
-it was written (its quote and whether that quote was found in the candidate it attacked)."""
+it was written (its quote and whether that quote was found in the candidate it attacked).
+
+A counterexample found by execution (``Critique.computational``) is never even checked: the run
+shows the claim false, and no merged proof changes what it printed."""
 
 from __future__ import annotations
 
 from colosseum.loops.inner.records import Bundle, Candidate, Critique
 
 NO_HOW = "the aggregator named it without saying how"
+BY_EXECUTION = ("a counterexample found by running code refutes the claim itself: no argument or merged proof "
+                "resolves it")
 
 
 def carried_critiques(inputs: list[Bundle]) -> dict[str, Critique]:
@@ -28,7 +33,9 @@ def claimed_resolutions(data: dict, carried: dict[str, Critique]) -> tuple[dict[
         cid, how = str(item.get("critique", "")), str(item.get("how", "")).strip()
         if cid not in carried:
             continue
-        if how:
+        if carried[cid].computational:
+            refused[cid] = BY_EXECUTION
+        elif how:
             claims[cid] = how
         else:
             refused[cid] = NO_HOW
@@ -75,6 +82,7 @@ async def checked_aggregate(step, name: str, level: int, inputs: list[Bundle], d
     confirmed, unconfirmed = await check_resolutions(step, name, proof, claims, carried)
     conflicts = [c for b in inputs for c in b.conflicts] + list(data.get("open_conflicts", []) or [])
     alternative = str(data.get("alternative", "") or "").strip()
-    return Bundle(name, level, Candidate(name, proof), [c for cid, c in carried.items() if cid not in confirmed],
+    kept = [c for cid, c in carried.items() if cid not in confirmed or c.computational]
+    return Bundle(name, level, Candidate(name, proof), kept,
                   list(dict.fromkeys(conflicts)), tuple(b.id for b in inputs), confirmed, {**refused, **unconfirmed},
                   Candidate(f"{name}.alt", alternative) if alternative else None)

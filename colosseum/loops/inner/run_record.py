@@ -65,7 +65,7 @@ class RunRecorder:
     leaves a consistent record of what it did."""
 
     def __init__(self, directory: Path, label: str, config: InnerLoopConfig, model: str, prices: dict | None = None,
-                 cache_hits=lambda: 0, context=None, formal_section: str = ""):
+                 cache_hits=lambda: 0, context=None, formal_section: str = "", probes: dict | None = None):
         self.directory, self.label, self.config, self.model, self.prices = directory, label, config, model, prices
         self.formal_section = formal_section  # the Lean check of the claim, shown apart from review
         self.context = context  # the ObligationContext: what the catalog contributed is recorded
@@ -74,15 +74,19 @@ class RunRecorder:
         self.bundles: dict = {}
         self.groups: list = []
         self.dropped: list = []  # Dropped candidates, as the run said last
+        # whether the refuters had run_python ({"offered", "reason", "limits", "max_tool_calls"})
+        self.probes = probes
+        self.executions: list[dict] = []  # every run of run_python, as the run said last
 
-    def update(self, seed: int, bundles: dict, groups: list, usage, dropped: list = ()) -> None:
+    def update(self, seed: int, bundles: dict, groups: list, usage, dropped: list = (), executions: list = ()) -> None:
         self.seed, self.bundles, self.groups, self.dropped = seed, dict(bundles), list(groups), list(dropped)
+        self.executions = list(executions)
         self._write("running", usage)
 
     def finish(self, status: str, usage, result: SolveResult | None = None) -> Path:
         if result is not None:
             self.seed, self.bundles, self.groups = result.seed, result.bundles, result.groups
-            self.dropped = list(result.dropped)
+            self.dropped, self.executions = list(result.dropped), list(result.executions)
         record = self._write(status, usage, result)
         if result is not None:
             write_atomically(self.directory / "report.md", report(self.label, result, record, self.formal_section))
@@ -98,6 +102,8 @@ class RunRecorder:
         # a finished run has the verdict of its result; one that stopped is incomplete; one that runs, none yet
         verdict = result.verdict if result is not None else None if status == "running" else "incomplete"
         record = {"schema_version": SCHEMA_VERSION, **record, "verdict": verdict}
+        record["probes"] = self.probes or {"offered": False, "reason": "not asked for"}
+        record["executions"] = self.executions
         if self.context is not None:
             record["catalog"] = {"entries": list(self.context.catalog_entries), "tokens": self.context.catalog_tokens}
         write_atomically(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
@@ -140,7 +146,9 @@ def report(label: str, result: SolveResult, record: dict, formal_section: str = 
     if not result.root.critiques:
         lines.append("None survived. (Natural-language review is evidence, not a formal check.)")
     for c in result.root.critiques:
-        anchor = "" if c.anchored else " (its quote is not in the candidate it attacks: unanchored)"
+        anchor = ("" if c.anchored else " (its quote is not in the candidate it attacks: unanchored)") + (
+            f" (counterexample found by execution; the run printed: {c.evidence.get('stdout', '')[:300]!r})"
+            if c.computational else "")
         lines.append(f"- **{c.severity}** {c.kind} [{c.id}, against {c.origin}]{anchor}: \"{c.quote}\" — "
                      f"{c.explanation}" + (f" Repair: {c.repair}" if c.repair else ""))
     if result.root.conflicts:
@@ -171,6 +179,11 @@ def evidence_section(result: SolveResult, record: dict) -> list[str]:
              + (f" ({', '.join(confirmed)})" if confirmed else "") + f", {len(unconfirmed)} not confirmed "
              "(the critique was carried upward)" + (":" if unconfirmed else ".")]
     lines += [f"  - {cid}: {why}" for cid, why in sorted(unconfirmed.items())]
+    if result.executions:
+        shown = [c for c in result.root.critiques if c.computational]
+        lines.append(f"- Computation (apart from model review, never a proof): {len(result.executions)} run(s) of "
+                     f"run_python by refuters in the sandbox; {len(shown)} counterexample(s) shown by a run (fatal, "
+                     "anchored on the claim's statement; no aggregator can resolve them).")
     if plan is not None:
         lines.append(f"- Angles: {'planned for this claim' if plan.planned else 'the fixed list'} ({plan.reason}).")
     return lines

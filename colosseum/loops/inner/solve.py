@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -20,6 +19,7 @@ from colosseum.loops.inner.angles import plan_angles
 from colosseum.loops.inner.final_refutation import refute_root
 from colosseum.loops.inner.records import (Bundle, Candidate, Critique, Dropped, InnerLoopConfig, SolveResult,
                                            dropped_summary)
+from colosseum.loops.inner.refutation import anchored, ask_refuter, limits_of, refuter_critiques  # noqa: F401
 from colosseum.loops.inner.resolutions import checked_aggregate
 from colosseum.loops.sampling_tree import (aggregator_names, ancestors_reaching, cover_clusters, draw_tree,
                                           strategy_clusters)
@@ -49,25 +49,19 @@ class ObligationContext:
         return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-def _normalize(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def anchored(quote: str, text: str) -> bool:
-    """A critique is anchored when its quoted span is in the candidate (modulo whitespace)."""
-    return bool(quote.strip()) and _normalize(quote) in _normalize(text)
-
-
 async def solve(context: ObligationContext, provider, config: InnerLoopConfig = InnerLoopConfig(),
-                progress: Progress | None = None, recorder=None) -> SolveResult:
+                progress: Progress | None = None, recorder=None, probes=None) -> SolveResult:
     """The inner loop; ``recorder`` (a RunRecorder) is told after every stage and at the end,
-    whether the run finishes, is cancelled, reaches its budget or fails."""
+    whether the run finishes, is cancelled, reaches its budget or fails. ``probes`` (a
+    colosseum.probe.tool.ProbeTools, for a trusted folder where the sandbox runs) gives the
+    refuters ``run_python``; None offers no tool."""
     step = ModelStep(provider, Budget.of_answered_calls(config.max_calls), base={
         "obligation": f"{context.label}: {context.statement}", "assumable": context.assumable or "(none)",
         "notation": context.notation or "(none)", "catalog": context.catalog or "(none)",
         "previous": context.previous})
     seed = config.seed if config.seed is not None else int(context.fingerprint()[:12], 16)
-    run = _Run(step, config, progress or (lambda stage, done, total: None), recorder, seed)
+    run = _Run(step, config, progress or (lambda stage, done, total: None), recorder, seed, probes=probes,
+               statement=context.statement)
     try:
         result = await run.solve()
     except asyncio.CancelledError:
@@ -115,10 +109,13 @@ class _Run:
     swapped: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # calls done per progress stage
     settled: int = 0  # leaves made and refuted, or dropped
+    probes: object = None  # ProbeTools: the refuters get run_python; None: no tool
+    statement: str = ""  # the obligation's statement: a counterexample found by execution quotes it
+    executions: list[dict] = field(default_factory=list)  # every run of run_python, with the refuter it served
 
     def _record(self, bundles: dict, groups: list) -> None:
         if self.recorder is not None:
-            self.recorder.update(self.seed, bundles, groups, self.step.usage, self.dropped)
+            self.recorder.update(self.seed, bundles, groups, self.step.usage, self.dropped, self.executions)
 
     def _drop(self, candidate: str, stage: str, reason: str) -> None:
         self.dropped.append(Dropped(candidate, stage, reason))
@@ -168,9 +165,30 @@ class _Run:
             else:
                 self.start_aggregators(group, draw_tree(leaves, config.widths, config.k, rng))
         root = self.root()
+        self.keep_counterexamples(root)
         self._before_call("final refutation", config.final_refuters)
-        final = await refute_root(self.step, root, config.final_refuters, self.report)
+        final = await refute_root(self.step, root, config.final_refuters, self.report, self.refuter)
         return self.result(root, final, angle_plan)
+
+    def keep_counterexamples(self, root: Bundle) -> None:
+        """A counterexample found by execution refutes the claim, not one candidate: it joins the
+        root's critiques even when the candidate it was found in did not reach the root."""
+        present = {c.id for c in root.critiques}
+        for bundle in list(self.bundles.values()):
+            for critique in bundle.critiques:
+                if critique.computational and critique.id not in present:
+                    root.critiques.append(critique)
+                    present.add(critique.id)
+
+    async def refuter(self, values: dict, proof: str, prefix: str, origin: str):
+        """One refuter's call (with run_python when the run offers probes): (the outcome, its
+        critiques, or None when the call failed). Every run is kept for the record."""
+        outcome, runs, _ = await ask_refuter(self.step, values, self.probes)
+        self.executions += [{"refuter": prefix, **run} for run in runs]
+        if not outcome.ok:
+            return outcome, None
+        return outcome, refuter_critiques(outcome.data, proof, self.statement, prefix, origin, runs,
+                                          limits_of(self.probes))
 
     def start_aggregators(self, group: asyncio.TaskGroup, tree: list) -> None:
         self.tree = tree
@@ -207,7 +225,7 @@ class _Run:
         reached = sorted(n for n in ancestors_reaching(root.id, {b.id: b.sources for b in bundles.values()})
                          if bundles[n].level == 0)
         return SolveResult(root, bundles, groups, reached, self.step.usage, self.seed, self.clusters, self.swapped,
-                           list(self.dropped), final, angle_plan)
+                           list(self.dropped), final, angle_plan, list(self.executions))
 
     async def leaf_node(self, i: int) -> None:
         """Leaf ``i``: its candidate, then its refuters the moment it is ready."""
@@ -274,16 +292,13 @@ class _Run:
     async def refute_one(self, candidate: Candidate, r: int) -> list[Critique] | None:
         """Referee ``r``'s critiques of ``candidate``; None when its call failed, and the candidate
         is then dropped (recorded): unrefuted is not the same as unread."""
-        outcome = await self.step.call("refuter", {"candidate": candidate.proof,
-                                                   "slot": f"referee {r + 1} of candidate {candidate.id}"})
-        if not outcome.ok:
+        outcome, critiques = await self.refuter({"candidate": candidate.proof,
+                                                 "slot": f"referee {r + 1} of candidate {candidate.id}"},
+                                                candidate.proof, f"{candidate.id}.r{r}", candidate.id)
+        if critiques is None:
             if all(d.candidate != candidate.id for d in self.dropped):
                 self._drop(candidate.id, "refutation", outcome.failure)
-            return None
-        return [Critique(f"{candidate.id}.r{r}.{j}", c.get("severity", "major"), c.get("kind", "other"),
-                         c.get("quote", ""), c.get("explanation", ""), c.get("repair", ""),
-                         anchored(c.get("quote", ""), candidate.proof), candidate.id)
-                for j, c in enumerate(outcome.data.get("critiques", []))]
+        return critiques
 
     async def aggregate_one(self, name: str, level: int, inputs: list[Bundle]) -> Bundle:
         """Aggregator ``name`` of ``level`` over its input bundles."""
@@ -313,6 +328,8 @@ def render_bundles(bundles: list[Bundle]) -> str:
 def quote_flag(critique: Critique, bundle: str) -> str:
     """Where a critique's quote was looked for: a critique carried up from a lower level says the
     candidate it was written against, and whether its quote was found there."""
+    if critique.computational:
+        return " [a counterexample found by running code: it quotes the claim's statement]"
     if critique.origin and critique.origin != bundle:
         found = "found" if critique.anchored else "NOT found"
         return f" [carried from {critique.origin}: its quote was {found} there]"

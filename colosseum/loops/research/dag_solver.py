@@ -19,6 +19,7 @@ from pathlib import Path
 from colosseum.loops.inner import RunRecorder, obligation_context, solve
 from colosseum.models.metered import stage
 from colosseum.loops.research.records import ResearchConfig, SectionOutcome, routed_inner_config
+from colosseum.probe.tool import ProbeDecision
 from colosseum.loops.research.review_adapter import carried_critiques, critique_json, section_gate
 
 
@@ -30,13 +31,14 @@ class DagSolver:
     def __init__(self, draft, provider, config: ResearchConfig, inner_config, reviews, *, catalog=None,
                  run_dir: Path | None = None, model: str = "", prices: dict | None = None,
                  progress: Callable[[str, tuple, int, int, str], None] | None = None, redecompose=None,
-                 routes: dict[str, str] | None = None, default_route: str = ""):
+                 routes: dict[str, str] | None = None, default_route: str = "", probes=None):
         self.draft, self.provider, self.config, self.inner_config = draft, provider, config, inner_config
         self.reviews, self.catalog, self.run_dir, self.model, self.prices = reviews, catalog, run_dir, model, prices
         self.progress = progress or (lambda stage, frontier, done, total, detail: None)
         self.redecompose = redecompose  # async (label, attempts_text) -> (done, reason, problems)
         self.routes = dict(routes or {})  # obligation label -> the route the plan assigned it
         self.default_route = default_route
+        self.probes = probes  # ProbeTools: the sections' refuters run code in the sandbox; None: no tool
         self.outcomes: dict[str, SectionOutcome] = {}
         self.redecompositions: list[dict] = []
         self.frontier: list[str] = []
@@ -48,7 +50,8 @@ class DagSolver:
             return None
         directory = self.run_dir / "sections" / f"{_slug(label)}-{attempt}"
         hits = lambda: getattr(self.provider, "hits", 0)  # noqa: E731
-        return RunRecorder(directory, label, self.inner_config, self.model, self.prices, hits, context)
+        probes = ProbeDecision(self.probes, "" if self.probes else "the research run offers no probes").record()
+        return RunRecorder(directory, label, self.inner_config, self.model, self.prices, hits, context, probes=probes)
 
     async def solve_section(self, label: str, generation: int) -> SectionOutcome:
         outcome = self.outcomes.setdefault(label, SectionOutcome(label, "failed", generation=generation))
@@ -60,7 +63,8 @@ class DagSolver:
         # progress callback) stops the section at once instead of after its last call
         steps = self._section_progress(label)
         inner_config = self.section_config(label)
-        result = await solve(context, self.provider, inner_config, steps, self._recorder(label, attempt, context))
+        result = await solve(context, self.provider, inner_config, steps, self._recorder(label, attempt, context),
+                             self.probes)
         outcome.attempts += 1
         review = await self._review(label, result, steps)
         self._note(outcome, result, review)
@@ -69,7 +73,7 @@ class DagSolver:
                 break
             attempt = outcome.attempts
             result = await self.reviews.retry(self.draft.index, label, review, inner_config, self.catalog,
-                                              steps, self._recorder(label, attempt, None))
+                                              steps, self._recorder(label, attempt, None), probes=self.probes)
             outcome.attempts += 1
             review = await self._review(label, result, steps)
             self._note(outcome, result, review)

@@ -5,7 +5,10 @@ two genuinely different alternatives.
 
 Beyond the paper: with ``adaptive_widths`` the leaves come in batches, and widening stops after
 a batch whose refutations found no fatal flaw that an earlier batch had not already found; the
-tree above is cut to the leaves actually written, and the calls saved are recorded."""
+tree above is cut to the leaves actually written, and the calls saved are recorded.
+
+With probes (``probes``: a colosseum.probe.tool.ProbeTools) the falsifiers run the card's tests in
+the sandbox (``falsification.py``); a card a run refuted keeps that critique to the gate."""
 
 from __future__ import annotations
 
@@ -13,8 +16,9 @@ import asyncio
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from colosseum.loops.research.falsification import card_critiques, falsify
 from colosseum.loops.sampling_tree import draw_groups
 from colosseum.models.step import ModelStep
 from colosseum.loops.research.records import CardBundle, CardCritique, Exploration, ResearchConfig, StrategyCard
@@ -49,21 +53,23 @@ def render_card_bundles(bundles: list[CardBundle]) -> str:
         if not b.critiques:
             lines.append("(none)")
         for c in b.critiques:
-            lines.append(f"- [{c.id}] {c.severity} {c.kind} against {c.origin}: \"{c.target}\" -- {c.explanation}")
+            lines.append(f"- [{c.id}] {c.severity} {c.kind} against {c.origin}: \"{c.target}\" -- {c.explanation}"
+                         + (" [refuted by execution: a run of the card's test showed it; no argument resolves it]"
+                            if c.computational else ""))
         lines += [f"- open conflict: {x}" for x in b.conflicts]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
 
 async def explore(context, provider, config: ResearchConfig, previous: str = "(none)", seed: int = 0,
-                  report: Report | None = None) -> Exploration:
+                  report: Report | None = None, probes=None) -> Exploration:
     """``context`` is the target's ObligationContext (statement, assumable results, notation,
     catalog); ``previous`` what earlier attempts learned (gate failures, a rejected draft)."""
     step = ModelStep(provider, base={"problem": f"{context.label}: {context.statement}",
                                      "assumable": context.assumable or "(none)",
                                      "notation": context.notation or "(none)"})
     explorer = _Explorer(step, config, report or (lambda what, done, total: None),
-                         {"catalog": context.catalog or "(none)", "previous": previous})
+                         {"catalog": context.catalog or "(none)", "previous": previous}, probes)
     planned = tuple(config.exploration_widths)
     leaves, batches = await explorer.write_leaves(planned[0])
     widths = widths_for(len(leaves), planned) if len(leaves) < planned[0] else planned
@@ -73,7 +79,7 @@ async def explore(context, provider, config: ResearchConfig, previous: str = "(n
     planned_calls = config.planned_exploration_calls()
     used_calls = len(leaves) * (1 + config.falsifiers_per_card) + sum(widths[1:])
     return Exploration(main, alternatives, bundles, groups_per_level, widths, planned, batches,
-                       max(0, planned_calls - used_calls), seed)
+                       max(0, planned_calls - used_calls), seed, list(explorer.executions))
 
 
 @dataclass
@@ -85,6 +91,8 @@ class _Explorer:
     config: ResearchConfig
     report: Report
     leaf_inputs: dict
+    probes: object = None  # ProbeTools: the falsifiers run the cards' tests; None: no tool
+    executions: list = field(default_factory=list)  # every run of run_python, with its card and falsifier
 
     async def leaf(self, i: int, total_leaves: int) -> CardBundle:
         """One explorer's strategy card, attacked by the falsifiers."""
@@ -93,13 +101,15 @@ class _Explorer:
         data = await self.step.ask("explorer", {**self.leaf_inputs, "angle": angle,
                                                 "slot": f"explorer {i + 1} of {total_leaves}"})
         card = StrategyCard.from_data(f"E{i}", data, angle)
-        critiques: list[CardCritique] = []
-        for r in range(config.falsifiers_per_card):
-            found = await self.step.ask("strategy_falsifier", {"card": card.render(),
-                                                               "slot": f"falsifier {r + 1} of card {card.id}"})
-            critiques += [CardCritique(f"{card.id}.f{r}.{j}", str(c.get("severity", "major")), str(c.get("kind", "other")),
-                                       str(c.get("target", "")), str(c.get("explanation", "")), card.id)
-                          for j, c in enumerate(found.get("critiques") or []) if isinstance(c, dict)]
+
+        async def one(r: int) -> list[CardCritique]:
+            found, runs = await falsify(self.step, card, f"falsifier {r + 1} of card {card.id}", self.probes)
+            self.executions.extend({"card": card.id, "falsifier": r, **run} for run in runs)
+            return card_critiques(found, card, r, runs, self.probes)
+
+        async with asyncio.TaskGroup() as group:  # a card's falsifiers side by side, tools or not
+            tasks = [group.create_task(one(r)) for r in range(config.falsifiers_per_card)]
+        critiques = [c for task in tasks for c in task.result()]
         card.critiques = list(critiques)
         return CardBundle(card.id, 0, [card], critiques)
 
@@ -187,8 +197,8 @@ def aggregated_cards(name: str, level: int, inputs: list[CardBundle], data: dict
     resolved = {}
     for item in data.get("resolved") or []:
         cid = item.get("critique", "") if isinstance(item, dict) else ""
-        if cid in carried and str(item.get("how", "")).strip():
-            resolved[cid] = item["how"]  # by an argument, never by a count
+        if cid in carried and str(item.get("how", "")).strip() and not carried[cid].computational:
+            resolved[cid] = item["how"]  # by an argument, never by a count; never against a run
     conflicts = [c for b in inputs for c in b.conflicts] + [str(c) for c in data.get("open_conflicts") or []]
     return CardBundle(name, level, cards, [c for cid, c in carried.items() if cid not in resolved],
                       list(dict.fromkeys(conflicts)), tuple(b.id for b in inputs), resolved)

@@ -49,6 +49,7 @@ class ResearchRun:
     model: str = ""
     prices: dict | None = None
     state: dict = field(default_factory=dict)
+    probes: object = None  # ProbeTools: falsifiers and refuters run code in the sandbox; None: no tool
 
 
 
@@ -104,7 +105,8 @@ def _section_solver(run: ResearchRun, draft: DraftDocument, verdict, exploration
                      run_dir=run.recorder.directory if run.recorder else None, model=run.model, prices=run.prices,
                      progress=lambda s, frontier, done, total, detail: report(s, frontier, done, total, detail),
                      redecompose=recut, routes=section_routes(draft, verdict, main),
-                     default_route=f"the main route: {main.key_mechanism}" if main.key_mechanism.strip() else "")
+                     default_route=f"the main route: {main.key_mechanism}" if main.key_mechanism.strip() else "",
+                     probes=run.probes)
 
 
 async def _pipeline(run: ResearchRun, draft: DraftDocument, result: ResearchResult) -> None:
@@ -132,7 +134,7 @@ async def _pipeline(run: ResearchRun, draft: DraftDocument, result: ResearchResu
         report("exploring", detail=f"exploration {attempt} of at most {config.max_explorations}")
         with stage("explore"):
             exploration = await explore(context, run.provider, config, previous, seed,
-                                        lambda what, done, total: report(what, (), done, total))
+                                        lambda what, done, total: report(what, (), done, total), run.probes)
         result.explorations.append(exploration)
         if recorder:
             recorder.exploration(attempt, exploration)

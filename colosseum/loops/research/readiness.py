@@ -6,7 +6,11 @@ The model answers those questions; the rules are applied here, so that no answer
 way past them: an unresolved fatal bridge, an unstable mechanism, a claim without a section or a
 route, or a skeleton that would change is never "ready", whatever the model concluded. A strategy
 that is not ready goes back to exploration, and its failure is recorded in the catalog as a
-failed route."""
+failed route.
+
+A card whose own falsifiable test a run refuted (``falsification.py``) is named in the gate's
+inputs apart (``computation``: which card, which test, what the run printed), and such a critique
+is never rebutted: no argument changes what a run printed."""
 
 from __future__ import annotations
 
@@ -18,7 +22,23 @@ from colosseum.loops.research.records import Exploration, OpenClaim, ReadinessVe
 
 
 def _critique_line(c) -> str:
-    return f"- [{c.id}] {c.severity} {c.kind} against {c.origin}: \"{c.target}\" -- {c.explanation}"
+    return (f"- [{c.id}] {c.severity} {c.kind} against {c.origin}: \"{c.target}\" -- {c.explanation}"
+            + (" [refuted by execution: cannot be rebutted]" if getattr(c, "computational", False) else ""))
+
+
+def computation_text(exploration: Exploration) -> str:
+    """The cards a run of their own test refuted, for the gate: the card, the test, what the run printed."""
+    lines = []
+    for c in exploration.refuted_by_execution():
+        run = c.evidence or {}
+        printed = str(run.get("stdout", "")).strip()[:500]
+        lines.append(f"- Card {c.origin} was refuted by execution [{c.id}]: \"{c.target}\" -- {c.explanation}\n"
+                     f"  The run (limit hit: {run.get('limit', 'none')}, exit {run.get('exit_code')}) printed: "
+                     f"{printed or '(nothing)'}")
+    if not lines:
+        ran = len(exploration.executions)
+        return f"(no card was refuted by execution; {ran} run(s) of falsifiable tests)" if ran else "(no test was run)"
+    return "\n".join(lines)
 
 
 async def readiness_gate(context, exploration: Exploration, provider, previous: str = "(none)") -> ReadinessVerdict:
@@ -37,7 +57,7 @@ async def readiness_gate(context, exploration: Exploration, provider, previous: 
         "problem": problem, "assumable": context.assumable or "(none)",
         "notation": context.notation or "(none)", "main": exploration.main.render(),
         "alternatives": "\n\n".join(c.render() for c in exploration.alternatives) or "(none)",
-        "critiques": critiques, "previous": previous})
+        "critiques": critiques, "computation": computation_text(exploration), "previous": previous})
     fatal = [c for c in exploration.surviving_critiques if c.severity == "fatal"] + [c for c, _ in claimed]
     verdict = judge(data)
     if not verdict.ready or not fatal:
@@ -59,7 +79,7 @@ async def readiness_gate(context, exploration: Exploration, provider, previous: 
 def claimed_rebuttals(data: dict, fatal) -> dict[str, str]:
     """The gate's rebuttals of the fatal critiques it was shown, by critique id (an empty argument
     is no rebuttal)."""
-    ids = {c.id for c in fatal}
+    ids = {c.id for c in fatal if not getattr(c, "computational", False)}  # a run is not rebutted
     claimed: dict[str, str] = {}
     for item in data.get("rebuttals") or []:
         if isinstance(item, dict) and item.get("critique") in ids and str(item.get("argument", "")).strip():

@@ -39,6 +39,12 @@ class CardCritique:
     target: str  # the part of the card it attacks, quoted
     explanation: str
     origin: str = ""  # the card it was written against
+    evidence: dict | None = None  # a test of the card run by execution that failed: the run (code, output, limits)
+
+    @property
+    def computational(self) -> bool:
+        """The card's own test, run in the sandbox, refuted it: fatal, and no argument resolves it."""
+        return self.evidence is not None
 
 
 @dataclass
@@ -110,6 +116,12 @@ class Exploration:
     batches: list[dict] = field(default_factory=list)  # per batch of leaves: new fatal flaws found
     calls_saved: int = 0  # calls the adaptive widths did not make, against the planned tree
     seed: int = 0
+    executions: list[dict] = field(default_factory=list)  # every run of run_python by a falsifier
+
+    def refuted_by_execution(self) -> list[CardCritique]:
+        """The critiques whose card a run refuted, from every card written (whether or not it
+        reached the root: the readiness gate is told of each)."""
+        return [c for b in self.bundles.values() if b.level == 0 for c in b.critiques if c.computational]
 
     @property
     def surviving_critiques(self) -> list[CardCritique]:

@@ -30,13 +30,14 @@ class ReviewLayer:
         return await review_claim(index, label, self.provider, None, proof=proof, config=self.config,
                                   progress=progress, carried=carried)
 
-    async def retry(self, index, label: str, failed, inner_config, catalog=None, progress=None, recorder=None):
+    async def retry(self, index, label: str, failed, inner_config, catalog=None, progress=None, recorder=None,
+                    probes=None):
         """The section alone through the inner loop, its failed draft and critique as the
-        previous attempt; a SolveResult."""
+        previous attempt (``probes``: the refuters' run_python); a SolveResult."""
         from colosseum.loops.review import retry_claim
 
         return await retry_claim(index, label, failed, self.provider, inner_config, catalog=catalog,
-                                 progress=progress, recorder=recorder)
+                                 progress=progress, recorder=recorder, probes=probes)
 
     async def global_(self, index, progress=None):
         """A ReviewReport on the whole document (the paper with the draft in place)."""

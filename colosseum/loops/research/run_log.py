@@ -50,6 +50,7 @@ class ResearchRecorder:
             "main": exploration.main.to_json(), "alternatives": [c.to_json() for c in exploration.alternatives],
             "widths": list(exploration.widths), "planned_widths": list(exploration.planned_widths),
             "batches": exploration.batches, "calls_saved": exploration.calls_saved, "seed": exploration.seed,
+            "executions": exploration.executions,
             "groups": [[{"aggregator": n, "drew": m} for n, m in level] for level in exploration.groups],
             "bundles": {b.id: {"level": b.level, "sources": list(b.sources), "cards": [c.to_json() for c in b.cards],
                                "critiques": [vars(c) for c in b.critiques], "resolved": b.resolved,
@@ -62,6 +63,11 @@ class ResearchRecorder:
             lines += ["Critiques still attached:", ""]
             lines += [f"- **{c.severity}** {c.kind} [{c.id}]: \"{c.target}\" — {c.explanation}"
                       for c in exploration.main.critiques]
+        refuted = exploration.refuted_by_execution()
+        if exploration.executions:
+            lines += ["", f"{len(exploration.executions)} run(s) of the cards' falsifiable tests in the sandbox "
+                      f"(computation, apart from model review); {len(refuted)} card(s) refuted by a run:", ""]
+            lines += [f"- card {c.origin} [{c.id}]: \"{c.target}\" — {c.explanation}" for c in refuted]
         lines += ["", "## Alternatives", ""] + ([c.render() for c in exploration.alternatives] or ["(none)"])
         lines += ["", "## Batches of leaves", ""]
         lines += [f"- {len(b['leaves'])} cards: {b['fatal_flaws']} fatal flaws, {b['new_fatal_flaws']} new"

@@ -373,7 +373,8 @@ def failed_context(index, label: str, failed: ClaimReview, catalog=None):
 
 
 async def retry_claim(index, label: str, failed: ClaimReview, provider, inner_config, catalog=None, progress=None,
-                      recorder=None):
+                      recorder=None, probes=None):
     """The inner loop on this claim alone, from its failed draft and critique; all other work is
-    kept. Returns the SolveResult."""
-    return await solve(failed_context(index, label, failed, catalog), provider, inner_config, progress, recorder)
+    kept (``probes``: the refuters' run_python, as in ``solve``). Returns the SolveResult."""
+    return await solve(failed_context(index, label, failed, catalog), provider, inner_config, progress, recorder,
+                       probes)

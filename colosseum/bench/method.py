@@ -23,7 +23,7 @@ class _AsItStands:
         self.bundles: dict = {}
         self.status = ""
 
-    def update(self, seed, bundles, groups, usage, dropped) -> None:
+    def update(self, seed, bundles, groups, usage, dropped, executions=()) -> None:
         self.bundles = dict(bundles)
 
     def finish(self, status, usage, result=None) -> None:

@@ -126,8 +126,8 @@ class SolvePlan:
 
     def start(self, formal_evidence: str) -> "SolveRun":
         """The provider and the run's record; raises ProviderError when no provider can be made."""
-        provider, model = self.settings.provider()
         directory = self.directory or run_directory(self.index.root_dir, self.label)
+        provider, model = self.settings.provider(run_dir=directory)  # --batch keeps its batch ids there
         recorder = RunRecorder(directory, self.label, self.config, model,
                                self.settings.prices, lambda: getattr(provider, "hits", 0), self.context,
                                formal_evidence)

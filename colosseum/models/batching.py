@@ -34,7 +34,8 @@ from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError
 
 BatchProgress = Callable[[BatchStatus], None]
 POLL_INTERVAL_S = 30.0  # the API's own advice is to poll sparingly: a batch takes minutes to hours
-MAX_POLLS = 24 * 60 * 2  # 24 hours at 30 s (a batch expires after 24 hours anyway)
+BATCH_LIFETIME_S = 24 * 3600  # a batch not ended by then has expired
+MAX_POLLS = BATCH_LIFETIME_S // int(POLL_INTERVAL_S)
 SETTLE_ROUNDS = 3  # loop iterations with nothing runnable and nothing newly parked before a batch goes out
 BATCHES_FILE = "batches.json"
 
@@ -78,6 +79,11 @@ class Polling:
     interval_s: float = POLL_INTERVAL_S
     max_polls: int = MAX_POLLS
     sleep: Callable = asyncio.sleep
+
+
+def polling_every(interval_s: float) -> Polling:
+    """Polls ``interval_s`` apart for a batch's lifetime (``MAX_POLLS`` of them when 0: a test's double)."""
+    return Polling(interval_s, int(BATCH_LIFETIME_S // interval_s) + 1 if interval_s > 0 else MAX_POLLS)
 
 
 async def run_batched(executor, requests: Mapping[str, ModelRequest], progress: BatchProgress | None = None, *,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from colosseum.models.batching import POLL_INTERVAL_S
 from colosseum.models.provider import ProviderError
 from colosseum.models.retry import DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_S, IDLE_TIMEOUT_S
 
@@ -53,14 +54,16 @@ def configured_provider(models: dict, cache_dir: Path | None, model_override: st
         provider = AnthropicProvider(model, base_url=models.get("base_url"), **limits,
                                      idle_timeout=float(models.get("idle_timeout_s", IDLE_TIMEOUT_S)))
         if batch:
-            provider = batching_provider(provider, model, models.get("base_url"), run_dir)
+            provider = batching_provider(provider, model, models.get("base_url"), run_dir,
+                                         float(models.get("batch_poll_s", POLL_INTERVAL_S)))
     return (CachedProvider(provider, cache_dir) if cache_dir is not None else provider), model
 
 
-def batching_provider(interactive, model: str, base_url: str | None, run_dir: Path | None):
+def batching_provider(interactive, model: str, base_url: str | None, run_dir: Path | None, poll_s: float):
     """The batch form of Anthropic's provider: its token counter stays the interactive one's."""
     from colosseum.models.anthropic_batch import AnthropicBatchExecutor
-    from colosseum.models.batching import BatchingProvider, BatchStore
+    from colosseum.models.batching import BatchingProvider, BatchStore, polling_every
 
     executor = AnthropicBatchExecutor(model, base_url=base_url)
-    return BatchingProvider(executor, model, store=BatchStore(run_dir), counter=interactive.count_tokens)
+    return BatchingProvider(executor, model, store=BatchStore(run_dir), polling=polling_every(poll_s),
+                            counter=interactive.count_tokens)

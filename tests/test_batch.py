@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -188,8 +189,12 @@ def test_polling_is_bounded_and_the_batch_stays_stored_for_a_resume(tmp_path):
         executor = AnthropicBatchExecutor("claude-sonnet-4-5", api_key="sk-test", base_url=server.url)
         first = asyncio.run(run_batched(executor, requests, store=BatchStore(tmp_path), polling=Polling(0, 2)))
         later = asyncio.run(run_batched(executor, requests, store=BatchStore(tmp_path), polling=Polling(0, 10)))
-    assert not first["a"].ok and "did not end after 2 polls" in first["a"].failure
-    assert later["a"].ok and len(server.batch_creates) == 1
+        assert not first["a"].ok and "did not end after 2 polls" in first["a"].failure
+        assert later["a"].ok and len(server.batch_creates) == 1
+        # a batch whose results were read is not read again: its failures are asked anew
+        server.batch_polls = 0
+        asyncio.run(run_batched(executor, requests, store=BatchStore(tmp_path), polling=Polling(0, 10)))
+    assert len(server.batch_creates) == 2
 
 
 def test_dry_run_with_batch_says_probes_are_off_and_the_batch_price(tmp_path):
@@ -224,3 +229,61 @@ def test_the_batch_price_is_half_the_list_price():
     assert cost_usd(usage, "claude-sonnet-4-5") == pytest.approx(18.3)
     assert cost_usd(usage, "claude-sonnet-4-5", batch_prices(None)) == pytest.approx(9.15)
     assert cost_usd(usage, "any", batch_prices({"input": 2, "output": 4})) == pytest.approx(4.0)
+
+
+def test_a_batch_review_gives_the_interactive_verdict_and_keeps_its_batches_beside_the_reviews(tmp_path):
+    from test_review_cli import GAP, responder
+
+    interactive, batched = copy_example(tmp_path, "interactive"), copy_example(tmp_path, "batched")
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test"}
+
+    def review(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "colosseum", "review", str(project), "--format", "json", *extra],
+                              capture_output=True, text=True, timeout=120, env={**env, "ANTHROPIC_BASE_URL": url})
+
+    with MessagesAPIDouble([], responder=responder([GAP])) as server:
+        asked = review(interactive, server.url)
+        sent = review(batched, server.url, "--batch")
+        assert asked.returncode == sent.returncode == 0, sent.stderr
+        assert len(server.requests) == 3 and [len(c["requests"]) for c in server.batch_creates] == [3]
+    one, other = json.loads(asked.stdout), json.loads(sent.stdout)
+    assert other["verdict"] == one["verdict"] == "revise" and other["critiques"] == one["critiques"]
+    assert other["usage"]["cost_usd"] == pytest.approx(one["usage"]["cost_usd"] / 2)
+    stored = json.loads((batched / ".colosseum" / "reviews" / "batches.json").read_text())["batches"]
+    assert [b["batch_id"] for b in stored] == ["msgbatch_double0001"] and stored[0]["fetched_at"]
+
+
+def test_a_batch_research_run_reaches_the_interactive_result(make_project, tmp_path):
+    from doubles.research_script import ResearchScript
+    from test_research_cli import TOML, responder
+    from test_research_pipeline import MAIN, RESULT
+
+    files = {"main.tex": MAIN, "sections/result.tex": RESULT, "colosseum.toml": TOML + "[models]\nbatch_poll_s = 0\n"}
+    interactive, batched = make_project(tmp_path / "interactive", files), make_project(tmp_path / "batched", files)
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test"}
+
+    def research(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "colosseum", "research", str(project), "--label", "thm:goal",
+                               *extra], capture_output=True, text=True, timeout=120, env={**env, "ANTHROPIC_BASE_URL": url})
+
+    with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
+        asked = research(interactive, server.url)
+        made = len(server.requests)
+        dry = research(batched, server.url, "--dry-run", "--batch")
+        assert server.batch_creates == []
+    with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
+        sent = research(batched, server.url, "--batch")
+        assert server.requests == [] and len(server.batch_creates) > 1
+        items = sum(len(c["requests"]) for c in server.batch_creates)
+    assert asked.returncode == sent.returncode == 0, sent.stderr
+    assert "thm:goal: accepted" in asked.stdout and "thm:goal: accepted" in sent.stdout
+    assert items == made and f"{made} model calls" in asked.stdout and f"{made} model calls" in sent.stdout
+    skeleton = "sections/result-thm-goal-skeleton.tex"
+    def without_run_ids(text: str) -> str:
+        return re.sub(r"\d{8}-\d{6}", "RUN", text)
+
+    assert without_run_ids((batched / skeleton).read_text()) == without_run_ids((interactive / skeleton).read_text())
+    (run,) = (batched / ".colosseum" / "runs").iterdir()
+    assert len(json.loads((run / "batches.json").read_text())["batches"]) == len(server.batch_creates)
+    assert dry.returncode == 0, dry.stderr
+    assert "probes are off" in dry.stdout and "batch price" in dry.stdout and "Nothing was sent" in dry.stdout

@@ -57,21 +57,32 @@ class BatchStore:
         return [b for b in batches or [] if isinstance(b, dict) and isinstance(b.get("batch_id"), str)]
 
     def find(self, custom_ids) -> str | None:
-        """The newest stored batch whose custom ids are exactly ``custom_ids``."""
+        """The newest stored batch whose custom ids are exactly ``custom_ids`` and whose results
+        were never read (once read, its answers are in the answer cache, and its failures are to
+        be asked again, not read again)."""
         wanted = sorted(custom_ids)
         for entry in reversed(self.entries()):
-            if sorted(entry.get("custom_ids") or []) == wanted:
+            if sorted(entry.get("custom_ids") or []) == wanted and not entry.get("fetched_at"):
                 return entry["batch_id"]
         return None
 
     def record(self, batch_id: str, custom_ids, executor: str) -> None:
+        self._write(self.entries() + [{"batch_id": batch_id, "executor": executor, "custom_ids": sorted(custom_ids),
+                                       "submitted_at": _now()}])
+
+    def mark_fetched(self, batch_id: str) -> None:
+        self._write([{**e, "fetched_at": _now()} if e["batch_id"] == batch_id else e for e in self.entries()])
+
+    def _write(self, entries: list[dict]) -> None:
         if self.path is None:
             return
         from colosseum.core.atomic_files import write_atomically
 
-        entries = self.entries() + [{"batch_id": batch_id, "executor": executor, "custom_ids": sorted(custom_ids),
-                                     "submitted_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}]
         write_atomically(self.path, json.dumps({"batches": entries}, indent=2))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 @dataclass
@@ -107,6 +118,7 @@ async def run_batched(executor, requests: Mapping[str, ModelRequest], progress: 
             return _all_failed(requests, ProviderError(executor.name, f"batch {batch_id} did not end after "
                                                                       f"{polling.max_polls} polls; resume the run later"))
         outcomes = await executor.results(batch_id)
+        store.mark_fetched(batch_id)
     except ProviderError as error:
         return _all_failed(requests, error)
     return {key: outcomes.get(key) or CallOutcome.failed(request.role, ProviderError(

@@ -287,3 +287,38 @@ def test_a_batch_research_run_reaches_the_interactive_result(make_project, tmp_p
     assert len(json.loads((run / "batches.json").read_text())["batches"]) == len(server.batch_creates)
     assert dry.returncode == 0, dry.stderr
     assert "probes are off" in dry.stdout and "batch price" in dry.stdout and "Nothing was sent" in dry.stdout
+
+
+async def test_one_batch_per_stage_with_the_scripted_batch_double():
+    """No HTTP: the scripted provider behind a scripted batch executor. Every batch holds one stage's
+    calls (a single role per batch), the run's result is the interactive one's, and a failed
+    referee item drops its candidate."""
+    from colosseum.loops.inner.records import InnerLoopConfig
+    from colosseum.loops.inner.solve import solve
+    from colosseum.models.batching import BatchingProvider
+    from colosseum.models.scripted_provider import ScriptedBatchExecutor, ScriptedProvider
+    from test_inner_loop import CONTEXT, script
+
+    config = InnerLoopConfig(seed=7)
+    interactive = await solve(CONTEXT, ScriptedProvider(script()), config)
+    executor = ScriptedBatchExecutor(ScriptedProvider(script()), polls=2)
+    provider = BatchingProvider(executor, "scripted", polling=NOW)
+    batched = await solve(CONTEXT, provider, config)
+    roles = [{r.role for r in executor.provider.calls if request_key_of(provider, r) in ids} for ids in executor.submitted]
+    assert all(len(stage) == 1 for stage in roles)
+    assert [len(ids) for ids in executor.submitted] == [1, 16, 16, 8, 5, 1, 2] and provider.batches == executor.submitted
+    assert batched.root.candidate.proof == interactive.root.candidate.proof
+    assert [c.explanation for c in batched.surviving_critiques] == [c.explanation for c in interactive.surviving_critiques]
+
+    failing = ScriptedBatchExecutor(ScriptedProvider(script()), fate=lambda custom_id, request: (
+        "expired" if request.role == "refuter" and "referee 1 of candidate L2" in request.messages[0].content
+        else "succeeded"))
+    dropped = await solve(CONTEXT, BatchingProvider(failing, "scripted", polling=NOW), config)
+    assert [(d.candidate, d.stage) for d in dropped.dropped] == [("L2", "refutation")]
+    assert "batch item expired" in dropped.dropped[0].reason
+
+
+def request_key_of(provider, request) -> str:
+    from colosseum.models.response_cache import request_key
+
+    return request_key(provider.name, provider.model, request)

@@ -322,3 +322,18 @@ def request_key_of(provider, request) -> str:
     from colosseum.models.response_cache import request_key
 
     return request_key(provider.name, provider.model, request)
+
+
+def test_the_configured_batch_executor_for_callers_that_send_their_own_batches(tmp_path, monkeypatch):
+    from colosseum.models.configured import configured_batch_executor
+    from colosseum.models.provider import ProviderError
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    with MessagesAPIDouble([], responder=lambda body: tool_answer({"x": 3})) as server:
+        executor, model = configured_batch_executor({"base_url": server.url, "model": "claude-haiku-4-5"})
+        request = ModelRequest("system", (Message("user", "q"),), schema=SCHEMA, role="grader")
+        outcomes = asyncio.run(run_batched(executor, {"q1": request}, polling=NOW))
+    assert model == "claude-haiku-4-5" and outcomes["q1"].data == {"x": 3}
+    assert server.batch_creates[0]["requests"][0]["params"]["model"] == "claude-haiku-4-5"
+    with pytest.raises(ProviderError, match="no batch interface"):
+        configured_batch_executor({"provider": "openai-compatible"})

@@ -88,5 +88,12 @@ class RunSettings:
         return configured_provider(self.models, self.cache_dir, model or self.overrides.model,
                                    batch=self.overrides.batch, run_dir=run_dir)
 
+    def batch_executor(self, model: str | None = None):
+        """(batch executor, model name) for a run that sends its own batches (``batching.run_batched``,
+        bench's stages); raises ProviderError when the provider has no batch interface."""
+        from colosseum.models.configured import configured_batch_executor
+
+        return configured_batch_executor(self.models, model or self.overrides.model)
+
     def inner_loop(self, index) -> InnerLoopConfig:
         return inner_loop_config(index.config, self.overrides.max_calls)[0]

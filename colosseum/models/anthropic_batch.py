@@ -72,8 +72,7 @@ class AnthropicBatchExecutor:
     async def results(self, batch_id: str) -> dict[str, CallOutcome]:
         requests = self._requests.get(batch_id, {})
         outcomes: dict[str, CallOutcome] = {}
-        lines = await self._api(lambda: self._client.messages.batches.results(batch_id))
-        async for line in lines:
+        for line in await self._api(lambda: self._lines(batch_id)):
             request = requests.get(line.custom_id)
             if request is not None:
                 outcomes[line.custom_id] = self._outcome(request, line.result, batch_id)
@@ -81,6 +80,10 @@ class AnthropicBatchExecutor:
             outcomes.setdefault(custom_id, CallOutcome.failed(request.role, ProviderError(
                 self.name, f"batch {batch_id} has no result for {custom_id}")))
         return outcomes
+
+    async def _lines(self, batch_id: str) -> list:
+        """The results file read to its end (a transport failure midway is the API's failure too)."""
+        return [line async for line in await self._client.messages.batches.results(batch_id)]
 
     async def cancel(self, batch_id: str) -> None:
         await self._api(lambda: self._client.messages.batches.cancel(batch_id))
@@ -109,6 +112,9 @@ class AnthropicBatchExecutor:
         """One call of the batches API; its failure as a ProviderError (the run decides what it ends)."""
         import anthropic
 
+        from colosseum.models.anthropic_provider import _transport_errors
+
+        silences, broken = _transport_errors()
         try:
             return await call()
         except anthropic.APIStatusError as exc:
@@ -116,7 +122,7 @@ class AnthropicBatchExecutor:
 
             raise ProviderError(self.name, f"batches API: {_error_message(exc)}", status=exc.status_code,
                                 request_id=getattr(exc, "request_id", None)) from exc
-        except anthropic.AnthropicError as exc:
+        except (anthropic.AnthropicError, *silences, *broken) as exc:
             raise ProviderError(self.name, f"batches API: {exc}", retryable=True) from exc
 
 

@@ -67,3 +67,15 @@ def batching_provider(interactive, model: str, base_url: str | None, run_dir: Pa
     executor = AnthropicBatchExecutor(model, base_url=base_url)
     return BatchingProvider(executor, model, store=BatchStore(run_dir), polling=polling_every(poll_s),
                             counter=interactive.count_tokens)
+
+
+def configured_batch_executor(models: dict, model_override: str | None = None):
+    """(batch executor, model name) for a caller that sends its own batches through
+    ``batching.run_batched`` (bench); raises ProviderError for a provider with no batch interface."""
+    from colosseum.models.anthropic_batch import AnthropicBatchExecutor
+    from colosseum.models.anthropic_provider import DEFAULT_MODEL
+
+    if batch_refusal(models):
+        raise ProviderError("openai-compatible", BATCH_REFUSED)
+    model = model_override or models.get("model") or DEFAULT_MODEL
+    return AnthropicBatchExecutor(model, base_url=models.get("base_url")), model

@@ -337,3 +337,21 @@ def test_the_configured_batch_executor_for_callers_that_send_their_own_batches(t
     assert server.batch_creates[0]["requests"][0]["params"]["model"] == "claude-haiku-4-5"
     with pytest.raises(ProviderError, match="no batch interface"):
         configured_batch_executor({"provider": "openai-compatible"})
+
+
+def test_a_few_failed_polls_are_waited_out_and_a_stored_batch_the_api_forgot_is_sent_again(tmp_path):
+    import anthropic
+
+    requests = {"a": ModelRequest("system", (Message("user", "a"),), schema=SCHEMA, role="generator")}
+    store = BatchStore(tmp_path)
+    store.record("msgbatch_gone", ["a"], "anthropic")  # an old run's batch, unknown to this API
+    with MessagesAPIDouble([], responder=lambda body: tool_answer({"x": 1})) as server:
+        client = anthropic.AsyncAnthropic(api_key="sk-test", base_url=server.url, max_retries=0)
+        executor = AnthropicBatchExecutor("claude-sonnet-4-5", client=client)
+        server.batch_poll_failures = 4  # one fewer than ends the wait
+        waited = asyncio.run(run_batched(executor, requests, store=store, polling=NOW))
+        assert waited["a"].ok and len(server.batch_creates) == 1
+        server.batch_poll_failures = 5
+        given_up = asyncio.run(run_batched(executor, requests, store=BatchStore(None), polling=NOW))
+    assert not given_up["a"].ok and "Overloaded" in given_up["a"].failure
+    assert [bool(e.get("fetched_at")) for e in store.entries()] == [True, True]

@@ -36,6 +36,7 @@ BatchProgress = Callable[[BatchStatus], None]
 POLL_INTERVAL_S = 30.0  # the API's own advice is to poll sparingly: a batch takes minutes to hours
 BATCH_LIFETIME_S = 24 * 3600  # a batch not ended by then has expired
 MAX_POLLS = BATCH_LIFETIME_S // int(POLL_INTERVAL_S)
+POLL_FAILURES = 5  # failed polls in a row that end the wait
 SETTLE_ROUNDS = 3  # loop iterations with nothing runnable and nothing newly parked before a batch goes out
 BATCHES_FILE = "batches.json"
 
@@ -107,13 +108,11 @@ async def run_batched(executor, requests: Mapping[str, ModelRequest], progress: 
     if not requests:
         return {}
     try:
-        batch_id = store.find(requests)
-        if batch_id is not None and hasattr(executor, "adopt"):
-            executor.adopt(batch_id, requests)
+        batch_id, status = await _stored_batch(executor, requests, store)
         if batch_id is None:
             batch_id = await executor.submit(requests)
             store.record(batch_id, requests, executor.name)  # before polling: a stop now can resume
-        status = await _poll(executor, batch_id, progress, polling)
+        status = await _poll(executor, batch_id, progress, polling, status)
         if status.state != "ended":
             return _all_failed(requests, ProviderError(executor.name, f"batch {batch_id} did not end after "
                                                                       f"{polling.max_polls} polls; resume the run later"))
@@ -125,16 +124,46 @@ async def run_batched(executor, requests: Mapping[str, ModelRequest], progress: 
         executor.name, f"batch {batch_id} gave no outcome for {key}")) for key, request in requests.items()}
 
 
-async def _poll(executor, batch_id: str, progress: BatchProgress | None, polling: Polling) -> BatchStatus:
-    status = await executor.status(batch_id)
+async def _stored_batch(executor, requests: dict, store: BatchStore) -> tuple[str | None, BatchStatus | None]:
+    """The stored batch of exactly these requests and its status; (None, None) when there is none,
+    or the API no longer knows it (it is then marked read, and the requests are submitted anew)."""
+    batch_id = store.find(requests)
+    if batch_id is None:
+        return None, None
+    if hasattr(executor, "adopt"):
+        executor.adopt(batch_id, requests)
+    try:
+        return batch_id, await executor.status(batch_id)
+    except ProviderError as error:
+        if error.status != 404:
+            raise
+        store.mark_fetched(batch_id)
+        return None, None
+
+
+async def _poll(executor, batch_id: str, progress: BatchProgress | None, polling: Polling,
+                status: BatchStatus | None = None) -> BatchStatus:
+    """Polls until the batch ends or ``max_polls`` are spent; up to ``POLL_FAILURES`` polls in a
+    row may fail (a dropped connection, an overloaded API) before the failure is the batch's."""
+    failures = 0
     for _ in range(polling.max_polls):
+        if status is None:
+            try:
+                status = await executor.status(batch_id)
+                failures = 0
+            except ProviderError:
+                failures += 1
+                if failures >= POLL_FAILURES:
+                    raise
+                await polling.sleep(polling.interval_s)
+                continue
         if progress is not None:
             progress(status)
         if status.state == "ended":
             return status
         await polling.sleep(polling.interval_s)
-        status = await executor.status(batch_id)
-    return status
+        status = None
+    return status or BatchStatus(batch_id, "in_progress", 0, 0)
 
 
 def _all_failed(requests: Mapping[str, ModelRequest], error: ProviderError) -> dict[str, CallOutcome]:

@@ -26,7 +26,8 @@ since the API promises none). A batch stays ``in_progress`` for ``batch_polls`` 
 ends; each item's fate is ``item_fate(custom_id, params)``: ``"succeeded"`` (the default; the
 message is what the script or responder answers for ``params``, and an error status there makes
 the item ``errored``), ``"errored"``, ``"canceled"`` or ``"expired"``. A cancelled batch reads
-``canceling`` once and then ends with every item ``canceled``. Creates are recorded in
+``canceling`` once and then ends with every item ``canceled``; ``batch_poll_failures`` retrievals
+are answered 529 first; an unknown batch id is a 404 ``not_found_error``. Creates are recorded in
 ``batch_creates``; their items are not in ``requests`` (no interactive call was made)."""
 
 from __future__ import annotations
@@ -149,6 +150,7 @@ class MessagesAPIDouble:
         self.batch_polls = 0  # retrievals a new batch answers in_progress before it ends
         self.item_fate = lambda custom_id, params: "succeeded"
         self.batch_creates: list[dict] = []
+        self.batch_poll_failures = 0  # retrievals answered 529 overloaded before the next one is served
         self.batches: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._stalls: list[threading.Event] = []
@@ -280,6 +282,9 @@ class MessagesAPIDouble:
                 lines = [json.dumps({"custom_id": cid, "result": result})
                          for cid, result in reversed(list(batch["results"].items()))]
                 return 200, ("\n".join(lines) + "\n").encode(), {}
+            if self.batch_poll_failures > 0:
+                self.batch_poll_failures -= 1
+                return error(529, "overloaded_error", "Overloaded")
             self._advance(batch)
             return 200, self._batch_json(batch), {}
 

@@ -83,6 +83,8 @@ def test_a_batch_solve_reaches_the_interactive_verdict_with_one_batch_per_stage_
     (run,) = [r for r in (batched / ".colosseum" / "runs").iterdir() if (r / "batches.json").exists()]
     stored = json.loads((run / "batches.json").read_text())["batches"]
     assert [sorted(r["custom_id"] for r in c["requests"]) for c in creates] == [b["custom_ids"] for b in stored]
+    assert json.loads((run / "run.json").read_text())["usage"]["batch_priced"] is True
+    assert json.loads((only_run(interactive) / "run.json").read_text())["usage"]["batch_priced"] is False
 
 
 def test_failed_items_are_failed_outcomes_never_missing_keys(tmp_path):
@@ -214,7 +216,8 @@ def test_dry_run_with_batch_says_probes_are_off_and_the_batch_price(tmp_path):
 
 def test_the_openai_compatible_provider_refuses_batch(tmp_path):
     project = copy_example(tmp_path)
-    (project / "colosseum.toml").write_text('root = "main.tex"\n[models]\nbatch_poll_s = 0\nprovider = "openai-compatible"\n'
+    (project / "colosseum.toml").write_text('root = "main.tex"\n[models]\nbatch_poll_s = 0\n'
+                                            'provider = "openai-compatible"\n'
                                             'model = "local-7b"\nbase_url = "http://127.0.0.1:9"\n')
     for extra in ((), ("--dry-run",)):
         refused = solve(project, "http://127.0.0.1:9", "--batch", *extra)
@@ -264,7 +267,8 @@ def test_a_batch_research_run_reaches_the_interactive_result(make_project, tmp_p
 
     def research(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "colosseum", "research", str(project), "--label", "thm:goal",
-                               *extra], capture_output=True, text=True, timeout=120, env={**env, "ANTHROPIC_BASE_URL": url})
+                               *extra], capture_output=True, text=True, timeout=120,
+                              env={**env, "ANTHROPIC_BASE_URL": url})
 
     with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
         asked = research(interactive, server.url)
@@ -304,11 +308,14 @@ async def test_one_batch_per_stage_with_the_scripted_batch_double():
     executor = ScriptedBatchExecutor(ScriptedProvider(script()), polls=2)
     provider = BatchingProvider(executor, "scripted", polling=NOW)
     batched = await solve(CONTEXT, provider, config)
-    roles = [{r.role for r in executor.provider.calls if request_key_of(provider, r) in ids} for ids in executor.submitted]
+    roles = [{r.role for r in executor.provider.calls if request_key_of(provider, r) in ids}
+             for ids in executor.submitted]
     assert all(len(stage) == 1 for stage in roles)
-    assert [len(ids) for ids in executor.submitted] == [1, 16, 16, 8, 5, 1, 2] and provider.batches == executor.submitted
+    assert [len(ids) for ids in executor.submitted] == [1, 16, 16, 8, 5, 1, 2]
+    assert provider.batches == executor.submitted
     assert batched.root.candidate.proof == interactive.root.candidate.proof
-    assert [c.explanation for c in batched.surviving_critiques] == [c.explanation for c in interactive.surviving_critiques]
+    assert [c.explanation for c in batched.surviving_critiques] == \
+        [c.explanation for c in interactive.surviving_critiques]
 
     failing = ScriptedBatchExecutor(ScriptedProvider(script()), fate=lambda custom_id, request: (
         "expired" if request.role == "refuter" and "referee 1 of candidate L2" in request.messages[0].content

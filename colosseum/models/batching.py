@@ -114,8 +114,8 @@ async def run_batched(executor, requests: Mapping[str, ModelRequest], progress: 
             store.record(batch_id, requests, executor.name)  # before polling: a stop now can resume
         status = await _poll(executor, batch_id, progress, polling, status)
         if status.state != "ended":
-            return _all_failed(requests, ProviderError(executor.name, f"batch {batch_id} did not end after "
-                                                                      f"{polling.max_polls} polls; resume the run later"))
+            late = f"batch {batch_id} did not end after {polling.max_polls} polls; resume the run later"
+            return _all_failed(requests, ProviderError(executor.name, late))
         outcomes = await executor.results(batch_id)
         store.mark_fetched(batch_id)
     except ProviderError as error:

@@ -246,8 +246,10 @@ def test_a_batch_review_gives_the_interactive_verdict_and_keeps_its_batches_besi
 
     with MessagesAPIDouble([], responder=responder([GAP])) as server:
         asked = review(interactive, server.url)
+        dry = review(batched, server.url, "--batch", "--dry-run")
         sent = review(batched, server.url, "--batch")
-        assert asked.returncode == sent.returncode == 0, sent.stderr
+        assert asked.returncode == sent.returncode == dry.returncode == 0, sent.stderr + dry.stderr
+        assert "probes are off" in dry.stdout and "the batch price" in dry.stdout
         assert len(server.requests) == 3 and [len(c["requests"]) for c in server.batch_creates] == [3]
     one, other = json.loads(asked.stdout), json.loads(sent.stdout)
     assert other["verdict"] == one["verdict"] == "revise" and other["critiques"] == one["critiques"]

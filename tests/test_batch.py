@@ -70,7 +70,9 @@ def test_a_batch_solve_reaches_the_interactive_verdict_with_one_batch_per_stage_
         creates = list(server.batch_creates)
         again = solve(batched, server.url, "--batch")  # every answer is in the cache: no batch at all
         assert again.returncode == 0, again.stderr
-        assert server.batch_creates == creates
+        plain = solve(batched, server.url)  # the batch's answers serve an interactive run too: one cache
+        assert plain.returncode == 0, plain.stderr
+        assert server.batch_creates == creates and len(server.requests) == CALLS
     one, other = json.loads(asked.stdout), json.loads(sent.stdout)
     assert other["verdict"] == one["verdict"] == "unrefuted"
     assert other["proof"].splitlines()[1:] == one["proof"].splitlines()[1:]  # the first names the run

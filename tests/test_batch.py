@@ -366,3 +366,19 @@ def test_a_few_failed_polls_are_waited_out_and_a_stored_batch_the_api_forgot_is_
         given_up = asyncio.run(run_batched(executor, requests, store=BatchStore(None), polling=NOW))
     assert not given_up["a"].ok and "Overloaded" in given_up["a"].failure
     assert [bool(e.get("fetched_at")) for e in store.entries()] == [True, True]
+
+
+def test_a_stage_runner_takes_any_ids_and_sends_identical_requests_once():
+    from colosseum.models.batching import batch_stages
+    from colosseum.models.scripted_provider import ScriptedBatchExecutor, ScriptedProvider
+
+    executor = ScriptedBatchExecutor(ScriptedProvider(lambda request: {"x": len(request.messages[0].content)}))
+    run_stage = batch_stages(executor, "scripted", polling=NOW)
+    same = ModelRequest("system", (Message("user", "abc"),), schema=SCHEMA, role="grader")
+    requests = {"direct/lem:x": same, "best-of-n/lem:x#2": same,
+                "self-refine/lem:y": ModelRequest("system", (Message("user", "abcdef"),), schema=SCHEMA, role="grader")}
+    outcomes = asyncio.run(run_stage("grading", requests))
+    assert {k: o.data for k, o in outcomes.items()} == {"direct/lem:x": {"x": 3}, "best-of-n/lem:x#2": {"x": 3},
+                                                        "self-refine/lem:y": {"x": 6}}
+    (sent,) = executor.submitted
+    assert len(sent) == 2 and all(len(custom_id) == 64 for custom_id in sent)

@@ -12,6 +12,7 @@
   wraps this provider, so a cached answer never reaches a batch.
 - A request's custom id is its answer-cache key (``response_cache.request_key``), so a rerun of the
   same stage asks under the same ids; identical requests parked together are sent once.
+- ``batch_stages(executor, model)``: the same as a stage runner over the caller's own ids.
 - ``BatchStore``: the batches of a run (``batches.json`` in the run folder), written atomically
   before the first poll, so an interrupted run resumes by fetching instead of asking again.
 
@@ -164,6 +165,24 @@ async def _poll(executor, batch_id: str, progress: BatchProgress | None, polling
         await polling.sleep(polling.interval_s)
         status = None
     return status or BatchStatus(batch_id, "in_progress", 0, 0)
+
+
+def batch_stages(executor, model: str, *, store: BatchStore | None = None, progress: BatchProgress | None = None,
+                 polling: Polling | None = None):
+    """A stage runner, ``(stage, {id: request}) -> {id: outcome}``, that sends each stage as one
+    batch: the caller's ids may be anything (``direct/lem:x``); each request goes under its
+    answer-cache key as custom id (identical requests are sent once) and comes back under the
+    caller's id. It does not consult the answer cache: put the cached provider in front of a
+    ``BatchingProvider`` for that (what ``--batch`` does)."""
+    from colosseum.models.response_cache import request_key
+
+    async def run_stage(stage: str, requests: Mapping[str, ModelRequest]) -> dict[str, CallOutcome]:
+        keys = {caller_id: request_key(executor.name, model, request) for caller_id, request in requests.items()}
+        unique = {keys[caller_id]: request for caller_id, request in requests.items()}
+        outcomes = await run_batched(executor, unique, progress, store=store, polling=polling)
+        return {caller_id: outcomes[key] for caller_id, key in keys.items()}
+
+    return run_stage
 
 
 def _all_failed(requests: Mapping[str, ModelRequest], error: ProviderError) -> dict[str, CallOutcome]:

@@ -68,7 +68,7 @@ def run_research_command(args) -> int:
     except RunRefused as exc:
         say(str(exc))
         return 2
-    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, args.batch)
+    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, batch=args.batch)
     resumed = _resumed(args, index)
     if resumed is False:
         return 2

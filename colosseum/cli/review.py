@@ -50,7 +50,8 @@ def run_review(args) -> int:
     if args.reviewers is not None and args.reviewers < 1:
         say("--reviewers must be at least 1")
         return 2
-    setup = review_setup(index, RunOverrides(args.model, args.max_calls, not args.no_cache, args.batch), args.reviewers)
+    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, batch=args.batch)
+    setup = review_setup(index, overrides, args.reviewers)
     if setup.settings.batch_refusal():
         say(setup.settings.batch_refusal())
         return 2

@@ -40,7 +40,7 @@ def run_solve(args) -> int:
     for problem in [] if args.quiet else index.config.problems:
         say(f"colosseum.toml: {problem.message} (the default is used)")
     try:
-        overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, args.batch)
+        overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, batch=args.batch)
         plan = (plan_resume(index, args.label, args.resume, overrides) if args.resume
                 else plan_solve(index, args.label, overrides))
     except RunRefused as exc:

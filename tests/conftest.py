@@ -57,7 +57,7 @@ TIME_GROUPS = (
     ("language server", ("test_server_", "test_document_sync", "test_editor_options")),
     ("Lean", ("test_lean_",)),
     ("model loops (solve, review, research)", ("test_inner_loop", "test_review_", "test_research_", "test_model_",
-                                               "test_anthropic", "test_other_providers", "test_solve_", "test_bench")),
+                                               "test_anthropic", "test_other_providers", "test_solve_", "test_bench", "test_batch")),
     ("catalog", ("test_catalog",)),
     ("probes (sandbox)", ("test_sandbox", "test_probe")),
     ("packaging and architecture", ("test_packaging", "test_boundaries", "test_architecture", "test_app_layer")),

@@ -266,9 +266,9 @@ def start_research(setup: ResearchSetup, draft: DraftDocument, second: SecondMod
     "decompose": explore, pass the gate and cut the skeleton only. ``directory``: the folder of a
     run that is resumed (``research_to_resume``), written over as the run goes again."""
     index, label = draft.index, draft.target
-    inner_a, model_a = setup.settings.provider()
-    inner_b, model_b = setup.settings.provider(second.model) if second is not None else (None, None)
     top = directory or run_directory(index.root_dir, f"research-{label}")
+    inner_a, model_a = setup.settings.provider(run_dir=top)  # --batch keeps its batch ids in the run folder
+    inner_b, model_b = setup.settings.provider(second.model, run_dir=top) if second is not None else (None, None)
     runs = [setup.new_run(index, label, inner_a, model_a, top / "model-a" if second is not None else top, None,
                           stop_after)]
     if second is not None:

@@ -21,6 +21,7 @@ class RunOverrides:
     use_cache: bool = True
     trust: bool = False  # the CLI's --trust: probes may run (trust comes only from outside the project)
     editor_trusted: bool | None = None  # the editor's word on the folder (None: it said nothing)
+    batch: bool = False  # --batch: each stage's calls go out as one batch, at the batch price
 
     @classmethod
     def from_editor_options(cls, options: dict) -> "RunOverrides":
@@ -46,7 +47,25 @@ class RunSettings:
 
     @property
     def prices(self) -> dict | None:
+        """``[models] prices``; with ``--batch`` marked as paid at the batch price."""
+        if self.overrides.batch:
+            from colosseum.models.pricing import batch_prices
+
+            return batch_prices(self.models.get("prices"))
         return self.models.get("prices")
+
+    def batch_refusal(self) -> str | None:
+        """Why ``--batch`` cannot run with the configured provider (None without --batch, or when it can)."""
+        from colosseum.models.configured import batch_refusal
+
+        return batch_refusal(self.models) if self.overrides.batch else None
+
+    def batch_line(self) -> str:
+        """What a dry run with ``--batch`` adds (empty without it): how the calls go, and that probes are off."""
+        if not self.overrides.batch:
+            return ""
+        return ("--batch: each stage's calls go out as one batch (Anthropic's Message Batches API) at half the list "
+                "price, polled until it ends; probes are off in batch mode.")
 
     @property
     def cache_dir(self) -> Path | None:
@@ -65,12 +84,21 @@ class RunSettings:
 
         return model or self.overrides.model or self.models.get("model") or DEFAULT_MODEL
 
-    def provider(self, model: str | None = None):
+    def provider(self, model: str | None = None, run_dir: Path | None = None):
         """(provider, model name) for the run, wrapped in the response cache unless it is off;
-        ``model`` names another model than the run's (cross-model selection). Raises ProviderError."""
+        ``model`` names another model than the run's (cross-model selection); ``run_dir`` keeps a
+        batch run's batch ids (``--batch``). Raises ProviderError."""
         from colosseum.models.configured import configured_provider  # the SDK loads only for a real run
 
-        return configured_provider(self.models, self.cache_dir, model or self.overrides.model)
+        return configured_provider(self.models, self.cache_dir, model or self.overrides.model,
+                                   batch=self.overrides.batch, run_dir=run_dir)
+
+    def batch_executor(self, model: str | None = None):
+        """(batch executor, model name) for a run that sends its own batches (``batching.run_batched``,
+        bench's stages); raises ProviderError when the provider has no batch interface."""
+        from colosseum.models.configured import configured_batch_executor
+
+        return configured_batch_executor(self.models, model or self.overrides.model)
 
     def probes(self, index, batch: bool = False):
         """Whether this run's refuters get run_python (colosseum.probe.tool.ProbeDecision): only in a
@@ -79,7 +107,8 @@ class RunSettings:
         from colosseum.probe.tool import probe_tools_for
 
         trust = probe_trust(self.root_dir, flag=self.overrides.trust, editor_trusted=self.overrides.editor_trusted)
-        return probe_tools_for(index.config, bool(trust), batch=batch, untrusted_reason=trust.reason)
+        return probe_tools_for(index.config, bool(trust), batch=batch or self.overrides.batch,
+                               untrusted_reason=trust.reason)
 
     def inner_loop(self, index) -> InnerLoopConfig:
         return inner_loop_config(index.config, self.overrides.max_calls)[0]

@@ -136,10 +136,10 @@ class SolvePlan:
 
     def start(self, formal_evidence: str) -> "SolveRun":
         """The provider and the run's record; raises ProviderError when no provider can be made."""
-        provider, model = self.settings.provider()
+        directory = self.directory or run_directory(self.index.root_dir, self.label)
+        provider, model = self.settings.provider(run_dir=directory)  # --batch keeps its batch ids there
         if self.probes is not None:
             self.probes = self.probes.for_provider(provider)
-        directory = self.directory or run_directory(self.index.root_dir, self.label)
         recorder = RunRecorder(directory, self.label, self.config, model,
                                self.settings.prices, lambda: getattr(provider, "hits", 0), self.context,
                                formal_evidence, self.probes.record() if self.probes is not None else None)

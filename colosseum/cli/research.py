@@ -1,4 +1,4 @@
-"""``colosseum research PATH --label LABEL [--resume RUN]``: the research pipeline on a theorem with no proof
+"""``colosseum research PATH --label LABEL [--resume RUN] [--batch]``: the research pipeline on a theorem with no proof
 yet, from strategy cards to a reviewed draft, written as a NEW file (never over the author's
 files; an existing file is refused). ``--select-with MODEL_B`` runs the pipeline with both
 models and submits by cross-model selection.
@@ -13,7 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_cache_reuse, progress_for, say
+from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
+                                    print_cache_reuse, progress_for, say, show_batch_progress)
 
 
 def _at_least_one(text: str) -> int:
@@ -51,6 +52,7 @@ def add_arguments(sub) -> None:
                           "before come from the cache")
     research.add_argument("--trust", action="store_true", help="trust this project: falsifiers and refuters may run "
                           "Python in the sandbox (the cards' falsifiable tests, small cases of a claim)")
+    add_batch_argument(research)
     add_quiet_argument(research)
     research.set_defaults(run=run_research_command)
 
@@ -68,7 +70,7 @@ def run_research_command(args) -> int:
     except RunRefused as exc:
         say(str(exc))
         return 2
-    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, trust=args.trust)
+    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, trust=args.trust, batch=args.batch)
     resumed = _resumed(args, index)
     if resumed is False:
         return 2
@@ -79,6 +81,9 @@ def run_research_command(args) -> int:
     setup = research_setup(index, overrides, args.rounds, args.judges, args.threshold)
     if resumed is not None:
         setup = resumed.setup(setup)
+    if setup.settings.batch_refusal():
+        say(setup.settings.batch_refusal())
+        return 2
     for problem in [] if args.quiet else setup.problems + [p.message for p in index.config.problems]:
         say(f"colosseum.toml: {problem} (the default is used)")
     if setup.probes is not None and setup.probes.tools is None and not args.quiet:
@@ -126,7 +131,7 @@ def _dry_run(args, index, setup) -> int:
     config, inner_config, selection = setup.config, setup.inner_config, setup.selection
     estimate = estimate_research(index, setup, bool(args.select_with))
     plan, model = estimate.plan, estimate.model
-    money = price_phrase(estimate.upper_cost_usd, model, " for the typical run")
+    money = price_phrase(estimate.upper_cost_usd, model, " for the typical run", batch=setup.settings.overrides.batch)
     print(f"{args.label}: exploration {plan['exploration']} calls (widths {config.exploration_widths}, k = {config.k}, "
           f"{'adaptive' if config.adaptive_widths else 'fixed'} widths, then the readiness gate); decomposition "
           f"{plan['decomposition']}; each obligation {plan['per_obligation']} (inner loop widths "
@@ -141,6 +146,8 @@ def _dry_run(args, index, setup) -> int:
           f"to about {plan['upper'] * estimate.runs} calls{money}. "
           + (f"The budget stops the run at {config.max_calls} calls. " if config.max_calls else "")
           + "Nothing was sent.")
+    if setup.settings.batch_line():
+        print(setup.settings.batch_line())
     print_cache_reuse(setup.settings)
     return 0
 
@@ -159,6 +166,8 @@ def _run(args, draft, setup, out: Path, directory: Path | None = None) -> int:
         say(exc.message)
         return 2
     progress = progress_for(args)
+    for run in runs.runs:
+        show_batch_progress(run.provider, progress)
     outcome = run_in_terminal(lambda: runs.run(lambda event: progress.show(event.line())), runs.outcome)
     progress.finish()
     if outcome.result is None:

@@ -1,5 +1,5 @@
 """``colosseum review PATH [--format json] [--label LABEL] [--reviewers N] [--model M]
-[--max-calls N] [--dry-run] [--no-cache]``: the global review of a document, or with ``--label``
+[--max-calls N] [--dry-run] [--no-cache] [--batch]``: the global review of a document, or with ``--label``
 the local review of one claim or section.
 
 Exit codes: 0 accepted or revise (local: passed), 3 rejected (local: failed), 1 the review could
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_cache_reuse, print_json, progress_for, say
+from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
+                                    print_cache_reuse, print_json, progress_for, say, show_batch_progress)
 from colosseum.core.paths import STATE_DIR_NAME
 
 EXIT_REJECTED = 3
@@ -31,6 +32,7 @@ def add_arguments(sub) -> None:
                         help="ask the model even for answers already on disk: the response cache is not used, and "
                              f"with --label the local-review cache ({STATE_DIR_NAME}/reviews/local) is not read (the new "
                              "review is stored there)")
+    add_batch_argument(review)
     add_quiet_argument(review)
     review.set_defaults(run=run_review)
 
@@ -48,7 +50,11 @@ def run_review(args) -> int:
     if args.reviewers is not None and args.reviewers < 1:
         say("--reviewers must be at least 1")
         return 2
-    setup = review_setup(index, RunOverrides(args.model, args.max_calls, not args.no_cache), args.reviewers)
+    overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, batch=args.batch)
+    setup = review_setup(index, overrides, args.reviewers)
+    if setup.settings.batch_refusal():
+        say(setup.settings.batch_refusal())
+        return 2
     for problem in [] if args.quiet else setup.problems:
         say(f"colosseum.toml: {problem} (the default is used)")
     if args.label:
@@ -61,6 +67,7 @@ def run_review(args) -> int:
         return 2
     run = _dry_run if args.dry_run else _local if args.label else _global
     progress = progress_for(args)
+    show_batch_progress(provider_and_model[0], progress)
     try:
         return run_in_terminal(lambda: run(index, *provider_and_model, setup, args, progress),
                                lambda stop: _stopped(stop, setup, progress))
@@ -73,8 +80,12 @@ def _provider(setup, args) -> tuple | None:
     from characters (the provider is then None). None once it said why there is no provider."""
     from colosseum.models import ProviderError
 
+    from colosseum.core.paths import reviews_dir
+
     try:
-        return setup.settings.provider()
+        # --batch keeps its batch ids beside the reviews: a review stopped while its batch ran fetches
+        # that batch when it is asked again (the same requests have the same custom ids)
+        return setup.settings.provider(run_dir=reviews_dir(setup.settings.root_dir))
     except ProviderError as exc:
         if not args.dry_run:
             say(exc.message)
@@ -107,9 +118,11 @@ async def _dry_run(index, provider, model, setup, args, progress) -> int:
         print_cache_reuse(setup.settings)
         return 0
     estimate = await estimate_global_review(index, provider, model, setup.config, setup.settings.prices)
-    money = price_phrase(estimate.upper_cost_usd, model)
+    money = price_phrase(estimate.upper_cost_usd, model, batch=setup.settings.overrides.batch)
     print(f"global review: the document is {estimate.tokens:,} tokens ({estimate.measured_by}), {estimate.note}; "
           f"about {estimate.calls} model calls ({setup.config.reviewers} reviewers){money}. No model call was made.")
+    if setup.settings.batch_line():
+        print(setup.settings.batch_line())
     print_cache_reuse(setup.settings)
     return 0
 

@@ -1,4 +1,4 @@
-"""``colosseum solve PATH --label LABEL [--format text|json] [--dry-run] [--resume RUN]``: one obligation
+"""``colosseum solve PATH --label LABEL [--format text|json] [--dry-run] [--resume RUN] [--batch]``: one obligation
 through the inner loop. The exit code is the verdict's (0 unrefuted, 3 refuted, 1 incomplete, 2 bad
 input, 130 interrupted: app.solve.VERDICT_EXIT)."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import add_quiet_argument, open_project, price_phrase, print_cache_reuse, print_json, progress_for, say
+from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
+                                    print_cache_reuse, print_json, progress_for, say, show_batch_progress)
 
 
 def add_arguments(sub) -> None:
@@ -24,6 +25,7 @@ def add_arguments(sub) -> None:
                        "name under .colosseum/runs/ or its path): calls answered before come from the cache")
     solve.add_argument("--trust", action="store_true",
                        help="trust this project: the refuters may run Python in the sandbox to test the claim")
+    add_batch_argument(solve)
     add_quiet_argument(solve)
     solve.set_defaults(run=run_solve)
 
@@ -40,11 +42,14 @@ def run_solve(args) -> int:
     for problem in [] if args.quiet else index.config.problems:
         say(f"colosseum.toml: {problem.message} (the default is used)")
     try:
-        overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, trust=args.trust)
+        overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, trust=args.trust, batch=args.batch)
         plan = (plan_resume(index, args.label, args.resume, overrides) if args.resume
                 else plan_solve(index, args.label, overrides))
     except RunRefused as exc:
         say(str(exc))
+        return EXIT_BAD_INPUT
+    if plan.settings.batch_refusal():
+        say(plan.settings.batch_refusal())
         return EXIT_BAD_INPUT
     if args.dry_run:
         _print_estimate(args.label, plan)
@@ -57,6 +62,7 @@ def run_solve(args) -> int:
     if plan.probe_tools is None and plan.probes is not None and not args.quiet:
         say(f"refuters run no code: {plan.probes.reason}")  # once per run; the run's record says it too
     progress = progress_for(args)
+    show_batch_progress(run.provider, progress)
     outcome = run_in_terminal(lambda: run.run(progress), run.outcome)
     progress.finish()
     if outcome.stop is not None:
@@ -74,9 +80,11 @@ def run_solve(args) -> int:
 
 def _print_estimate(label: str, plan) -> None:
     estimate = plan.estimate()
-    money = price_phrase(estimate.upper_cost_usd, estimate.model)
+    money = price_phrase(estimate.upper_cost_usd, estimate.model, batch=plan.settings.overrides.batch)
     print(f"{label}: {estimate.calls_described}; about {estimate.input_tokens:,} input tokens before prompt "
           f"caching and up to ~{estimate.output_tokens:,} output tokens{money}. Nothing was sent.")
+    if plan.settings.batch_line():
+        print(plan.settings.batch_line())
     print_cache_reuse(plan.settings)
 
 

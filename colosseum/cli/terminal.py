@@ -21,12 +21,14 @@ def say(message: str) -> None:
     print(f"colosseum: {message}", file=sys.stderr)
 
 
-def price_phrase(upper_cost_usd: float | None, model: str, scope: str = "") -> str:
-    """What a dry run says of the money: the upper bound at the model's list price, or that no
-    price is known (``scope`` says what the bound covers, e.g. " for the typical run")."""
+def price_phrase(upper_cost_usd: float | None, model: str, scope: str = "", batch: bool = False) -> str:
+    """What a dry run says of the money: the upper bound at the model's list price (``batch``: at
+    the batch price, half of it), or that no price is known (``scope`` says what the bound covers,
+    e.g. " for the typical run")."""
     if upper_cost_usd is None:
         return f"; no price known for {model} (set [models] prices)"
-    return f"; at most about ${upper_cost_usd:.2f} at {model}'s list price{scope} (less with prompt caching)"
+    price = f"the batch price (half of {model}'s list price)" if batch else f"{model}'s list price"
+    return f"; at most about ${upper_cost_usd:.2f} at {price}{scope} (less with prompt caching)"
 
 
 def print_cache_reuse(settings) -> None:
@@ -123,6 +125,22 @@ def _columns(stream) -> int:
 def add_quiet_argument(parser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress line and no messages on stderr beyond the reason for a failure")
+
+
+def add_batch_argument(parser) -> None:
+    parser.add_argument("--batch", action="store_true",
+                        help="send each stage's calls as one batch through Anthropic's Message Batches API, at half "
+                             "the price, and wait for it (probes are off; with --resume a submitted batch is fetched, "
+                             "not sent again)")
+
+
+def show_batch_progress(provider, progress: "Progress") -> None:
+    """A batch run's polls drawn on the progress line (nothing for an interactive provider)."""
+    from colosseum.models.batching import batching_of
+
+    batching = batching_of(provider)
+    if batching is not None:
+        batching.progress = lambda status: progress(f"batch {status.batch_id[-12:]}", status.done, status.total)
 
 
 def progress_for(args) -> Progress:

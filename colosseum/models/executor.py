@@ -4,8 +4,9 @@
   ``provider.py``: Anthropic, OpenAI-compatible, the scripted double, and the wrappers around
   them: the response cache, the meter).
 - A *batch* executor takes many requests at once and answers them later (a provider's batch API,
-  at a discount): submit, poll, collect. Only the interface is defined here; no provider
-  implements it yet.
+  at a discount): submit, poll, collect. ``anthropic_batch.AnthropicBatchExecutor`` is one;
+  ``batching.run_batched`` runs one batch to its outcomes, and ``batching.BatchingProvider`` makes
+  the interactive loops send one batch per stage (``--batch``).
 - Either way a request comes back as a ``CallOutcome``: an answer, or a failure with its reason.
   A failure is a value: the caller decides whether it ends the run (today's loops raise it) or
   only drops that call (a refutation whose call failed, a batch item that expired).

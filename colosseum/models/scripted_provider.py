@@ -67,3 +67,53 @@ class ScriptedProvider:
 
 def _prompt_chars(request: ModelRequest) -> int:
     return len(request.system) + sum(content_chars(m.content) for m in request.messages)
+
+
+class ScriptedBatchExecutor:
+    """A batch executor over a scripted provider (a test double): ``submit`` keeps the requests,
+    a batch reads ``in_progress`` for ``polls`` status calls and then ``ended``, and ``results``
+    answers each request through the provider; ``fate(custom_id, request)`` may say ``"errored"``,
+    ``"expired"`` or ``"canceled"`` instead of ``"succeeded"``. ``submitted`` lists every batch's ids."""
+
+    name = ScriptedProvider.name
+
+    def __init__(self, provider: ScriptedProvider, polls: int = 0, fate: Callable | None = None):
+        self.provider = provider
+        self.polls = polls
+        self.fate = fate or (lambda custom_id, request: "succeeded")
+        self.submitted: list[list[str]] = []
+        self._batches: dict[str, dict] = {}
+
+    async def submit(self, requests) -> str:
+        batch_id = f"scripted_batch_{len(self.submitted) + 1}"
+        self.submitted.append(sorted(requests))
+        self._batches[batch_id] = {"requests": dict(requests), "polls": self.polls, "cancelled": False}
+        return batch_id
+
+    async def status(self, batch_id: str):
+        from colosseum.models.executor import BatchStatus
+
+        batch = self._batches[batch_id]
+        total = len(batch["requests"])
+        if batch["polls"] > 0 and not batch["cancelled"]:
+            batch["polls"] -= 1
+            return BatchStatus(batch_id, "in_progress", 0, total)
+        return BatchStatus(batch_id, "ended", total, total)
+
+    async def results(self, batch_id: str) -> dict:
+        from colosseum.models.executor import CallOutcome
+
+        batch, outcomes = self._batches[batch_id], {}
+        for custom_id, request in batch["requests"].items():
+            fate = "canceled" if batch["cancelled"] else self.fate(custom_id, request)
+            if fate != "succeeded":
+                outcomes[custom_id] = CallOutcome.failed(request.role, ProviderError(self.name, f"batch item {fate}"))
+                continue
+            try:
+                outcomes[custom_id] = CallOutcome.answered(request.role, await self.provider.complete(request))
+            except ProviderError as error:
+                outcomes[custom_id] = CallOutcome.failed(request.role, error)
+        return outcomes
+
+    async def cancel(self, batch_id: str) -> None:
+        self._batches[batch_id]["cancelled"] = True

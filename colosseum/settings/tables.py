@@ -11,6 +11,8 @@ from colosseum.settings.rules import (BOOL, COUNT, DOLLARS, ENV_NAME, MODULES, N
 
 CALL_SECONDS = Rule(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
                     "a positive number of seconds", {"type": "number", "exclusiveMinimum": 0}, float)
+WAIT_SECONDS = Rule(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
+                    "a number of seconds (0 or more)", {"type": "number", "minimum": 0}, float)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,8 @@ class ModelsSettings:
                                 "all drops its candidate.", POSITIVE_INT)
     max_concurrency: int = setting(8, "Model requests in flight at once for each model of a run (lower it for an "
                                    "account with a low rate limit).", POSITIVE_INT)
+    batch_poll_s: float = setting(30.0, "Seconds between two polls of a batch's status (`--batch`); polling stops "
+                                  "after 24 hours' worth (a batch expires then).", WAIT_SECONDS)
 
 
 @dataclass(frozen=True, slots=True)

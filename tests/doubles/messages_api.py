@@ -15,13 +15,28 @@ server-sent events, as the API sends them: ``message_start``, a ``ping``, per co
 pieces) and ``content_block_stop``, then ``message_delta`` and ``message_stop``. An error status
 is answered before any event, as JSON (the API does the same); ``stream_error`` answers 200 and
 then an ``error`` event mid-stream; ``stall`` sends the stream's first events and then nothing
-until its ``threading.Event`` is set (the double sets every one when it closes)."""
+until its ``threading.Event`` is set (the double sets every one when it closes).
+
+The Message Batches endpoints, with the API's shapes (``anthropic.types.messages``): ``POST
+/v1/messages/batches`` (create: ``{"requests": [{"custom_id", "params"}]}``), ``GET
+/v1/messages/batches`` (list), ``GET .../{id}`` (retrieve: ``processing_status`` ``in_progress``,
+``canceling`` or ``ended``, ``request_counts``, ``results_url`` once ended), ``POST .../{id}/cancel``
+and ``GET .../{id}/results`` (JSONL: one ``{"custom_id", "result"}`` per request, in reverse order
+since the API promises none). A batch stays ``in_progress`` for ``batch_polls`` retrievals, then
+ends; each item's fate is ``item_fate(custom_id, params)``: ``"succeeded"`` (the default; the
+message is what the script or responder answers for ``params``, and an error status there makes
+the item ``errored``), ``"errored"``, ``"canceled"`` or ``"expired"``. A cancelled batch reads
+``canceling`` once and then ends with every item ``canceled``; ``batch_poll_failures`` retrievals
+are answered 529 first; an unknown batch id is a 404 ``not_found_error``. Creates are recorded in
+``batch_creates``; their items are not in ``requests`` (no interactive call was made)."""
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -132,6 +147,11 @@ class MessagesAPIDouble:
         self.headers: list[dict] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.batch_polls = 0  # retrievals a new batch answers in_progress before it ends
+        self.item_fate = lambda custom_id, params: "succeeded"
+        self.batch_creates: list[dict] = []
+        self.batch_poll_failures = 0  # retrievals answered 529 overloaded before the next one is served
+        self.batches: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._stalls: list[threading.Event] = []
         double = self
@@ -143,6 +163,9 @@ class MessagesAPIDouble:
             def do_POST(self):
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if "/messages/batches" in self.path:
+                    self._answer(double.batch_post(self.path.split("?")[0], body))
+                    return
                 with double._lock:
                     if self.path.split("?")[0].rstrip("/").endswith("/messages/count_tokens"):
                         double.count_requests.append(body)
@@ -172,6 +195,16 @@ class MessagesAPIDouble:
                 finally:
                     with double._lock:
                         double.in_flight -= 1
+
+            def do_GET(self):
+                item = double.batch_get(self.path.split("?")[0])
+                if isinstance(item[1], bytes) and item[0] == 200:  # the results file: JSON lines
+                    self._head(200, "application/binary", {})
+                    self.send_header("content-length", str(len(item[1])))
+                    self.end_headers()
+                    self.wfile.write(item[1])
+                    return
+                self._answer(item)
 
             def _answer(self, item):
                 status, payload, extra = item
@@ -220,6 +253,95 @@ class MessagesAPIDouble:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
+    # ---- the Message Batches API -----------------------------------------------------------------
+    def batch_post(self, path: str, body: dict) -> tuple[int, dict, dict]:
+        with self._lock:
+            if path.rstrip("/").endswith("/messages/batches"):
+                return self._create_batch(body)
+            found = re.search(r"/messages/batches/([^/]+)/cancel$", path)
+            batch = self.batches.get(found.group(1)) if found else None
+            if batch is None:
+                return error(404, "not_found_error", f"no batch at {path}")
+            if batch["status"] == "in_progress":
+                batch["status"], batch["cancel_initiated_at"] = "canceling", _now()
+            return 200, self._batch_json(batch), {}
+
+    def batch_get(self, path: str) -> tuple[int, object, dict]:
+        with self._lock:
+            if path.rstrip("/").endswith("/messages/batches"):
+                data = [self._batch_json(b) for b in reversed(self.batches.values())]
+                return 200, {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
+                             "last_id": data[-1]["id"] if data else None}, {}
+            found = re.search(r"/messages/batches/([^/]+)(/results)?$", path)
+            batch = self.batches.get(found.group(1)) if found else None
+            if batch is None:
+                return error(404, "not_found_error", f"no batch at {path}")
+            if found.group(2):
+                if batch["status"] != "ended":
+                    return error(400, "invalid_request_error", "the batch has not ended")
+                lines = [json.dumps({"custom_id": cid, "result": result})
+                         for cid, result in reversed(list(batch["results"].items()))]
+                return 200, ("\n".join(lines) + "\n").encode(), {}
+            if self.batch_poll_failures > 0:
+                self.batch_poll_failures -= 1
+                return error(529, "overloaded_error", "Overloaded")
+            self._advance(batch)
+            return 200, self._batch_json(batch), {}
+
+    def _create_batch(self, body: dict) -> tuple[int, dict, dict]:
+        items = body.get("requests")
+        if not isinstance(items, list) or not items:
+            return error(400, "invalid_request_error", "requests: Field required")
+        ids = [item.get("custom_id") for item in items]
+        if len(set(ids)) != len(ids) or not all(isinstance(i, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", i)
+                                                for i in ids):
+            return error(400, "invalid_request_error", "custom_id must be unique and match ^[a-zA-Z0-9_-]{1,64}$")
+        self.batch_creates.append(body)
+        batch_id = f"msgbatch_double{len(self.batch_creates):04d}"
+        self.batches[batch_id] = {"id": batch_id, "items": items, "status": "in_progress",
+                                  "polls_left": self.batch_polls, "created_at": _now(), "ended_at": None,
+                                  "cancel_initiated_at": None, "results": {}}
+        return 200, self._batch_json(self.batches[batch_id]), {}
+
+    def _advance(self, batch: dict) -> None:
+        """One retrieval: a batch in progress comes closer to its end; a cancelled one ends."""
+        if batch["status"] == "ended":
+            return
+        if batch["status"] == "in_progress" and batch["polls_left"] > 0:
+            batch["polls_left"] -= 1
+            return
+        cancelled = batch["status"] == "canceling"
+        for item in batch["items"]:
+            fate = "canceled" if cancelled else self.item_fate(item["custom_id"], item["params"])
+            batch["results"][item["custom_id"]] = self._item_result(fate, item["params"])
+        batch["status"], batch["ended_at"] = "ended", _now()
+
+    def _item_result(self, fate: str, params: dict) -> dict:
+        if fate == "succeeded":
+            item = self.script.pop(0) if self.script else self.responder(params) if self.responder else \
+                error(500, "api_error", "script exhausted")
+            if item[0] == 200:
+                return {"type": "succeeded", "message": item[1]}
+            return {"type": "errored", "error": item[1]}
+        if fate == "errored":
+            return {"type": "errored", "error": {"type": "error", "error": {"type": "invalid_request_error",
+                                                                            "message": "scripted item error"}}}
+        return {"type": fate}
+
+    def _batch_json(self, batch: dict) -> dict:
+        counts = {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+        if batch["status"] == "ended":
+            for result in batch["results"].values():
+                counts[result["type"]] += 1
+        else:
+            counts["processing"] = len(batch["items"])
+        ended = batch["status"] == "ended"
+        return {"id": batch["id"], "type": "message_batch", "processing_status": batch["status"],
+                "request_counts": counts, "created_at": batch["created_at"], "expires_at": batch["created_at"],
+                "ended_at": batch["ended_at"], "cancel_initiated_at": batch["cancel_initiated_at"],
+                "archived_at": None,
+                "results_url": f"{self.url}/v1/messages/batches/{batch['id']}/results" if ended else None}
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -233,6 +355,10 @@ class MessagesAPIDouble:
             released.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 class ChatCompletionsDouble(MessagesAPIDouble):

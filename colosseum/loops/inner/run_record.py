@@ -48,7 +48,8 @@ def _record(label: str, seed: int, model: str, config: InnerLoopConfig, bundles:
         "strategy_clusters": clusters, "swapped_in_to_cover_clusters": swapped,
         "usage": {"calls": usage.calls, "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
                   "cache_read_tokens": usage.cache_read_tokens, "cache_write_tokens": usage.cache_write_tokens,
-                  "response_cache_hits": cache_hits, "cost_usd": cost_usd(usage, model, prices)},
+                  "response_cache_hits": cache_hits, "cost_usd": cost_usd(usage, model, prices),
+                  "batch_priced": bool((prices or {}).get("batch"))},  # --batch: at half the list price
         "bundles": {b.id: {"level": b.level, "sources": list(b.sources), "strategy": b.candidate.strategy,
                            "angle": b.candidate.angle, "proof": b.candidate.proof, "resolved": b.resolved,
                            "unconfirmed": b.unconfirmed,

@@ -16,6 +16,7 @@ import pytest
 
 from colosseum.cli.main import main
 from colosseum.index import ProjectIndex
+from catalog_files import written_entry
 
 OUTSIDE = "colosseum/path-outside-project"
 
@@ -189,7 +190,7 @@ def test_knowledge_add_never_writes_outside_the_project(make_project, tmp_path):
                          capture_output=True, text=True, timeout=60, env=env)
     assert run.returncode == 0, run.stderr
     assert not (tmp_path / "x").exists()
-    assert (root / "knowledge" / "lem-near.md").is_file()
+    assert written_entry(root / "knowledge", "lem-near").is_file()
 
 
 # ---- the user's read-only allow list ---------------------------------------------------------------

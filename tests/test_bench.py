@@ -488,3 +488,35 @@ def test_self_refine_decides_the_same_from_the_cache(tmp_path):
             rounds.append((row.detail["rounds"], row.spend.usage.calls))
         calls = sum(1 for _ in scripted.calls)
         assert rounds[0] == rounds[1] and calls == rounds[0][1], (budget, rounds, calls)
+
+
+def test_bench_with_batch_sends_each_stage_as_a_batch_and_a_rerun_asks_nothing(make_project, tmp_path):
+    """`bench --batch`: every call goes out through the Message Batches API (the double's batch
+    endpoints, through the real SDK), none interactively, and the answers serve a rerun."""
+    import os
+    import subprocess
+    import sys
+
+    from doubles.messages_api import MessagesAPIDouble
+
+    root = make_project(tmp_path / "p", {"main.tex": MAIN, "colosseum.toml": CLI_TOML})
+    with MessagesAPIDouble([], responder=api_answer) as server:
+        env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": server.url}
+
+        def run(*extra):
+            return subprocess.run([sys.executable, "-m", "colosseum", "bench", str(root), "--labels", "lem:a",
+                                   "--graders", "2", *extra], capture_output=True, text=True, timeout=300, env=env)
+
+        dry = run("--dry-run", "--batch")
+        assert dry.returncode == 0 and "one batch" in dry.stdout and server.batch_creates == []
+        first = run("--batch", "--format", "json")
+        assert first.returncode == 0, first.stderr
+        assert server.requests == [] and len(server.batch_creates) >= 3  # the method's stages, baselines, graders
+        batched = sum(len(b["requests"]) for b in server.batch_creates)
+        assert json.loads(first.stdout)["calls_made"] == batched
+        (folder,) = (root / ".colosseum" / "bench").iterdir()
+        assert (folder / "batches.json").is_file()  # what --resume would fetch instead of sending again
+        again = run("--format", "json")
+        assert again.returncode == 0 and json.loads(again.stdout)["calls_made"] == 0 and server.requests == []
+        missing = run("--batch", "--resume", "no-such-run")
+        assert missing.returncode == 2 and "no bench run `no-such-run`" in missing.stderr

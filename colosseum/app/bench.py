@@ -71,6 +71,17 @@ class BenchPlan:
         return await until_stopped(work(), lambda reason: BenchOutcome(folder, stop=reason))
 
 
+def bench_folder(root_dir: Path, resume: str | None = None) -> Path:
+    """The run's folder: a new one, or with ``resume`` the folder of a run whose batches are still
+    out (RunRefused when there is no such run)."""
+    if resume is None:
+        return new_bench_folder(root_dir)
+    folder = bench_dir(root_dir) / resume
+    if "/" in resume or resume in ("", ".", "..") or not folder.is_dir():
+        raise RunRefused(f"no bench run `{resume}` in {bench_dir(root_dir)}")
+    return folder
+
+
 def new_bench_folder(root_dir: Path) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path, suffix = bench_dir(root_dir) / stamp, 1

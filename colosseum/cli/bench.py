@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import add_quiet_argument, open_project, print_json, progress_for, say
+from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, print_json, progress_for, say,
+                                    show_batch_progress)
 
 
 def add_arguments(sub) -> None:
@@ -25,12 +26,15 @@ def add_arguments(sub) -> None:
     bench.add_argument("--dry-run", action="store_true", help="list the problems and the calls planned, spend nothing")
     bench.add_argument("--format", choices=("text", "json"), default="text",
                        help="json: the report's data on stdout")
+    add_batch_argument(bench)
+    bench.add_argument("--resume", metavar="RUN", help="continue a bench run stopped while its batches were out "
+                       "(RUN: its folder's name under .colosseum/bench/): their results are fetched, not sent again")
     add_quiet_argument(bench)
     bench.set_defaults(run=run_bench_command)
 
 
 def run_bench_command(args) -> int:
-    from colosseum.app.bench import EXIT_BAD_INPUT, BenchOverrides, plan_bench
+    from colosseum.app.bench import EXIT_BAD_INPUT, BenchOutcome, BenchOverrides, bench_folder, plan_bench
     from colosseum.app.run_settings import RunOverrides
     from colosseum.app.stops import RunRefused, run_in_terminal
     from colosseum.models import ProviderError
@@ -40,12 +44,15 @@ def run_bench_command(args) -> int:
         return EXIT_BAD_INPUT
     labels = [x.strip() for x in args.labels.split(",") if x.strip()] if args.labels else None
     try:
-        plan = plan_bench(index, labels, RunOverrides(args.model, args.max_calls, not args.no_cache),
+        plan = plan_bench(index, labels, RunOverrides(args.model, args.max_calls, not args.no_cache, batch=args.batch),
                           BenchOverrides(args.graders, args.grader_model))
+        if plan.settings.batch_refusal():
+            raise RunRefused(plan.settings.batch_refusal())
         if args.dry_run:
             _print_plan(plan)
             return 0
-        provider, _ = plan.settings.provider()
+        folder = bench_folder(index.root_dir, args.resume)
+        provider, _ = plan.settings.provider(run_dir=folder)  # --batch keeps its batch ids in the run's folder
     except RunRefused as exc:
         say(str(exc))
         return EXIT_BAD_INPUT
@@ -53,7 +60,9 @@ def run_bench_command(args) -> int:
         say(exc.message)
         return EXIT_BAD_INPUT
     progress = progress_for(args)
-    outcome = run_in_terminal(lambda: plan.run(progress, provider), lambda reason: _stopped_outcome(plan, reason))
+    show_batch_progress(provider, progress)
+    outcome = run_in_terminal(lambda: plan.run(progress, provider, folder),
+                              lambda reason: BenchOutcome(folder, stop=reason))
     progress.finish()
     if outcome.stop is not None:
         say(f"the bench stopped ({outcome.stop.kind}): {outcome.stop.detail}")
@@ -77,12 +86,8 @@ def _print_plan(plan) -> None:
           f"each at the method's list-price cost on the problem (within 10%); then {plan.bench.graders} grader "
           f"call(s) for each of up to {answers} answers, at {plan.bench.grader_model or plan.pricing.model}'s "
           "list price. Nothing was sent.")
-
-
-def _stopped_outcome(plan, reason):
-    from colosseum.app.bench import BenchOutcome, new_bench_folder
-
-    return BenchOutcome(new_bench_folder(plan.index.root_dir), stop=reason)
+    if plan.settings.batch_line():
+        print(plan.settings.batch_line())
 
 
 def _print_summary(outcome) -> None:

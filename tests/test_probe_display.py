@@ -1,0 +1,204 @@
+"""Computation evidence kept apart (issue 18, contracts "Evidence kinds"): what a probe recorded in
+the catalog (kind `computation` with its `range`, a verdict, a counterexample's case) shows in its
+own section of the hover, the graph, the reports, and as a finding on the claim, never as a proof."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from server_session import client, vscode_only  # noqa: F401 - fixture, requested by name
+
+from colosseum.catalog.computation import computation_item, counterexample_item, record_computation
+from colosseum.catalog.evidence import claim_evidence, evidence_sections
+from colosseum.catalog.store import load_catalog, read_entry
+from colosseum.core.structure import Position
+from colosseum.index import ProjectIndex
+
+PAPER = r"""\documentclass{article}
+\newtheorem{lemma}{Lemma}
+\newtheorem{theorem}{Theorem}
+\begin{document}
+\begin{lemma}\label{lem:euler}
+For every integer $n \ge 0$, $n^2 + n + 41$ is prime.
+\end{lemma}
+\begin{lemma}\label{lem:sum}
+For every $n \ge 1$, $1 + 2 + \dots + n = n(n+1)/2$.
+\end{lemma}
+\begin{theorem}\label{thm:plain}
+Nothing was run on this one, by \cref{lem:sum}.
+\end{theorem}
+\begin{proof}By \cref{lem:sum}.\end{proof}
+\end{document}
+"""
+EULER_RUN = "20261204-120000-probe-lem_euler"
+SUM_RUN = "20261204-120500-probe-lem_sum"
+STATEMENTS = {"lem:euler": r"For every integer $n \ge 0$, $n^2 + n + 41$ is prime.",
+              "lem:sum": r"For every $n \ge 1$, $1 + 2 + \dots + n = n(n+1)/2$."}
+
+
+def _artifact(run: str) -> str:
+    return f".colosseum/runs/{run}/run.json"
+
+
+def paper(tmp_path: Path, with_evidence: bool = True) -> Path:
+    """The paper, and in its catalog what two probes recorded: lem:sum held for 1 <= n <= 30, a
+    counterexample to lem:euler at n = 40 (written by the probe's own writers)."""
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    (folder / "main.tex").write_text(PAPER)
+    if with_evidence:
+        record_evidence(folder)
+    return folder
+
+
+def record_evidence(folder: Path) -> None:
+    knowledge = folder / "knowledge"
+    record_computation(knowledge, "lem:sum", STATEMENTS["lem:sum"],
+                       computation_item({"n": [1, 30]}, 30, _artifact(SUM_RUN), "claude-double"), SUM_RUN,
+                       "claude-double")
+    record_computation(knowledge, "lem:euler", STATEMENTS["lem:euler"],
+                       counterexample_item({"n": [0, 40]}, "n = 40: 1681 = 41^2", _artifact(EULER_RUN),
+                                           "claude-double"), EULER_RUN, "claude-double")
+
+
+# --------------------------------------------------------------------------------------------------
+# the catalog and the engine's view of it
+
+
+def test_a_counterexample_is_recorded_valid_and_apart_from_the_consistent_observation(tmp_path):
+    folder = paper(tmp_path)
+    entry, problems = read_entry(folder / "knowledge" / "counterexample-to-lem-euler.md")
+    assert problems == []  # verdict and counterexample are fields of knowledge/schema.json
+    (item,) = entry.data["evidence"]
+    assert item["verdict"] == "counterexample" and item["counterexample"] == "n = 40: 1681 = 41^2"
+    assert entry.title == "A probe found a counterexample to lem:euler"
+    assert (folder / "knowledge" / "probe-of-lem-sum.md").is_file()
+
+
+def test_the_engine_words_computation_apart_and_never_as_a_proof(tmp_path):
+    catalog = load_catalog(paper(tmp_path) / "knowledge", with_starter=False)
+    held = claim_evidence(catalog, "lem:sum")
+    assert [i.kind for i in held.items] == ["computation"] and held.counterexamples == []
+    text = "\n".join(evidence_sections(held))
+    assert text.startswith("**Computation (not a proof)**")
+    assert f"- checked for 1 ≤ n ≤ 30 — consistent (run {SUM_RUN})" in text
+    assert "proved" not in text.lower() and "Model review" not in text
+    failed = claim_evidence(catalog, "lem:euler")
+    (case,) = failed.counterexamples
+    assert case.run == EULER_RUN and case.checked == {"n": [0, 40]}
+    assert f"counterexample found: n = 40: 1681 = 41^2 (run {EULER_RUN})" in "\n".join(evidence_sections(failed))
+    assert claim_evidence(catalog, "thm:plain").items == ()
+    assert failed.as_json()["computation"][0]["verdict"] == "counterexample"
+
+
+def test_model_review_and_lean_each_have_their_own_section(tmp_path):
+    from colosseum.catalog.curator import _write_entry
+
+    knowledge = paper(tmp_path) / "knowledge"
+    data = {"id": "review-of-lem-sum", "kind": "observation", "title": "lem:sum reviewed",
+            "provenance": {"author": "colosseum", "run": "r1", "model": "m", "date": "2026-12-04"},
+            "links": {"labels": ["lem:sum"], "entries": []}, "status": "active", "tags": [],
+            "claim": "x", "strength": "formal",
+            "evidence": [{"type": "proof", "description": "refuters found no error", "reviewed_by": "model",
+                          "artifact": ".colosseum/runs/r1/run.json"},
+                         {"type": "formal", "description": "Lean checked Sum.gauss", "artifact": "Sum.gauss"}]}
+    _write_entry(knowledge / "review-of-lem-sum.md", data, "")
+    text = "\n".join(evidence_sections(claim_evidence(load_catalog(knowledge, with_starter=False), "lem:sum")))
+    computation, review, formal = (text.index(t) for t in ("**Computation (not a proof)**", "**Model review**",
+                                                          "**Formal (Lean)**"))
+    assert computation < review < formal
+    assert "refuters found no error (run r1)" in text and "Lean checked Sum.gauss" in text
+
+
+# --------------------------------------------------------------------------------------------------
+# hover
+
+
+def _hover(root: Path, label: str) -> str:
+    from colosseum_lsp.context import FeatureContext, Project
+    from colosseum_lsp.features.navigation import hover
+
+    index = ProjectIndex.open(root)
+    project = Project(root_dir=root, index=index)
+    main = root / "main.tex"
+    lines = main.read_text().splitlines()
+    needle = f"\\label{{{label}}}"
+    line = next(i for i, text in enumerate(lines) if needle in text)
+    pos = Position(line, lines[line].index(needle) + len("\\label{") + 1)
+    fc = FeatureContext(path=main, project=project, snapshot=index.snapshot, options=None, spawn=None,
+                        progress=None, publish=lambda: None, state=project.state, document_version=lambda uri: None)
+    return hover(fc, pos).contents.value
+
+
+def test_hover_shows_computation_in_its_own_section(tmp_path):
+    root = paper(tmp_path)
+    shown = _hover(root, "lem:sum")
+    assert "status: **open**" in shown  # a probe never makes a claim proved
+    section = shown.split("**Computation (not a proof)**", 1)[1]
+    assert f"checked for 1 ≤ n ≤ 30 — consistent (run {SUM_RUN})" in section.split("**Catalog**")[0]
+    assert "counterexample found: n = 40: 1681 = 41^2" in _hover(root, "lem:euler")
+    assert "Computation" not in _hover(root, "thm:plain")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The paper with its catalog, for the server the ``client`` fixture starts on it."""
+    return paper(tmp_path)
+
+
+@vscode_only
+async def test_hover_over_the_protocol_shows_the_computation_section(client):
+    """The same through the real server over stdio (pytest-lsp, as tests/test_server_*.py)."""
+    from lsprotocol import types
+    from server_session import _find, _open, _ready
+
+    main = _open(client, "main.tex")
+    await _ready(client, main)
+    text = (client.project / "main.tex").read_text(encoding="utf-8")
+    shown = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=main), position=_find(text, "lem:sum", client.encoding).start))
+    value = shown.contents.value
+    assert "**Computation (not a proof)**" in value and "status: **open**" in value
+    assert f"checked for 1 ≤ n ≤ 30 — consistent (run {SUM_RUN})" in value
+    at = _find(text, "lem:euler", client.encoding).start
+    other = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=main), position=at))
+    assert "counterexample found: n = 40: 1681 = 41^2" in other.contents.value
+
+
+# --------------------------------------------------------------------------------------------------
+# the finding on a claim with a counterexample
+
+
+def test_a_counterexample_in_the_catalog_is_a_warning_on_the_claim(tmp_path):
+    from colosseum.catalog.checks import catalog_diagnostics
+
+    root = paper(tmp_path)
+    index = ProjectIndex.open(root)
+    found = [d for d in catalog_diagnostics(load_catalog(root / "knowledge"), index)
+             if d.code == "colosseum/counterexample-found"]
+    (diag,) = found
+    assert diag.severity == "warning" and diag.file == index.claims["lem:euler"].file
+    assert diag.range == index.claims["lem:euler"].location.range
+    assert "n = 40: 1681 = 41^2" in diag.message and EULER_RUN in diag.message and "not a proof" in diag.message
+    assert diag.related[0].location.file.name == "counterexample-to-lem-euler.md"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    here = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=f"{here}{os.pathsep}{here / 'server'}")
+    return subprocess.run([sys.executable, "-m", "colosseum", *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_check_reports_the_counterexample(tmp_path):
+    root = paper(tmp_path)
+    done = _cli("check", str(root), "--format", "json")
+    codes = [d["code"] for d in json.loads(done.stdout)["diagnostics"]]
+    assert codes.count("colosseum/counterexample-found") == 1
+    assert done.returncode == 0  # a warning: check exits 1 on errors only

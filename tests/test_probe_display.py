@@ -202,3 +202,53 @@ def test_check_reports_the_counterexample(tmp_path):
     codes = [d["code"] for d in json.loads(done.stdout)["diagnostics"]]
     assert codes.count("colosseum/counterexample-found") == 1
     assert done.returncode == 0  # a warning: check exits 1 on errors only
+
+
+# --------------------------------------------------------------------------------------------------
+# the graph
+
+
+def test_dag_json_gains_each_claims_evidence_by_kind(tmp_path):
+    done = _cli("dag", str(paper(tmp_path)))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["schema_version"] == 1  # extended, not changed
+    nodes = {n["id"]: n for n in data["nodes"]}
+    assert nodes["lem:sum"]["status"] == "open"  # checked on small cases, still open
+    (held,) = nodes["lem:sum"]["evidence"]["computation"]
+    assert held["range"] == {"n": [1, 30]} and held["verdict"] == "consistent" and held["run"] == SUM_RUN
+    assert set(nodes["lem:sum"]["evidence"]) == {"computation", "model_review", "person_review", "formal", "other"}
+    (failed,) = nodes["lem:euler"]["evidence"]["computation"]
+    assert failed["verdict"] == "counterexample" and failed["counterexample"] == "n = 40: 1681 = 41^2"
+    assert nodes["thm:plain"]["evidence"]["computation"] == []
+
+
+def test_dot_marks_computation_with_an_outline_and_a_legend_never_the_proved_colour(tmp_path):
+    from colosseum.graph.export import STATUS_COLOURS
+
+    done = _cli("dag", str(paper(tmp_path)), "--format", "dot")
+    lines = {line.strip().split(" ", 1)[0]: line for line in done.stdout.splitlines() if " -> " not in line}
+    held, failed, plain = lines['"lem:sum"'], lines['"lem:euler"'], lines['"thm:plain"']
+    assert 'color="#f9a825", penwidth=3' in held and "checked on small cases (not a proof)" in held
+    assert 'color="#d50000", penwidth=3' in failed and "counterexample found (not a proof)" in failed
+    assert "penwidth" not in plain
+    assert f'fillcolor="{STATUS_COLOURS["proved"]}"' not in held and f'fillcolor="{STATUS_COLOURS["open"]}"' in held
+    assert 'label="checked on small cases"' in lines['"colosseum-legend:checked"']
+    assert 'label="counterexample found"' in lines['"colosseum-legend:counterexample"']
+
+
+def test_html_page_marks_and_lists_computation(tmp_path):
+    page = _cli("dag", str(paper(tmp_path)), "--format", "html").stdout
+    assert 'data-mark="checked"' in page and "checked on small cases (1)" in page
+    assert "counterexample found (1)" in page
+    data = json.loads(page.split('<script id="graph-data" type="application/json">', 1)[1].split("</script>", 1)[0])
+    nodes = {n["id"]: n for n in data["nodes"]}
+    assert nodes["lem:sum"]["mark"] == "checked" and nodes["lem:euler"]["mark"] == "counterexample"
+    assert nodes["thm:plain"]["mark"] is None
+    assert nodes["lem:sum"]["computation"] == [f"checked for 1 ≤ n ≤ 30: consistent (run {SUM_RUN})"]
+    assert nodes["lem:sum"]["status"] == "open"
+
+
+def test_without_a_catalog_the_dag_is_as_before(tmp_path):
+    data = json.loads(_cli("dag", str(paper(tmp_path, with_evidence=False))).stdout)
+    assert all("evidence" not in n for n in data["nodes"])

@@ -23,6 +23,9 @@ def _print_dag(index, args) -> int:
 
     if args.transitive_reduction:
         index = exchange.transitively_reduced(index)
+    evidence = _claim_evidence(index)
+    if evidence is not None:  # each claim's catalog evidence by kind; probes mark the drawings
+        index = export.WithEvidence(index, evidence)
     render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid,
               "html": html.dag_html, "svg": exchange.dag_svg, "graphml": exchange.dag_graphml,
               "gexf": exchange.dag_gexf}[args.format]
@@ -32,6 +35,24 @@ def _print_dag(index, args) -> int:
         print(f"colosseum: {missing}", file=sys.stderr)
         return 1
     return 0
+
+
+def _claim_evidence(index) -> dict | None:
+    """label -> the catalog's evidence of it by kind (colosseum.catalog.evidence), for every claim;
+    None when the project has no catalog folder (or it may not be read)."""
+    from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory
+
+    try:
+        directory = catalog_directory(index.root_dir)
+    except CatalogOutsideProject:
+        return None
+    if not directory.is_dir():
+        return None
+    from colosseum.catalog.evidence import evidence_by_claim
+    from colosseum.catalog.store import load_catalog
+
+    found = evidence_by_claim(load_catalog(directory), index.claims)
+    return {label: evidence.as_json() for label, evidence in found.items()}
 
 
 def _parser() -> argparse.ArgumentParser:

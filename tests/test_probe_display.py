@@ -252,3 +252,36 @@ def test_html_page_marks_and_lists_computation(tmp_path):
 def test_without_a_catalog_the_dag_is_as_before(tmp_path):
     data = json.loads(_cli("dag", str(paper(tmp_path, with_evidence=False))).stdout)
     assert all("evidence" not in n for n in data["nodes"])
+
+
+# --------------------------------------------------------------------------------------------------
+# reports
+
+
+def test_a_solve_reports_the_claims_computation_apart_from_review(tmp_path):
+    import shutil
+
+    from doubles.messages_api import MessagesAPIDouble
+    from test_solve_cli import EXAMPLE, answer_by_role
+    from test_solve_cli import run as solve
+
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    record_computation(project / "knowledge", "lem:resampling", "the resampling bound",
+                       computation_item({"m": [1, 12]}, 12, _artifact("20261204-1-probe-lem_resampling"), "m"),
+                       "20261204-1-probe-lem_resampling", "m")
+    with MessagesAPIDouble([], responder=answer_by_role) as server:
+        text = solve(project, server.url)
+        as_json = solve(project, server.url, "--format", "json")
+    assert text.returncode == 0, text.stderr
+    shown = "checked for 1 ≤ m ≤ 12 — consistent (run 20261204-1-probe-lem_resampling)"
+    assert f"Computation (not a proof):\n  {shown}" in text.stdout
+    (item,) = json.loads(as_json.stdout)["computation"]
+    assert item["range"] == {"m": [1, 12]} and item["verdict"] == "consistent"
+    first = sorted((project / ".colosseum" / "runs").iterdir())[0]
+    report = (first / "report.md").read_text()
+    section = report.split("## Computation (not a proof)", 1)[1].split("\n## ", 1)[0]
+    assert f"- {shown}" in section and "never a proof" in section
+    assert report.index("## Computation (not a proof)") < report.index("## Verdict")  # apart from the review
+    (recorded,) = json.loads((first / "run.json").read_text())["catalog"]["computation"]
+    assert recorded["range"] == {"m": [1, 12]} and recorded["run"] == "20261204-1-probe-lem_resampling"

@@ -285,3 +285,14 @@ def test_a_solve_reports_the_claims_computation_apart_from_review(tmp_path):
     assert report.index("## Computation (not a proof)") < report.index("## Verdict")  # apart from the review
     (recorded,) = json.loads((first / "run.json").read_text())["catalog"]["computation"]
     assert recorded["range"] == {"m": [1, 12]} and recorded["run"] == "20261204-1-probe-lem_resampling"
+
+
+def test_knowledge_list_names_the_computations_apart(tmp_path):
+    root = paper(tmp_path)
+    text = _cli("knowledge", "list", str(root), "--no-starter").stdout
+    assert (f"computation (not a proof): checked for 0 ≤ n ≤ 40 — counterexample found: n = 40: 1681 = 41^2 "
+            f"(run {EULER_RUN})") in text
+    entries = {e["id"]: e for e in json.loads(_cli("knowledge", "list", str(root), "--no-starter",
+                                                   "--format", "json").stdout)["entries"]}
+    (item,) = entries["probe-of-lem-sum"]["computation"]
+    assert item["range"] == {"n": [1, 30]} and item["verdict"] == "consistent"

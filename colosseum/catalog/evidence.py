@@ -96,6 +96,11 @@ def _item(entry, raw: dict) -> EvidenceItem:
                         verdict, str(raw.get("counterexample") or "").strip() if kind == "computation" else "")
 
 
+def entry_items(entry) -> list[EvidenceItem]:
+    """The evidence items of one entry, as the view reads them."""
+    return [_item(entry, raw) for raw in entry.data.get("evidence") or [] if isinstance(raw, dict)]
+
+
 def _names(entry, label: str) -> bool:
     return label in (entry.links.get("labels") or []) or (entry.data.get("target") or {}).get("label") == label
 

@@ -296,3 +296,28 @@ def test_knowledge_list_names_the_computations_apart(tmp_path):
                                                    "--format", "json").stdout)["entries"]}
     (item,) = entries["probe-of-lem-sum"]["computation"]
     assert item["range"] == {"n": [1, 30]} and item["verdict"] == "consistent"
+
+
+def test_a_global_review_lists_the_computations_apart(tmp_path):
+    import shutil
+
+    from doubles.messages_api import MessagesAPIDouble
+    from test_review_cli import EXAMPLE, GAP, responder
+    from test_review_cli import run as review
+
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    record_computation(project / "knowledge", "lem:resampling", "the resampling bound",
+                       counterexample_item({"m": [1, 5]}, "m = 3", _artifact("20261204-2-probe-lem_resampling"), "m"),
+                       "20261204-2-probe-lem_resampling", "m")
+    with MessagesAPIDouble([], responder=responder([GAP])) as server:
+        done = review(project, server.url)
+    assert done.returncode == 0, done.stderr
+    shown = "checked for 1 ≤ m ≤ 5 — counterexample found: m = 3 (run 20261204-2-probe-lem_resampling)"
+    assert f"Computation (not a proof):\n  lem:resampling: {shown}" in done.stdout
+    (report,) = sorted((project / ".colosseum" / "reviews").glob("*-global.md"))
+    text = report.read_text()
+    assert f"- `lem:resampling`: {shown}" in text.split("## Computation (not a proof)", 1)[1]
+    assert text.index("## Critiques") < text.index("## Computation (not a proof)")
+    (item,) = json.loads(report.with_suffix(".json").read_text())["computation"]["lem:resampling"]
+    assert item["verdict"] == "counterexample" and item["range"] == {"m": [1, 5]}

@@ -171,3 +171,14 @@ def computation_report_section(evidence: ClaimEvidence) -> list[str]:
     lines += [f"- {computation_line(item)}" for item in items]
     return lines + ["", "A probe checks small cases with code a model wrote; it is evidence apart from model "
                     "review and from Lean, never a proof.", ""]
+
+
+def claims_computation_section(by_label: dict, heading: str = "## Computation (not a proof)") -> list[str]:
+    """A document's report: every claim's computations (label -> EvidenceItem list), apart."""
+    lines = [heading, ""]
+    if not by_label:
+        return lines + ["No claim has been checked on small cases (`colosseum probe`).", ""]
+    for label, items in sorted(by_label.items()):
+        lines += [f"- `{label}`: {computation_line(item)}" for item in items]
+    return lines + ["", "Probes check small cases with code a model wrote: evidence apart from the review above "
+                    "and from Lean, never a proof.", ""]

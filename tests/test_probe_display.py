@@ -321,3 +321,26 @@ def test_a_global_review_lists_the_computations_apart(tmp_path):
     assert text.index("## Critiques") < text.index("## Computation (not a proof)")
     (item,) = json.loads(report.with_suffix(".json").read_text())["computation"]["lem:resampling"]
     assert item["verdict"] == "counterexample" and item["range"] == {"m": [1, 5]}
+
+
+def test_a_research_run_reports_the_theorems_computation_apart(make_project, tmp_path):
+    from doubles.messages_api import MessagesAPIDouble
+    from doubles.research_script import ResearchScript
+    from test_research_cli import MAIN, RESULT, TOML, responder
+    from test_research_cli import run as research
+
+    project = make_project(tmp_path / "paper", {"main.tex": MAIN, "sections/result.tex": RESULT,
+                                                "colosseum.toml": TOML})
+    record_computation(project / "knowledge", "thm:goal", "the goal",
+                       computation_item({"k": [2, 9]}, 8, _artifact("20261204-3-probe-thm_goal"), "m"),
+                       "20261204-3-probe-thm_goal", "m")
+    with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
+        done = research(project, server.url)
+    assert done.returncode == 0, done.stderr
+    shown = "checked for 2 ≤ k ≤ 9 — consistent (run 20261204-3-probe-thm_goal)"
+    assert f"Computation (not a proof):\n  {shown}" in done.stdout
+    (directory,) = (project / ".colosseum" / "runs").iterdir()
+    (report,) = [p for p in directory.rglob("report.md") if p.parent == directory or "model-" in p.parent.name]
+    assert f"- {shown}" in report.read_text().split("## Computation (not a proof)", 1)[1]
+    (item,) = json.loads((report.parent / "run.json").read_text())["computation"]
+    assert item["range"] == {"k": [2, 9]} and item["verdict"] == "consistent"

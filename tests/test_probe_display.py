@@ -49,7 +49,7 @@ def paper(tmp_path: Path, with_evidence: bool = True) -> Path:
     """The paper, and in its catalog what two probes recorded: lem:sum held for 1 <= n <= 30, a
     counterexample to lem:euler at n = 40 (written by the probe's own writers)."""
     folder = tmp_path / "paper"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     (folder / "main.tex").write_text(PAPER)
     if with_evidence:
         record_evidence(folder)
@@ -221,6 +221,9 @@ def test_dag_json_gains_each_claims_evidence_by_kind(tmp_path):
     (failed,) = nodes["lem:euler"]["evidence"]["computation"]
     assert failed["verdict"] == "counterexample" and failed["counterexample"] == "n = 40: 1681 = 41^2"
     assert nodes["thm:plain"]["evidence"]["computation"] == []
+    # a project without a catalog folder: the nodes as before
+    bare = json.loads(_cli("dag", str(paper(tmp_path / "bare", with_evidence=False))).stdout)
+    assert all("evidence" not in n for n in bare["nodes"])
 
 
 def test_dot_marks_computation_with_an_outline_and_a_legend_never_the_proved_colour(tmp_path):
@@ -247,11 +250,6 @@ def test_html_page_marks_and_lists_computation(tmp_path):
     assert nodes["thm:plain"]["mark"] is None
     assert nodes["lem:sum"]["computation"] == [f"checked for 1 ≤ n ≤ 30: consistent (run {SUM_RUN})"]
     assert nodes["lem:sum"]["status"] == "open"
-
-
-def test_without_a_catalog_the_dag_is_as_before(tmp_path):
-    data = json.loads(_cli("dag", str(paper(tmp_path, with_evidence=False))).stdout)
-    assert all("evidence" not in n for n in data["nodes"])
 
 
 # --------------------------------------------------------------------------------------------------

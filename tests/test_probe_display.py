@@ -342,3 +342,12 @@ def test_a_research_run_reports_the_theorems_computation_apart(make_project, tmp
     assert f"- {shown}" in report.read_text().split("## Computation (not a proof)", 1)[1]
     (item,) = json.loads((report.parent / "run.json").read_text())["computation"]
     assert item["range"] == {"k": [2, 9]} and item["verdict"] == "consistent"
+
+
+def test_mermaid_outlines_computation_beside_the_status_class(tmp_path):
+    out = _cli("dag", str(paper(tmp_path)), "--format", "mermaid").stdout.splitlines()
+    # a node is `  n0["lem:euler"]:::open` (no title in this paper)
+    ids = {line.split('["', 1)[1].split('"]', 1)[0]: line.strip().split("[", 1)[0] for line in out if '["' in line}
+    assert f"  class {ids['lem:sum']} checked" in out and f"  class {ids['lem:euler']} counterexample" in out
+    assert "  classDef checked stroke:#f9a825,stroke-width:3px" in out
+    assert any(line.strip().startswith(ids["lem:sum"] + '["') and line.endswith(":::open") for line in out)

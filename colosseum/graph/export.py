@@ -185,7 +185,8 @@ def dag_dot(index: "ProjectIndex") -> str:
 def dag_mermaid(index: "ProjectIndex") -> str:
     ids = {}
     out = ["graph TD"]
-    for i, node in enumerate(node_records(index)):
+    records = node_records(index)
+    for i, node in enumerate(records):
         ids[node["id"]] = f"n{i}"
         title = latex_to_text(node["title"])
         text = node["id"] + (f": {title}" if title else "")
@@ -197,6 +198,10 @@ def dag_mermaid(index: "ProjectIndex") -> str:
             out.append(f"  {ids[edge.source]} {arrows[edge.kind]}|{edge.kind}| {ids[edge.target]}")
     for status, colour in STATUS_COLOURS.items():
         out.append(f"  classDef {status} fill:{colour},color:#fff")
+    marked = [(ids[n["id"]], computation_mark(n)) for n in records if computation_mark(n)]
+    for mark, (colour, _meaning) in COMPUTATION_MARKS.items() if marked else ():  # an outline beside the fill
+        out.append(f"  classDef {mark} stroke:{colour},stroke-width:3px")
+    out += [f"  class {node} {mark}" for node, mark in marked]
     return "\n".join(out)
 
 

@@ -169,6 +169,13 @@ async def test_hover_over_the_protocol_shows_the_computation_section(client):
     other = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=main), position=at))
     assert "counterexample found: n = 40: 1681 = 41^2" in other.contents.value
+    # and the editor shows the counterexample as a warning on the claim
+    from server_session import _codes, _publication
+
+    published = await _publication(client, main, 0, lambda p: _codes(p, "colosseum/counterexample-found"),
+                                   "the counterexample finding")
+    (finding,) = _codes(published, "colosseum/counterexample-found")
+    assert finding.severity == types.DiagnosticSeverity.Warning and "n = 40: 1681 = 41^2" in finding.message
 
 
 # --------------------------------------------------------------------------------------------------

@@ -176,6 +176,11 @@ async def test_hover_over_the_protocol_shows_the_computation_section(client):
                                    "the counterexample finding")
     (finding,) = _codes(published, "colosseum/counterexample-found")
     assert finding.severity == types.DiagnosticSeverity.Warning and "n = 40: 1681 = 41^2" in finding.message
+    # the editor's dependency graph page marks them too
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="colosseum.showDependencyGraph", arguments=[main]))
+    page = Path(result["path"]).read_text(encoding="utf-8")
+    assert "checked on small cases (1)" in page and "counterexample found (1)" in page
 
 
 # --------------------------------------------------------------------------------------------------

@@ -112,7 +112,8 @@ def _verdict(answer: dict) -> str:
 async def run_probe(setup: ProbeSetup, provider, model: str, folder: Path | None = None,
                     record_in_catalog: bool = True) -> ProbeOutcome:
     """Run the prober on the claim; the record goes to ``folder`` (a new run folder by default), and
-    a consistent verdict with its range to the catalog as ``computation`` evidence."""
+    a consistent verdict with its range, or a counterexample with its case, to the catalog as
+    ``computation`` evidence (colosseum.catalog.computation)."""
     from colosseum.models.step import ModelStep
     from colosseum.models.tool_loop import answer_with_tools
 

@@ -363,3 +363,14 @@ def test_mermaid_outlines_computation_beside_the_status_class(tmp_path):
     assert f"  class {ids['lem:sum']} checked" in out and f"  class {ids['lem:euler']} counterexample" in out
     assert "  classDef checked stroke:#f9a825,stroke-width:3px" in out
     assert any(line.strip().startswith(ids["lem:sum"] + '["') and line.endswith(":::open") for line in out)
+
+
+def test_obligations_list_their_computations_apart(tmp_path):
+    root = paper(tmp_path)
+    main = root / "main.tex"
+    main.write_text(main.read_text().replace("\\label{lem:euler}", "\\label{lem:euler}\\obligation"))
+    text = _cli("obligations", str(root)).stdout
+    assert (f"   computation (not a proof): checked for 0 ≤ n ≤ 40 — counterexample found: n = 40: 1681 = 41^2 "
+            f"(run {EULER_RUN})") in text
+    (item,) = json.loads(_cli("obligations", str(root), "--format", "json").stdout)["obligations"]
+    assert item["id"] == "lem:euler" and item["computation"][0]["verdict"] == "counterexample"

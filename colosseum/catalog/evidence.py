@@ -42,6 +42,13 @@ class EvidenceItem:
         return out
 
 
+def item_from_json(kind: str, data: dict) -> EvidenceItem:
+    """An item as ``EvidenceItem.as_json`` wrote it (the JSON of `dag` and `obligations`)."""
+    return EvidenceItem(str(data.get("entry") or ""), kind, str(data.get("description") or ""),
+                        str(data.get("artifact") or ""), str(data.get("run") or ""), dict(data.get("range") or {}),
+                        str(data.get("verdict") or ""), str(data.get("counterexample") or ""))
+
+
 @dataclass(frozen=True, slots=True)
 class ClaimEvidence:
     label: str

@@ -55,6 +55,12 @@ def _claim_evidence(index) -> dict | None:
     return {label: evidence.as_json() for label, evidence in found.items()}
 
 
+def _computation_text(item: dict) -> str:
+    from colosseum.catalog.evidence import computation_line, item_from_json
+
+    return computation_line(item_from_json("computation", item))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="colosseum", description="Check and solve the proof obligations of a LaTeX project.")
     parser.add_argument("--version", action="version", version=f"colosseum {__version__}")
@@ -150,7 +156,8 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "dag":
         return _print_dag(index, args)
     if args.command == "obligations":
-        plan = export.obligation_plan(index)
+        evidence = _claim_evidence(index)
+        plan = export.obligation_plan(export.WithEvidence(index, evidence) if evidence is not None else index)
         if args.format == "json":
             print_json({"obligations": plan})
         elif not plan:
@@ -161,5 +168,7 @@ def _run(argv: list[str] | None) -> int:
                 status = f"draft of run {item['draft_run'] or '?'}" if item.get("draft") else item["status"]
                 print(f"{item['generation']}. {item['id']} [{status}] {item['file']}:{item['line']} "
                       f"- waits on: {waits}")
+                for computation in item.get("computation") or []:  # apart: small cases, never a proof
+                    print(f"   computation (not a proof): {_computation_text(computation)}")
         return 0
     return 2

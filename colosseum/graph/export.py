@@ -217,6 +217,7 @@ def obligation_ids(index) -> list[str]:
 def obligation_plan(index: "ProjectIndex") -> list[dict]:
     """Obligations in a valid solve order (DAG generations), with what each still waits on."""
     graph = index.graph
+    evidence = getattr(index, "claim_evidence", None)
     order = {node: i for i, layer in enumerate(graph.generations()) for node in layer}
     plan = []
     for node in obligation_ids(index):
@@ -228,6 +229,8 @@ def obligation_plan(index: "ProjectIndex") -> list[dict]:
                  "waits_on": waits}
         if node in index.claims:
             entry.update(draft_fields(index.claims[node]))
+        if evidence is not None and node in index.claims:  # the catalog's computations: small cases, not a proof
+            entry["computation"] = (evidence.get(node) or {}).get("computation") or []
         plan.append(entry)
     plan.sort(key=lambda p: (p["generation"], p["file"], p["line"]))
     return plan

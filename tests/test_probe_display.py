@@ -41,6 +41,15 @@ STATEMENTS = {"lem:euler": r"For every integer $n \ge 0$, $n^2 + n + 41$ is prim
               "lem:sum": r"For every $n \ge 1$, $1 + 2 + \dots + n = n(n+1)/2$."}
 
 
+def entry_file(folder: Path, wanted: str) -> Path:
+    """The entry the engine wrote as ``wanted``, with or without a writer's suffix (``-3fa2c1``)."""
+    import re
+
+    found = [p for p in folder.glob(f"{wanted}*.md") if re.fullmatch(re.escape(wanted) + r"(-[0-9a-f]{6})?\.md", p.name)]
+    assert len(found) == 1, f"expected one {wanted}.md in {folder}, found {[p.name for p in found]}"
+    return found[0]
+
+
 def _artifact(run: str) -> str:
     return f".colosseum/runs/{run}/run.json"
 
@@ -72,12 +81,12 @@ def record_evidence(folder: Path) -> None:
 
 def test_a_counterexample_is_recorded_valid_and_apart_from_the_consistent_observation(tmp_path):
     folder = paper(tmp_path)
-    entry, problems = read_entry(folder / "knowledge" / "counterexample-to-lem-euler.md")
+    entry, problems = read_entry(entry_file(folder / "knowledge", "counterexample-to-lem-euler"))
     assert problems == []  # verdict and counterexample are fields of knowledge/schema.json
     (item,) = entry.data["evidence"]
     assert item["verdict"] == "counterexample" and item["counterexample"] == "n = 40: 1681 = 41^2"
     assert entry.title == "A probe found a counterexample to lem:euler"
-    assert (folder / "knowledge" / "probe-of-lem-sum.md").is_file()
+    assert entry_file(folder / "knowledge", "probe-of-lem-sum").is_file()
 
 
 def test_the_engine_words_computation_apart_and_never_as_a_proof(tmp_path):
@@ -198,7 +207,7 @@ def test_a_counterexample_in_the_catalog_is_a_warning_on_the_claim(tmp_path):
     assert diag.severity == "warning" and diag.file == index.claims["lem:euler"].file
     assert diag.range == index.claims["lem:euler"].location.range
     assert "n = 40: 1681 = 41^2" in diag.message and EULER_RUN in diag.message and "not a proof" in diag.message
-    assert diag.related[0].location.file.name == "counterexample-to-lem-euler.md"
+    assert diag.related[0].location.file == entry_file(root / "knowledge", "counterexample-to-lem-euler")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
@@ -304,7 +313,7 @@ def test_knowledge_list_names_the_computations_apart(tmp_path):
             f"(run {EULER_RUN})") in text
     entries = {e["id"]: e for e in json.loads(_cli("knowledge", "list", str(root), "--no-starter",
                                                    "--format", "json").stdout)["entries"]}
-    (item,) = entries["probe-of-lem-sum"]["computation"]
+    (item,) = entries[entry_file(root / "knowledge", "probe-of-lem-sum").stem]["computation"]
     assert item["range"] == {"n": [1, 30]} and item["verdict"] == "consistent"
 
 

@@ -11,8 +11,8 @@ bench/results/latest.json. See bench/README.md for what each benchmark measures.
 
 This module is the command line, the table and the results file; the rows come from
 corpus_rows.py (flt, carleson), engine_rows.py (synthetic-*, file-edit), model_loop_rows.py
-(inner-loop, research, catalog-retrieval), lsp_rows.py (lsp-*) and scale_rows.py (scale, import-cost),
-on top of harness.py.
+(inner-loop, research, catalog-retrieval), lsp_rows.py (lsp-*), scale_rows.py (scale, import-cost)
+and probe_rows.py (probe), on top of harness.py.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ from harness import BENCH, PY, REPO, Ctx, Row, check_engine  # noqa: E402
 from lsp_rows import (LSP_EDIT_MS, LSP_REQUEST_MS, LSP_RSS_MIB, bench_lsp_completion,  # noqa: E402
                       bench_lsp_definition, bench_lsp_edit, bench_lsp_memory)
 from model_loop_rows import bench_catalog, bench_inner_loop, bench_research  # noqa: E402
+from probe_rows import bench_probe  # noqa: E402
 from scale_rows import COLD_740K_S, GROWTH_MAX, IMPORT_MS, KB_PER_LINE, bench_import_cost, bench_scale  # noqa: E402
 
 BENCHMARKS = ["flt", "carleson", "synthetic-cold", "synthetic-memory", "file-edit", "synthetic-edit", "inner-loop", "research", "catalog-retrieval",
-              "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory", "scale", "import-cost"]
+              "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory", "scale", "import-cost", "probe"]
 
 
 def print_table(rows: list[Row]) -> str:
@@ -96,6 +97,7 @@ RUNNERS = {
     "lsp-memory": bench_lsp_memory,
     "scale": bench_scale,
     "import-cost": bench_import_cost,
+    "probe": bench_probe,
 }
 
 

@@ -70,6 +70,16 @@ def test_every_code_is_in_the_readme_table():
     assert not missing, f"codes missing from the README's table: {sorted(missing)}"
 
 
+def test_the_catalogs_codes_are_in_the_readme_table_with_their_severity():
+    from colosseum.catalog.checks import CATALOG_CODES, COUNTEREXAMPLE_SEVERITY
+
+    table = README.read_text(encoding="utf-8").split("### Diagnostic codes", 1)[1].split("\n\n", 2)[1]
+    missing = {c for c in CATALOG_CODES} - set(re.findall(r"`colosseum/([a-z-]+)`", table))
+    assert not missing, f"catalog codes missing from the README's table: {sorted(missing)}"
+    row = next(line for line in table.splitlines() if "`colosseum/counterexample-found`" in line)
+    assert row.split("|")[2].strip() == COUNTEREXAMPLE_SEVERITY
+
+
 def _project(make_project, tmp_path) -> ProjectIndex:
     return ProjectIndex.open(make_project(tmp_path, FILES))
 

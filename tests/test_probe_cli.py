@@ -88,7 +88,15 @@ def test_a_tool_call_runs_in_the_sandbox_and_its_output_returns_as_the_tool_resu
     (execution,) = record["executions"]
     assert execution["code"] == PROBE and execution["stdout"] == "first failure 40\n" and execution["sandboxed"]
     assert record["limits"]["cpu_s"] > 0 and Path(report["run"]).name.endswith("probe-lem_euler")
-    assert report["catalog_entry"] is None and not (folder / "knowledge").exists()  # a counterexample is no evidence of it
+    # the counterexample is computation evidence against the claim, in an observation of its own
+    from colosseum.catalog.store import read_entry
+
+    assert report["catalog_entry"].startswith("counterexample-to-lem-euler")  # a writer's suffix may follow
+    entry, problems = read_entry(folder / "knowledge" / f"{report['catalog_entry']}.md")
+    assert problems == [] and entry.data["strength"] == "computation" and "counterexample" in entry.data["tags"]
+    (item,) = entry.data["evidence"]
+    assert item["verdict"] == "counterexample" and item["counterexample"] == "n = 40: 1681 = 41^2"
+    assert item["range"] == {"n": [0, 40]}
 
 
 def test_a_consistent_verdict_exits_zero_and_says_the_range(tmp_path, sandbox):

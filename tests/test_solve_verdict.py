@@ -93,7 +93,8 @@ def test_only_minor_flaws_is_unrefuted_exit_0_with_a_model_reviewed_proof(tmp_pa
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     run = only_run(project)
-    assert list(summary) == ["schema_version", "label", "verdict", "proof", "critiques", "run", "stopped", "usage"]
+    assert list(summary) == ["schema_version", "label", "verdict", "proof", "critiques", "run", "stopped", "usage",
+                             "computation"]
     assert isinstance(summary["schema_version"], int) and summary["verdict"] == "unrefuted"
     # the proof exactly as it would be inserted: a draft, marked with the run that wrote it
     assert summary["proof"] == (f"\\begin{{proof}} % colosseum: draft {run.name}\n"

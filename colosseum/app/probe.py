@@ -48,7 +48,7 @@ class ProbeOutcome:
     requests: int = 0
     folder: Path | None = None
     failure: str = ""
-    catalog_entry: str | None = None  # the observation a consistent verdict was recorded in
+    catalog_entry: str | None = None  # the observation a consistent verdict or a counterexample was recorded in
 
 
 def probe_setup(index, label: str) -> ProbeSetup:
@@ -81,7 +81,8 @@ def _verdict(answer: dict) -> str:
 async def run_probe(setup: ProbeSetup, provider, model: str, folder: Path | None = None,
                     record_in_catalog: bool = True) -> ProbeOutcome:
     """Run the prober on the claim; the record goes to ``folder`` (a new run folder by default), and
-    a consistent verdict with its range to the catalog as ``computation`` evidence."""
+    a consistent verdict with its range, or a counterexample with its case, to the catalog as
+    ``computation`` evidence (colosseum.catalog.computation)."""
     from colosseum.models.step import ModelStep
     from colosseum.models.tool_loop import answer_with_tools
 
@@ -97,7 +98,8 @@ async def run_probe(setup: ProbeSetup, provider, model: str, folder: Path | None
     ensure_state_dir(setup.index.root_dir)
     outcome.folder = folder or run_directory(setup.index.root_dir, f"probe-{setup.label}")
     _record(setup, outcome, model)
-    if record_in_catalog and outcome.verdict == "consistent" and answer.get("range"):
+    if record_in_catalog and (outcome.verdict == "counterexample"
+                              or (outcome.verdict == "consistent" and answer.get("range"))):
         outcome.catalog_entry = _record_in_catalog(setup, outcome, model)
     return outcome
 
@@ -108,11 +110,17 @@ def _record_in_catalog(setup: ProbeSetup, outcome: ProbeOutcome, model: str) -> 
     import logging
 
     from colosseum.app.knowledge import catalog_directory
-    from colosseum.catalog.computation import computation_item, record_computation
+    from colosseum.catalog.computation import computation_item, counterexample_item, record_computation
 
     root = Path(setup.index.root_dir)
     artifact = (outcome.folder / "run.json").relative_to(root).as_posix()
-    item = computation_item(outcome.answer["range"], int(outcome.answer.get("cases_checked") or 0), artifact, model)
+    answer = outcome.answer
+    checked = answer.get("range") if isinstance(answer.get("range"), dict) else {}
+    if outcome.verdict == "counterexample":  # the claim's finding colosseum/counterexample-found
+        found = answer.get("counterexample") if isinstance(answer.get("counterexample"), dict) else {}
+        item = counterexample_item(checked, str(found.get("case") or ""), artifact, model)
+    else:
+        item = computation_item(checked, int(answer.get("cases_checked") or 0), artifact, model)
     try:
         return record_computation(catalog_directory(root), setup.label, setup.statement, item,
                                   outcome.folder.name, model)

@@ -54,12 +54,17 @@ class GlobalReviewOutcome:
     report: object = None
     path: Path | None = None
     stop: StopReason | None = None
+    computation: dict | None = None  # label -> the catalog's computations on it, shown apart from the review
 
 
 async def review_globally(index, provider, config, progress: StageProgress, prices: dict | None) -> GlobalReviewOutcome:
+    from colosseum.app.evidence import claims_computation
+
     async def work() -> GlobalReviewOutcome:
         report = await review_document(index, provider, config, progress)
-        return GlobalReviewOutcome(report, await asyncio.to_thread(write_report, report, index, "global", prices))
+        computation = await asyncio.to_thread(claims_computation, index)
+        path = await asyncio.to_thread(write_report, report, index, "global", prices, computation)
+        return GlobalReviewOutcome(report, path, computation=computation)
 
     return await until_stopped(work(), lambda reason: GlobalReviewOutcome(stop=reason))
 

@@ -129,10 +129,13 @@ class SolvePlan:
         return SolveEstimate(planned, tokens, output, model, upper, most, described)
 
     def formal_evidence(self) -> str:
-        """What Lean's cache says of the claim, for the run's report (reads files: a thread in the editor)."""
+        """The evidence the run's report shows apart from its review: what Lean's cache says of the
+        claim, then the catalog's computations on it (reads files: a thread in the editor)."""
+        from colosseum.catalog.evidence import ClaimEvidence, computation_report_section
         from colosseum.lean.evidence import cached_evidence_section
 
-        return cached_evidence_section(self.index, self.label)
+        computation = computation_report_section(ClaimEvidence(self.label, tuple(self.context.computation)))
+        return cached_evidence_section(self.index, self.label) + "\n" + "\n".join(computation)
 
     def start(self, formal_evidence: str) -> "SolveRun":
         """The provider and the run's record; raises ProviderError when no provider can be made."""
@@ -146,10 +149,11 @@ class SolvePlan:
         return SolveRun(self, provider, model, recorder)
 
 
-def solve_summary(outcome: SolveOutcome, root_dir: Path, prices: dict | None = None) -> dict:
+def solve_summary(outcome: SolveOutcome, root_dir: Path, prices: dict | None = None, computation=()) -> dict:
     """What a solve concluded, as one JSON object (the CLI's ``--format json``, reusable by the
     server): the verdict, the proof as it would be inserted, the surviving critiques, the run's
-    folder and what it spent."""
+    folder and what it spent; and apart, the catalog's ``computation`` evidence on the claim
+    (colosseum.catalog.evidence items: range and verdict), which the verdict never rests on."""
     from colosseum.models.pricing import cost_usd
 
     result = outcome.result
@@ -170,6 +174,7 @@ def solve_summary(outcome: SolveOutcome, root_dir: Path, prices: dict | None = N
         "usage": {"calls": usage.calls if usage else 0, "input_tokens": usage.input_tokens if usage else 0,
                   "output_tokens": usage.output_tokens if usage else 0, "response_cache_hits": outcome.cache_hits,
                   "cost_usd": cost_usd(usage, outcome.model, prices) if usage else None},
+        "computation": [item.as_json() for item in computation],
     }
 
 

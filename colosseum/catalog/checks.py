@@ -1,9 +1,16 @@
 """What the catalog says about the paper: claims that rest on a retracted entry, or on one that
-depends on a retracted entry, are suspect; malformed entries are findings on their files."""
+depends on a retracted entry, are suspect; a claim a probe found a counterexample to says so;
+malformed entries are findings on their files."""
 
 from __future__ import annotations
 
 from colosseum.core.structure import Diagnostic, Position, Range, RelatedInfo
+
+# the codes of the catalog's findings (each in the README's table of diagnostic codes)
+CATALOG_CODES = ("suspect", "catalog-entry", "counterexample-found")
+# a warning, not an error: the case comes from code a model wrote, which may test another statement
+# than the paper's; an error stays what breaks the document itself (and makes `check` exit 1)
+COUNTEREXAMPLE_SEVERITY = "warning"
 
 
 def suspect_entries(catalog) -> dict[str, list[str]]:
@@ -49,6 +56,7 @@ def catalog_diagnostics(catalog, index) -> list[Diagnostic]:
                     out.append(Diagnostic(other.file, other.location.range, "warning", "colosseum/suspect",
                                           f"`{later}` is suspect: it rests on `{label}`, which relies on the "
                                           f"retracted catalog entry `{chain[-1]}`", related, "colosseum-catalog"))
+    out += counterexample_diagnostics(catalog, index)
     for problem in catalog.problems:
         if problem.severity == "information":
             continue
@@ -63,3 +71,23 @@ def _file_location(path):
     from colosseum.core.structure import Location
 
     return Location(path, Range(Position(0, 0), Position(0, 0)))
+
+
+def counterexample_diagnostics(catalog, index) -> list[Diagnostic]:
+    """``colosseum/counterexample-found`` on a claim the catalog holds a counterexample to (a
+    computation item whose verdict is ``counterexample``, in an active entry)."""
+    from colosseum.catalog.evidence import computation_line, evidence_by_claim
+
+    out: list[Diagnostic] = []
+    for label, evidence in sorted(evidence_by_claim(catalog, index.claims).items()):
+        claim = index.claims[label]
+        for item in evidence.counterexamples:
+            entry = catalog.entries[item.entry]
+            related = (RelatedInfo(_file_location(entry.file), f"catalog entry `{item.entry}`"),)
+            out.append(Diagnostic(claim.file, claim.location.range, COUNTEREXAMPLE_SEVERITY,
+                                  "colosseum/counterexample-found",
+                                  f"a probe of `{label}` {computation_line(item)}, catalog entry `{item.entry}`. "
+                                  "Computation, not a proof: read the run's code, then fix the claim or retract "
+                                  "the entry",
+                                  related, "colosseum-catalog"))
+    return out

@@ -81,14 +81,7 @@ def run_knowledge(args) -> int:
         print(f"retracted `{args.entry}`; now suspect: {', '.join(retraction.suspect) or 'nothing else'}")
         return 1 if retraction.problems else 0
     if args.action == "list":
-        entries = sorted(catalog.entries.values(), key=lambda e: (e.layer, e.kind, e.id))
-        if args.format == "json":
-            print_json({"entries": [{"id": e.id, "kind": e.kind, "status": e.status, "title": e.title,
-                                     "layer": e.layer, "file": rel(e.file)} for e in entries]})
-        else:
-            for e in entries:
-                print(f"{e.id:40} {e.kind:13} {e.status:10} {e.title}")
-        return 0
+        return _list(catalog, args, rel)
     entry = catalog.entries.get(args.entry or "")
     if entry is None:
         print(f"colosseum: no entry `{args.entry}` in {directory}", file=sys.stderr)
@@ -97,4 +90,24 @@ def run_knowledge(args) -> int:
         print_json({"file": rel(entry.file), "layer": entry.layer, **entry.data})
     else:
         print(entry.file.read_text(encoding="utf-8"))
+    return 0
+
+
+def _list(catalog, args, rel) -> int:
+    """Every entry; an observation's computations (range and verdict) each on a line of their own,
+    named as computation: small cases checked, apart from the entry's other evidence."""
+    from colosseum.catalog.evidence import computation_line, entry_items
+
+    entries = sorted(catalog.entries.values(), key=lambda e: (e.layer, e.kind, e.id))
+    if args.format == "json":
+        print_json({"entries": [{"id": e.id, "kind": e.kind, "status": e.status, "title": e.title,
+                                 "layer": e.layer, "file": rel(e.file),
+                                 "computation": [i.as_json() for i in entry_items(e) if i.kind == "computation"]}
+                                for e in entries]})
+        return 0
+    for e in entries:
+        print(f"{e.id:40} {e.kind:13} {e.status:10} {e.title}")
+        for item in entry_items(e):
+            if item.kind == "computation":
+                print(f"{'':40} computation (not a proof): {computation_line(item)}")
     return 0

@@ -23,6 +23,9 @@ def _print_dag(index, args) -> int:
 
     if args.transitive_reduction:
         index = exchange.transitively_reduced(index)
+    evidence = _claim_evidence(index)
+    if evidence is not None:  # each claim's catalog evidence by kind; probes mark the drawings
+        index = export.WithEvidence(index, evidence)
     render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid,
               "html": html.dag_html, "svg": exchange.dag_svg, "graphml": exchange.dag_graphml,
               "gexf": exchange.dag_gexf}[args.format]
@@ -32,6 +35,30 @@ def _print_dag(index, args) -> int:
         print(f"colosseum: {missing}", file=sys.stderr)
         return 1
     return 0
+
+
+def _claim_evidence(index) -> dict | None:
+    """label -> the catalog's evidence of it by kind (colosseum.catalog.evidence), for every claim;
+    None when the project has no catalog folder (or it may not be read)."""
+    from colosseum.app.knowledge import CatalogOutsideProject, catalog_directory
+
+    try:
+        directory = catalog_directory(index.root_dir)
+    except CatalogOutsideProject:
+        return None
+    if not directory.is_dir():
+        return None
+    from colosseum.catalog.evidence import evidence_by_claim
+    from colosseum.catalog.store import load_catalog
+
+    found = evidence_by_claim(load_catalog(directory), index.claims)
+    return {label: evidence.as_json() for label, evidence in found.items()}
+
+
+def _computation_text(item: dict) -> str:
+    from colosseum.catalog.evidence import computation_line, item_from_json
+
+    return computation_line(item_from_json("computation", item))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -129,7 +156,8 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "dag":
         return _print_dag(index, args)
     if args.command == "obligations":
-        plan = export.obligation_plan(index)
+        evidence = _claim_evidence(index)
+        plan = export.obligation_plan(export.WithEvidence(index, evidence) if evidence is not None else index)
         if args.format == "json":
             print_json({"obligations": plan})
         elif not plan:
@@ -140,5 +168,7 @@ def _run(argv: list[str] | None) -> int:
                 status = f"draft of run {item['draft_run'] or '?'}" if item.get("draft") else item["status"]
                 print(f"{item['generation']}. {item['id']} [{status}] {item['file']}:{item['line']} "
                       f"- waits on: {waits}")
+                for computation in item.get("computation") or []:  # apart: small cases, never a proof
+                    print(f"   computation (not a proof): {_computation_text(computation)}")
         return 0
     return 2

@@ -25,7 +25,8 @@ def add_arguments(sub) -> None:
     probe.add_argument("--dry-run", action="store_true", help="say what would run; no model call, no execution")
     probe.add_argument("--trust", action="store_true", help="trust this project to run probes")
     probe.add_argument("--no-catalog", action="store_true",
-                       help="do not record a consistent verdict as computation evidence in the catalog")
+                       help="do not record the verdict (consistent, or a counterexample) as computation evidence "
+                       "in the catalog")
     probe.set_defaults(run=run_probe_command)
 
 

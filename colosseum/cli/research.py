@@ -204,6 +204,7 @@ def _finish(args, draft, outcome, out: Path) -> int:
         passed = sum(1 for o in result.decomposition.obligations if result.sections.get(o) is not None
                      and result.sections[o].status == "passed")
         print(f"{passed} of {len(result.decomposition.obligations)} obligations passed their local review")
+    _print_computation(index, args.label)
     if result.draft.strip():
         _write_draft(args, draft, result, out)
     cost = outcome.cost_usd
@@ -227,3 +228,15 @@ def _write_draft(args, draft, result, out: Path) -> None:
         say(f"the catalog was not updated: {written.catalog_error}")
     elif written.catalog:
         print(f"written to the catalog: {', '.join(written.catalog)}")
+
+
+def _print_computation(index, label: str) -> None:
+    """The catalog's computations on the theorem, apart from the review (nothing when none ran)."""
+    from colosseum.app.evidence import claims_computation
+    from colosseum.catalog.evidence import computation_line
+
+    items = claims_computation(index).get(label) or []
+    if items:
+        print("Computation (not a proof):")
+        for item in items:
+            print(f"  {computation_line(item)}")

@@ -150,6 +150,7 @@ async def _global(index, provider, model, setup, args, progress) -> int:
         for c in active:
             where = f"{index.relative(c.file)}:{c.line}" if c.anchored else "(unanchored)"
             print(f"  {where}: {c.severity} {c.kind}: {c.message}")
+        _print_computation(outcome.computation or {})
     if not args.quiet:
         print(_cost_line(report.usage, report.cache_hits, report.token_counts, report.model, prices)
               + f"; report in {index.relative(path)}", file=sys.stderr)
@@ -193,3 +194,15 @@ def _cost_line(usage, hits: int, counts: int, model: str, prices) -> str:
     return (f"{usage.calls} model calls, {usage.input_tokens:,} input tokens ({usage.cache_read_tokens:,} from the "
             f"prompt cache), {usage.output_tokens:,} output tokens, {hits} answers from the response cache, "
             f"{counts} token counts{money}")
+
+
+def _print_computation(by_label: dict) -> None:
+    """What probes found on the paper's claims, apart from the review (nothing when none ran)."""
+    if not by_label:
+        return
+    from colosseum.catalog.evidence import computation_line
+
+    print("\nComputation (not a proof):")
+    for label, items in sorted(by_label.items()):
+        for item in items:
+            print(f"  {label}: {computation_line(item)}")

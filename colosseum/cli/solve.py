@@ -70,11 +70,11 @@ def run_solve(args) -> int:
     elif not args.quiet:
         if outcome.dropped_note:
             say(outcome.dropped_note)
-    summary = solve_summary(outcome, index.root_dir, run.plan.settings.prices)
+    summary = solve_summary(outcome, index.root_dir, run.plan.settings.prices, plan.context.computation)
     if args.format == "json":
         print_json(summary)
     else:
-        _print_result(outcome, summary)
+        _print_result(outcome, summary, plan.context.computation)
     return outcome.exit_code
 
 
@@ -107,7 +107,7 @@ def _stopped(outcome) -> None:
         print(f"colosseum: the model could not be reached: {stop.detail}", file=sys.stderr)
 
 
-def _print_result(outcome, summary: dict) -> None:
+def _print_result(outcome, summary: dict, computation=()) -> None:
     """The text output says what the JSON says, the verdict first."""
     if summary["proof"] is None:  # stopped: stderr said why
         print(f"verdict: incomplete ({summary['stopped']['kind']}); what was done is in {summary['run']}")
@@ -119,6 +119,7 @@ def _print_result(outcome, summary: dict) -> None:
     print(summary["proof"])
     if outcome.curated:
         print(f"\nwritten to the catalog: {', '.join(outcome.curated)}")
+    print_computation(computation)
     print(f"\n{len(summary['critiques'])} critique(s) survived:")
     for c in summary["critiques"]:
         where = "" if c["anchored"] else " (unanchored)"
@@ -127,3 +128,15 @@ def _print_result(outcome, summary: dict) -> None:
     spent = f", about ${usage['cost_usd']:.2f}" if usage["cost_usd"] is not None else ""
     print(f"\n{usage['calls']} model calls{spent}, {usage['response_cache_hits']} answers from the cache; "
           f"run written to {summary['run']}")
+
+
+def print_computation(items) -> None:
+    """The catalog's computations on the claim (colosseum.catalog.evidence items), in a section of
+    their own: small cases checked, never a proof (nothing when no probe checked the claim)."""
+    if not items:
+        return
+    from colosseum.catalog.evidence import computation_line
+
+    print("\nComputation (not a proof):")
+    for item in items:
+        print(f"  {computation_line(item)}")

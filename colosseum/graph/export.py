@@ -22,6 +22,32 @@ STATUS_COLOURS = {"proved": "#2e7d32", "open": "#9e9e9e", "obligation": "#c62828
                  "formal": "#1565c0", "draft": "#8e24aa"}
 
 
+# computational evidence (a probe checked small cases: catalog kind `computation`) is a mark on the
+# node's outline, never its fill: the fill is the claim's status, and a probe proves nothing
+COMPUTATION_MARKS = {"checked": ("#f9a825", "checked on small cases"),
+                     "counterexample": ("#d50000", "counterexample found")}
+
+
+class WithEvidence:
+    """A project as the drawings read it, with the catalog's evidence of each claim (label -> lists
+    by kind, colosseum.catalog.evidence): ``node_records`` adds it as ``"evidence"``."""
+
+    def __init__(self, index: "ProjectIndex", claim_evidence: dict):
+        self._index = index
+        self.claim_evidence = claim_evidence
+
+    def __getattr__(self, name):
+        return getattr(self._index, name)
+
+
+def computation_mark(node: dict) -> str | None:
+    """"counterexample" when a probe found one, "checked" when probes found none, else None."""
+    items = (node.get("evidence") or {}).get("computation") or []
+    if any(item.get("verdict") == "counterexample" for item in items):
+        return "counterexample"
+    return "checked" if items else None
+
+
 def drawn_status(node: dict) -> str:
     """The status a drawing colours a node record by."""
     return "formal" if node.get("lean_checked") else node["status"]
@@ -53,6 +79,7 @@ def diagnostics_json(index: "ProjectIndex", diagnostics: list[Diagnostic]) -> st
 
 def node_records(index: "ProjectIndex") -> list[dict]:
     graph = index.graph
+    evidence = getattr(index, "claim_evidence", None)
     nodes = []
     for sid, section in index.sections.items():
         nodes.append({"id": sid, "kind": "section", "title": section.title, "file": index.relative(section.file),
@@ -65,6 +92,8 @@ def node_records(index: "ProjectIndex") -> list[dict]:
                   # the author's marks, as blueprints mean them; what Lean checked is lean_checked
                   "formal": bool(claim.leanok or claim.mathlibok), "lean_checked": checked}
         record.update(draft_fields(claim))
+        if evidence is not None:  # the catalog was read: every claim's evidence, by kind
+            record["evidence"] = evidence.get(cid, {})
         nodes.append(record)
     nodes.sort(key=lambda n: (n["file"], n["line"], n["id"]))
     return nodes
@@ -116,6 +145,11 @@ def _dot_legend() -> list[str]:
         if previous:  # an invisible chain keeps the swatches in one column
             out.append(f'    "colosseum-legend:{previous}" -> "colosseum-legend:{status}" [style=invis];')
         previous = status
+    for mark, (colour, meaning) in COMPUTATION_MARKS.items():  # an outline, on white: no status's fill
+        out.append(f'    "colosseum-legend:{mark}" [label={_quote(meaning)}, fillcolor="white", fontcolor="black", '
+                   f'color={_quote(colour)}, penwidth=3];')
+        out.append(f'    "colosseum-legend:{previous}" -> "colosseum-legend:{mark}" [style=invis];')
+        previous = mark
     for kind, style in EDGE_STYLES.items():
         out.append(f'    "colosseum-legend:{kind}:from" [label="", shape=point, width=0.05];')
         out.append(f'    "colosseum-legend:{kind}:to" [label={_quote(kind)}, shape=plaintext, fontcolor=black];')
@@ -132,8 +166,13 @@ def dag_dot(index: "ProjectIndex") -> str:
         label = drawn_label(node)
         shape = "folder" if node["kind"] == "section" else "box"
         tooltip = f"{node['kind']} {node['id']} ({drawn_status(node)}) {node['file']}:{node['line']}"
+        mark = computation_mark(node)
+        outline = ""
+        if mark is not None:
+            colour, meaning = COMPUTATION_MARKS[mark]
+            outline, tooltip = f", color={_quote(colour)}, penwidth=3", f"{tooltip}; {meaning} (not a proof)"
         out.append(f"  {_quote(node['id'])} [label={_quote(label)}, shape={shape}, "
-                   f"fillcolor={_quote(STATUS_COLOURS[drawn_status(node)])}, tooltip={_quote(tooltip)}];")
+                   f"fillcolor={_quote(STATUS_COLOURS[drawn_status(node)])}{outline}, tooltip={_quote(tooltip)}];")
     for edge in index.graph.edges:
         label = f", label={_quote(EDGE_LABELS[edge.kind])}" if edge.kind in EDGE_LABELS else ""
         out.append(f"  {_quote(edge.source)} -> {_quote(edge.target)} [style={EDGE_STYLES[edge.kind]}, "
@@ -146,7 +185,8 @@ def dag_dot(index: "ProjectIndex") -> str:
 def dag_mermaid(index: "ProjectIndex") -> str:
     ids = {}
     out = ["graph TD"]
-    for i, node in enumerate(node_records(index)):
+    records = node_records(index)
+    for i, node in enumerate(records):
         ids[node["id"]] = f"n{i}"
         title = latex_to_text(node["title"])
         text = node["id"] + (f": {title}" if title else "")
@@ -158,6 +198,10 @@ def dag_mermaid(index: "ProjectIndex") -> str:
             out.append(f"  {ids[edge.source]} {arrows[edge.kind]}|{edge.kind}| {ids[edge.target]}")
     for status, colour in STATUS_COLOURS.items():
         out.append(f"  classDef {status} fill:{colour},color:#fff")
+    marked = [(ids[n["id"]], computation_mark(n)) for n in records if computation_mark(n)]
+    for mark, (colour, _meaning) in COMPUTATION_MARKS.items() if marked else ():  # an outline beside the fill
+        out.append(f"  classDef {mark} stroke:{colour},stroke-width:3px")
+    out += [f"  class {node} {mark}" for node, mark in marked]
     return "\n".join(out)
 
 
@@ -173,6 +217,7 @@ def obligation_ids(index) -> list[str]:
 def obligation_plan(index: "ProjectIndex") -> list[dict]:
     """Obligations in a valid solve order (DAG generations), with what each still waits on."""
     graph = index.graph
+    evidence = getattr(index, "claim_evidence", None)
     order = {node: i for i, layer in enumerate(graph.generations()) for node in layer}
     plan = []
     for node in obligation_ids(index):
@@ -184,6 +229,8 @@ def obligation_plan(index: "ProjectIndex") -> list[dict]:
                  "waits_on": waits}
         if node in index.claims:
             entry.update(draft_fields(index.claims[node]))
+        if evidence is not None and node in index.claims:  # the catalog's computations: small cases, not a proof
+            entry["computation"] = (evidence.get(node) or {}).get("computation") or []
         plan.append(entry)
     plan.sort(key=lambda p: (p["generation"], p["file"], p["line"]))
     return plan

@@ -11,7 +11,7 @@ import html
 import json
 from typing import TYPE_CHECKING
 
-from colosseum.graph.export import EDGE_STYLES, STATUS_COLOURS, drawn_status, node_records
+from colosseum.graph.export import COMPUTATION_MARKS, EDGE_STYLES, STATUS_COLOURS, computation_mark, drawn_status, node_records
 from colosseum.graph.plain_text import latex_to_text
 
 if TYPE_CHECKING:
@@ -30,6 +30,8 @@ aside code{background:#f3f3f3;padding:1px 4px}aside ul{padding-left:18px}aside a
 svg{display:block}text{font-size:11px;pointer-events:none;fill:#fff}
 g.node rect{stroke:#333;stroke-width:.5;cursor:pointer}g.node.hit rect{stroke:#ffd600;stroke-width:3}
 g.node.selected rect{stroke:#000;stroke-width:2.5}.faded{opacity:.12}.hidden{display:none}
+g.node.checked rect{stroke:#f9a825;stroke-width:3}g.node.counterexample rect{stroke:#d50000;stroke-width:3}
+.legend i.mark{background:#fff;border:3px solid;width:7px;height:7px}
 path.edge{fill:none;stroke:#666;stroke-width:1}path.statement-uses{stroke:#444}
 path.proof-uses{stroke-dasharray:5 3}path.contains{stroke:#bbb;stroke-dasharray:1 3}
 </style></head><body>
@@ -87,10 +89,11 @@ for (const e of data.edges) {
 }
 for (const n of data.nodes) {
   const p = pos[n.id]; if (!p) continue;
-  const g = el("g", {"class": "node", "data-id": n.id}, nodeLayer);
+  const g = el("g", {"class": "node" + (n.mark ? " " + n.mark : ""), "data-id": n.id}, nodeLayer);
   el("rect", {x: p.x, y: p.y, width: W, height: p.h, rx: 4, fill: colours[n.status]}, g);
   p.lines.forEach((line, i) => { el("text", {x: p.x + 6, y: p.y + 15 + i * LINE}, g).textContent = line; });
-  el("title", {}, g).textContent = n.id + " (" + n.status + ") " + n.file + ":" + n.line;
+  el("title", {}, g).textContent = n.id + " (" + n.status + ") " + n.file + ":" + n.line +
+    (n.mark ? "; " + data.marks[n.mark][1] + " (not a proof)" : "");
   g.addEventListener("click", () => select(n.id));
   shapes[n.id] = g;
 }
@@ -110,6 +113,7 @@ function select(id) {
     `<h3>${esc(n.kind)} <code>${esc(n.id)}</code></h3><p>${esc(n.text || "(no title)")}</p>` +
     `<p>status: <b style="color:${colours[n.status]}">${esc(n.status)}</b>${n.draft ? " (a model's draft)" : ""}</p>` +
     `<p>at <a class="where" href="${esc(n.uri || n.file)}">${esc(n.file)}:${n.line}</a></p>` +
+    (n.computation && n.computation.length ? `<p>Computation (not a proof):</p><ul>${n.computation.map(c => `<li>${esc(c)}</li>`).join("")}</ul>` : "") +
     `<p>uses: ${pred[id].map(link).join(", ") || "nothing"}</p><p>used by: ${succ[id].map(link).join(", ") || "nothing"}</p>`;
   applyFocus();
 }
@@ -141,7 +145,8 @@ def graph_page_data(index: "ProjectIndex") -> dict:
     """What the page draws: every node (its title as text), the dependency and containment edges,
     and the generations that place the nodes from left to right."""
     graph = index.graph
-    nodes = [dict(n, status=drawn_status(n), text=latex_to_text(n["title"]))
+    nodes = [dict(n, status=drawn_status(n), text=latex_to_text(n["title"]), mark=computation_mark(n),
+                  computation=[_computation_text(c) for c in (n.get("evidence") or {}).get("computation") or []])
              for n in node_records(index) if n["kind"] != "leannode"]
     for node in nodes:  # the page may be saved anywhere: its link to the source is absolute
         item = index.claims.get(node["id"]) or index.sections.get(node["id"])
@@ -155,7 +160,15 @@ def graph_page_data(index: "ProjectIndex") -> dict:
         layers.insert(0, sorted(keep - placed))
     edges = [{"source": e.source, "target": e.target, "kind": e.kind} for e in graph.dependency_edges()]
     return {"nodes": nodes, "edges": edges, "layers": layers, "colours": STATUS_COLOURS,
-            "edge_styles": EDGE_STYLES}
+            "edge_styles": EDGE_STYLES, "marks": COMPUTATION_MARKS}
+
+
+def _computation_text(item: dict) -> str:
+    """One computation of the JSON's evidence lists, as the details panel words it."""
+    bounds = ", ".join(f"{low:g} ≤ {name} ≤ {high:g}" for name, (low, high) in sorted((item.get("range") or {}).items()))
+    found = (f"counterexample found: {item.get('counterexample') or 'see the run'}"
+             if item.get("verdict") == "counterexample" else "consistent")
+    return f"checked for {bounds or 'the cases its run lists'}: {found}" + (f" (run {item['run']})" if item.get("run") else "")
 
 
 def dag_html(index: "ProjectIndex", title: str = "Dependency graph") -> str:
@@ -164,6 +177,8 @@ def dag_html(index: "ProjectIndex", title: str = "Dependency graph") -> str:
     counts = {s: sum(1 for n in nodes if n["status"] == s) for s in STATUS_COLOURS}
     legend = "".join(f'<span data-status="{s}"><i style="background:{c}"></i>{s} ({counts[s]})</span>'
                      for s, c in STATUS_COLOURS.items())
+    legend += "".join(f'<span data-mark="{m}"><i class="mark" style="border-color:{c}"></i>{meaning} '
+                      f'({sum(1 for n in nodes if n["mark"] == m)})</span>' for m, (c, meaning) in COMPUTATION_MARKS.items())
     legend += "".join(f'<span>{kind}: {style}</span>' for kind, style in EDGE_STYLES.items())
     # nothing in a <script> element may read as a tag ("</script>", "<!--"): every "<" as JSON's \u003c
     payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")

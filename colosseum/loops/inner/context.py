@@ -24,15 +24,17 @@ def obligation_context(index, label: str, catalog=None, previous: str = "(none)"
         f"[{c.id}] {c.kind}{' (' + c.title + ')' if c.title else ''}, status {_status_text(graph.status.get(c.id))}:\n"
         f"{_clean(c.statement_text)}" for c in order[:MAX_ASSUMABLE])
     statement = _clean(claim.statement_text)
-    catalog_text, tokens, taken = "(none)", 0, ()
+    catalog_text, tokens, taken, computation = "(none)", 0, (), ()
     if catalog is not None:
+        from colosseum.catalog.evidence import claim_evidence
         from colosseum.catalog.retrieval import CatalogSearch
 
         retrieved = CatalogSearch(catalog).retrieve(label, ancestors, statement)
         catalog_text, tokens, taken = retrieved.text, retrieved.tokens, tuple(e.id for e in retrieved.entries)
+        computation = tuple(claim_evidence(catalog, label).computation)
     return ObligationContext(label=label, statement=statement, assumable=assumable,
                              notation=preamble_notation(index), catalog=catalog_text, previous=previous,
-                             catalog_tokens=tokens, catalog_entries=taken)
+                             catalog_tokens=tokens, catalog_entries=taken, computation=computation)
 
 
 def _clean(statement: str) -> str:

@@ -107,6 +107,8 @@ class RunRecorder:
         record["executions"] = self.executions
         if self.context is not None:
             record["catalog"] = {"entries": list(self.context.catalog_entries), "tokens": self.context.catalog_tokens}
+            # the catalog's computations on the claim (range, verdict): evidence apart, never a proof
+            record["catalog"]["computation"] = [item.as_json() for item in self.context.computation]
         write_atomically(self.directory / "run.json", json.dumps(record, indent=2, ensure_ascii=False))
         return record
 

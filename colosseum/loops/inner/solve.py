@@ -43,6 +43,9 @@ class ObligationContext:
     previous: str = "(none)"
     catalog_tokens: int = 0  # what the catalog took of the prompt (recorded in the run)
     catalog_entries: tuple[str, ...] = ()
+    # the catalog's computation evidence on the claim (colosseum.catalog.evidence.EvidenceItem):
+    # recorded in the run and its report apart from review, never shown to the provers as a proof
+    computation: tuple = ()
 
     def fingerprint(self) -> str:
         material = "\0".join((self.label, self.statement, self.assumable, self.notation, self.catalog, self.previous))

@@ -112,6 +112,8 @@ def _section_solver(run: ResearchRun, draft: DraftDocument, verdict, exploration
 async def _pipeline(run: ResearchRun, draft: DraftDocument, result: ResearchResult) -> None:
     config = run.config
     context = obligation_context(run.index, run.label, run.catalog)  # before any skeleton is in place
+    if run.recorder is not None:  # the catalog's computations on the theorem: the report shows them apart
+        run.recorder.computation = context.computation
     state = {"round": 0, "stage": "", "attempt": 0}
 
     def report(stage_name: str, frontier: tuple = (), done: int = 0, total: int = 0, detail: str = "") -> None:

@@ -32,6 +32,7 @@ class ResearchRecorder:
         self.stages: list[dict] = []  # what happened, in order
         self.last_progress: dict = {}
         self.status = "running"
+        self.computation: tuple = ()  # the catalog's computations on the theorem (colosseum.catalog.evidence)
 
     def _json(self, name: str, data) -> None:
         if isinstance(data, dict):  # every record of the run names its format
@@ -176,7 +177,8 @@ class ResearchRecorder:
                   "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(self.config).items()
                              if k != "angles"},
                   "stages": self.stages, "progress": self.last_progress,
-                  "elapsed_s": round(time.time() - self.started, 3)}
+                  "elapsed_s": round(time.time() - self.started, 3),
+                  "computation": [item.as_json() for item in self.computation]}
         if provider is not None:
             from colosseum.models.pricing import cost_usd
 
@@ -229,6 +231,10 @@ def report(result, provider, recorder: ResearchRecorder) -> str:
             if r.revision is not None:
                 rev = f"; revision {r.revision.decision} {'accepted' if r.revision.accepted else 'rejected'}"
             lines.append(f"- Round {r.round} (exploration {r.attempt}): global review {r.verdict}{rev}")
+    if recorder.computation:
+        from colosseum.catalog.evidence import ClaimEvidence, computation_report_section
+
+        lines += [""] + computation_report_section(ClaimEvidence(result.label, tuple(recorder.computation)))
     lines += ["", "Natural-language review is evidence, not a formal check: nothing here is \"proved\" until a "
               "person has read it or Lean has checked it."]
     return "\n".join(lines)

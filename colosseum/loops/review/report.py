@@ -91,8 +91,11 @@ def _critique_lines(c: ReviewCritique, root_dir: Path, veto: bool = False) -> li
     return out
 
 
-def write_report(report: ReviewReport, index, name: str = "global", prices: dict | None = None) -> Path:
-    """``<time>-<name>.md`` and ``.json`` (the whole record) under ``core.paths.reviews_dir``; returns the .md."""
+def write_report(report: ReviewReport, index, name: str = "global", prices: dict | None = None,
+                 computation: dict | None = None) -> Path:
+    """``<time>-<name>.md`` and ``.json`` (the whole record) under ``core.paths.reviews_dir``; returns the .md.
+    ``computation`` (label -> colosseum.catalog.evidence items): what probes found, in a section of
+    its own, apart from the review."""
     root_dir = index.root_dir if hasattr(index, "root_dir") else Path(index)
     stem = report_stem(root_dir, name)
     record = {"schema_version": SCHEMA_VERSION, **report_json(report, root_dir, prices), "reasons": report.reasons,
@@ -107,8 +110,14 @@ def write_report(report: ReviewReport, index, name: str = "global", prices: dict
                                  "also": list(c.also), "repair": c.repair, "part": c.part, "dismissed": c.dismissed,
                                  "range": None if c.range is None else [list(c.range.start), list(c.range.end)]}
                                 for c in report.critiques]}
+    markdown = render_markdown(report, root_dir, prices=prices)
+    if computation is not None:
+        from colosseum.catalog.evidence import claims_computation_section
+
+        record["computation"] = {label: [i.as_json() for i in items] for label, items in computation.items()}
+        markdown += "\n" + "\n".join(claims_computation_section(computation))
     write_atomically(stem.with_suffix(".json"), json.dumps(record, indent=2, ensure_ascii=False))
     path = stem.with_suffix(".md")
-    write_atomically(path, render_markdown(report, root_dir, prices=prices))
+    write_atomically(path, markdown)
     report.report_path = path
     return path

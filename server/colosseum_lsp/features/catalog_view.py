@@ -98,6 +98,15 @@ def claim_catalog_lines(project, label: str) -> str:
     return ("\n\n**Catalog**\n" + "\n".join(lines)) if lines else ""
 
 
+def claim_evidence_text(project, label: str) -> str:
+    """The catalog's evidence for the claim, one section per kind (computation, model review,
+    Lean) as the engine words it (colosseum.catalog.evidence): computation is never a proof."""
+    from colosseum.catalog.evidence import claim_evidence, evidence_sections
+
+    lines = evidence_sections(claim_evidence(project_catalog(project), label))
+    return ("\n\n---\n\n" + "\n".join(lines)) if lines else ""
+
+
 def entry_path(project, entry_id: str) -> Path | None:
     entry = project_catalog(project).entries.get(entry_id)
     return entry.file if entry else None

@@ -75,9 +75,26 @@ async def show_dependency_graph(ctx, args) -> dict:
     path = dependency_graph_page(project.root_dir)
     prepare_write(path)  # the state folder and its .gitignore, when this is its first file
     path.parent.mkdir(parents=True, exist_ok=True)
-    page = dag_html(index, f"{project.root_dir.name}: dependency graph")
+    page = dag_html(_with_evidence(project, index), f"{project.root_dir.name}: dependency graph")
     tmp = path.with_suffix(".tmp")
     tmp.write_text(page, encoding="utf-8")
     tmp.replace(path)
     return {"path": str(path)}
 
+
+
+def _with_evidence(project, index):
+    """The index as the page draws it: each claim's catalog evidence by kind, so that a claim a probe
+    checked on small cases has its mark (never the proved colour)."""
+    from colosseum.catalog.evidence import evidence_by_claim
+    from colosseum.graph.export import WithEvidence
+    from colosseum_lsp.features.catalog_view import project_catalog
+
+    from colosseum.app.knowledge import CatalogOutsideProject
+
+    try:
+        catalog = project_catalog(project)
+    except CatalogOutsideProject:  # no catalog to read: the page without the marks
+        return index
+    found = evidence_by_claim(catalog, index.claims)
+    return WithEvidence(index, {label: evidence.as_json() for label, evidence in found.items()})

@@ -7,7 +7,7 @@ from lsprotocol import types
 from colosseum.core.structure import Position
 from colosseum_lsp.context import FeatureContext
 from colosseum_lsp.convert import location, markdown_hover, utf16_to_index
-from colosseum_lsp.features.catalog_view import cite_key_at, claim_catalog_lines, literature_text
+from colosseum_lsp.features.catalog_view import cite_key_at, claim_catalog_lines, claim_evidence_text, literature_text
 from colosseum_lsp.features.statement_text import as_text
 
 
@@ -79,7 +79,8 @@ def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
             facts += f" · its proof is a model's draft{run}: accept or reject it"
         if claim.lean_decls:
             facts += " · Lean: " + ", ".join(f"`{d}`" for d in claim.lean_decls) + (" ✓" if claim.leanok else "")
-        value = f"{head}\n\n{facts}\n\n---\n\n```text\n{body}\n```" + claim_catalog_lines(project, owner)
+        value = (f"{head}\n\n{facts}\n\n---\n\n```text\n{body}\n```" + claim_evidence_text(project, owner)
+                 + claim_catalog_lines(project, owner))
     elif section is not None:
         value = f"**{section.level.capitalize()}** `{owner}` — {section.title}\n\nstatus: **{snap.graph.status.get(owner)}**"
     else:

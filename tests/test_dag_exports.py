@@ -220,7 +220,7 @@ def test_html_data_cannot_end_its_script_early(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc(
         "\\begin{lemma}[Bad </script><script>alert(1)</script> <!-- title]\\label{lem:a}A.\\end{lemma}\n")})
     _, page, _ = run(capsys, "dag", str(root), "--format", "html")
-    assert "alert(1)</script>" not in page and page.count("</script>") == 2
+    assert "alert(1)</script>" not in page and page.count("</script>") == 3  # dagre, the data, the page's script
     assert page_data(page)["nodes"][0]["title"].startswith("Bad </script>")
 
 
@@ -242,6 +242,8 @@ def test_html_page_draws_selects_focuses_and_searches(diamond, capsys, tmp_path)
                           capture_output=True, text=True, check=True)
     lines = done.stdout.splitlines()
     assert lines[0].startswith("nodes drawn 7 edges drawn")
+    edges = int(lines[0].split()[-1])
+    assert lines[1] == f"layout done dagre placed 7 routed {edges}"  # the vendored dagre laid every node out
     assert "status:" in done.stdout and "main.tex:" in done.stdout
     hidden = int(re.search(r"hidden in focus (\d+)", done.stdout).group(1))
     assert 0 < hidden < 7

@@ -26,6 +26,7 @@ OPTIONAL_CLIENTS = ("anthropic", "httpx", "leanclient")  # the [models] and [lea
 EXTRAS = {"models", "lean", "probe", "bench", "all", "test"}
 SETUPTOOLS_WITH_LICENSE_EXPRESSIONS = 77  # PEP 639: `license = "SPDX"` and `license-files`
 ON_CI = os.environ.get("CI") == "true"
+VENDORED = {f"colosseum/data/vendor/{name}" for name in ("dagre.min.js", "LICENSE", "README.md")}
 PIP_TIMEOUT = 600  # a fresh environment downloads the base dependencies
 
 
@@ -102,6 +103,7 @@ def test_the_sdist_carries_the_license_and_what_the_wheel_is_built_from(release)
     assert {f"knowledge/starter/{e.name}" for e in (REPO / "knowledge" / "starter").iterdir()} <= names
     assert "knowledge/schema.json" in names and "colosseum/data/colosseum.sty" in names
     assert {f"colosseum/data/{j.name}" for j in _shipped_json()} <= names
+    assert VENDORED <= names
 
 
 def test_the_wheel_carries_the_license_prompts_starter_catalog_and_schema(release):
@@ -112,6 +114,7 @@ def test_the_wheel_carries_the_license_prompts_starter_catalog_and_schema(releas
         assert f"colosseum/data/starter/{entry.name}" in names
     assert "colosseum/data/knowledge-schema.json" in names and "colosseum/data/colosseum.sty" in names
     assert {f"colosseum/data/{j.name}" for j in _shipped_json()} <= names
+    assert VENDORED <= names  # dagre, which the dependency-graph page inlines, with its licence
     assert any(n.startswith("colosseum_lsp/") for n in names)
     assert any(re.fullmatch(r"colosseum_latex-[^/]+\.dist-info/licenses/LICENSE", n) for n in names)
     assert not any(n.split("/")[0] in ("server", "tests", "prompts", "knowledge") for n in names)

@@ -35,8 +35,11 @@ function parseArgs(argv) {
 
 async function waitForLayout(page) {
   await page.waitForFunction(() => document.body.dataset.layout === "done", null, {timeout: WAIT_MS});
-  return page.evaluate(() => ({engine: document.body.dataset.engine, layoutMs: Number(document.body.dataset.layoutMs),
-    note: document.getElementById("layout-note").textContent}));
+  // two animation frames after the flag: the browser has painted what the layout placed
+  const paintedMs = await page.evaluate(() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now())))));
+  return page.evaluate(paintedMs => ({engine: document.body.dataset.engine, layoutMs: Number(document.body.dataset.layoutMs),
+    readyMs: Number(document.body.dataset.readyMs), paintedMs: Math.round(paintedMs),
+    note: document.getElementById("layout-note").textContent}), paintedMs);
 }
 
 /** Boxes of (a sample of) the visible nodes as the browser draws them, and the pairs that overlap. */

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+import colosseum
 from colosseum.cli.main import main
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
@@ -200,6 +202,10 @@ def test_html_page_is_offline_with_legend_arrows_search_and_every_claim(diamond,
     assert not re.search(r'(src|href)="(https?:)?//', page) and "http://" not in page.replace(
         'xmlns="http://www.w3.org/2000/svg"', "").replace('"http://www.w3.org/2000/svg"', "")
     assert '<marker id="arrow"' in page and 'marker-end' in page
+    # the layout library inlined whole, with its licence notice, and no source map to fetch
+    vendored = (Path(colosseum.__file__).parent / "data" / "vendor" / "dagre.min.js").read_text(encoding="utf-8")
+    assert vendored.split("\n//# sourceMappingURL")[0] in page and "sourceMappingURL" not in page
+    assert "Copyright (c) 2012-2014 Chris Pettitt" in page and "Permission is hereby granted" in page
     assert '<input id="search" type="search"' in page and 'id="focus"' in page
     legend = re.search(r'<span class="legend" id="legend">(.*?)</span></header>', page, re.S).group(1)
     for status in ("proved", "open", "obligation", "conditional", "formal", "draft"):

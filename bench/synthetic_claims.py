@@ -1,7 +1,7 @@
 """A synthetic blueprint of N claims for the dependency-graph page (bench/run.py --only dag-html and
 tests/test_dag_html_browser.py): chapters of 50 claims, each proof citing one to three earlier
 claims, most of them close by (the same chapter), some far back (a chapter's results used much later),
-which is what makes a real graph's edges cross many ranks. Titles carry a little LaTeX. A pure
+which is what makes a real graph's edges cross many ranks; one claim in 40 is open (no proof). Titles carry a little LaTeX. A pure
 function of the parameters: the same call writes the same files.
 
     python bench/synthetic_claims.py OUT_DIR [--claims 2500] [--seed 1]
@@ -16,6 +16,7 @@ from pathlib import Path
 
 KINDS = ("lemma", "lemma", "lemma", "proposition", "theorem", "corollary")
 PER_CHAPTER = 50
+OPEN_EVERY = 40  # one claim in 40 has no proof yet
 PREAMBLE = ("\\documentclass{article}\n\\usepackage{amsthm}\n"
             + "".join(f"\\newtheorem{{{k}}}{{{k.title()}}}\n" for k in sorted(set(KINDS))) + "\\begin{document}\n")
 
@@ -34,6 +35,10 @@ def chapter_text(chapter: int, first: int, last: int, rng: random.Random) -> str
             cited.add(rng.randrange(max(first, i - 30), i) if near and i > first else rng.randrange(0, i))
         refs = ", ".join(f"\\cref{{{claim_label(j)}}}" for j in sorted(cited))
         title = f"Bound {i} for $\\mathcal{{F}}_{{{i % 7}}}$" if i % 3 == 0 else f"Step {i} of \\emph{{chapter {chapter}}}"
+        if i % OPEN_EVERY == OPEN_EVERY - 1:  # open: no proof, its uses in the statement (dependents conditional)
+            out.append(f"\\begin{{{kind}}}[{title}]\\label{{{claim_label(i)}}}\nGiven {refs or 'nothing'}, a statement."
+                       f"\\end{{{kind}}}\n")
+            continue
         out.append(f"\\begin{{{kind}}}[{title}]\\label{{{claim_label(i)}}}\nA statement.\\end{{{kind}}}\n"
                    f"\\begin{{proof}}{'By ' + refs + '.' if refs else 'Clear.'}\\end{{proof}}\n")
     return "".join(out)

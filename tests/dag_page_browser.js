@@ -79,6 +79,11 @@ async function runChecks(page, options) {
   report.first = await waitForLayout(page);
   report.lr = await page.evaluate(geometry, options.sample);
   if (options.screenshot) await page.screenshot({path: options.screenshot});
+  const svgWidth = () => page.evaluate(() => Number(document.getElementById("g").getAttribute("width")));
+  const full = await svgWidth();
+  await page.fill("#zoom", "25");
+  report.zoom = {full: full, quarter: await svgWidth()};
+  await page.fill("#zoom", "100");
   if (options.search) {
     await page.fill("#search", options.search);
     report.search = await page.evaluate(() => [...document.querySelectorAll("g.node.hit")].map(g => g.dataset.id));

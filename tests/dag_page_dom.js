@@ -14,7 +14,8 @@ function mk(tag) {
   return e;
 }
 const byId = {"graph-data": Object.assign(mk("script"), {textContent: dataText}), g: mk("svg"), details: mk("aside"), focus: mk("input"),
-  search: mk("input"), direction: Object.assign(mk("select"), {value: "lr"}), "layout-note": mk("span")};
+  search: mk("input"), direction: Object.assign(mk("select"), {value: "lr"}), "layout-note": mk("span"),
+  zoom: Object.assign(mk("input"), {value: "100"})};
 global.document = {getElementById: id => byId[id], createElementNS: (ns, t) => mk(t), body: {dataset: {}}};
 global.dagre = new Function(dagreText + ";return dagre;")();
 eval(script);

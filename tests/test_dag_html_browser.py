@@ -112,6 +112,7 @@ def test_small_page_laid_out_by_dagre_with_arrows_search_click_and_focus(make_pr
     assert report["lr"]["nodes"] == len(data["nodes"])
     assert_drawn(report["lr"], len(data["edges"]))
     assert report["lr"]["rightward"] == 1  # left to right: every edge ends right of where it starts
+    assert abs(report["zoom"]["quarter"] - report["zoom"]["full"] / 4) <= 1  # the zoom at 25%
     assert report["search"] == ["thm:d"]
     assert "lemma lem:b" in report["details"]["text"] and "at main.tex:6" in report["details"]["text"]
     assert report["details"]["href"] == (root / "main.tex").resolve().as_uri()

@@ -47,7 +47,8 @@ path.proof-uses{stroke-dasharray:5 3}path.contains{stroke:#bbb;stroke-dasharray:
 <input id="search" type="search" placeholder="search label or title" aria-label="search by label">
 <label><input id="focus" type="checkbox"> focus on the selected claim</label>
 <label>layout <select id="direction" aria-label="layout direction"><option value="lr">left to right</option>
-<option value="tb">top down</option></select></label><span id="layout-note">laying out...</span>
+<option value="tb">top down</option></select></label>
+<label>zoom <input id="zoom" type="range" min="5" max="100" value="100" aria-label="zoom"></label><span id="layout-note">laying out...</span>
 <span class="legend" id="legend">__LEGEND__</span></header>
 <main><div id="view"><svg id="g">
 <defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -203,7 +204,7 @@ function relayout(keep) {  // the whole graph, or focus mode's claims alone; dag
   result = result || layeredLayout(ids, topDown);
   for (const id in result.at) shapes[id].setAttribute("transform", `translate(${result.at[id].x},${result.at[id].y})`);
   edgeShapes.forEach(([e, p], i) => { if (result.routes[i]) p.setAttribute("d", pathOf(result.routes[i], topDown)); });
-  svg.setAttribute("width", Math.ceil(result.width)); svg.setAttribute("height", Math.ceil(result.height));
+  drawn = {width: Math.ceil(result.width), height: Math.ceil(result.height)}; applyZoom();
   note.textContent = result.engine === "dagre" ? "" : `${keep ? "focus: " : ""}${ids.size} nodes laid out by generation: ` +
     `too many for dagre in reasonable time (${work} nodes and rank crossings, over its budget of ${DAGRE_BUDGET})` +
     (keep ? "" : "; focus on a claim to lay out its ancestors and descendants with dagre");
@@ -212,6 +213,15 @@ function relayout(keep) {  // the whole graph, or focus mode's claims alone; dag
     readyMs: Math.round(performance.now()), layout: "done"});
 }
 direction.addEventListener("change", applyFocus);
+const zoom = document.getElementById("zoom");
+let drawn = {width: 0, height: 0};
+function applyZoom() {  // the drawing keeps its coordinates (viewBox); only its size on screen changes
+  const scale = Number(zoom.value) / 100;
+  svg.setAttribute("viewBox", `0 0 ${drawn.width} ${drawn.height}`);
+  svg.setAttribute("width", Math.ceil(drawn.width * scale)); svg.setAttribute("height", Math.ceil(drawn.height * scale));
+  if (selected) shapes[selected].scrollIntoView({block: "center", inline: "center"});
+}
+zoom.addEventListener("input", applyZoom);
 setTimeout(applyFocus, 0);  // after the first paint: the header shows while the layout runs
 document.getElementById("search").addEventListener("input", ev => {
   const q = ev.target.value.trim().toLowerCase(); let first = null;

@@ -4,7 +4,7 @@
     python bench/run.py --quick         # smoke run: 1 repetition, fewer edits, no plasTeX
     python bench/run.py --only flt      # select benchmarks by (part of) their name; repeatable
     python bench/run.py --only lsp      # the language server over stdio (bench/lsp_bench.py)
-    python bench/run.py --only dag-html # the dependency-graph page at 2,500 claims in headless Chromium
+    python bench/run.py --only dag-html # the dependency-graph page at 2,500 claims in Chromium (dag_rows.py)
     python bench/run.py --list          # list the benchmark names
 
 Prints a table (benchmark, ours, baseline, speedup, target, result) and writes every sample to
@@ -12,8 +12,8 @@ bench/results/latest.json. See bench/README.md for what each benchmark measures.
 
 This module is the command line, the table and the results file; the rows come from
 corpus_rows.py (flt, carleson), engine_rows.py (synthetic-*, file-edit), model_loop_rows.py
-(inner-loop, research, catalog-retrieval), lsp_rows.py (lsp-*), scale_rows.py (scale, import-cost)
-and dag_rows.py (dag-html), on top of harness.py.
+(inner-loop, research, catalog-retrieval), lsp_rows.py (lsp-*) and scale_rows.py (scale, import-cost),
+on top of harness.py.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ def environment() -> dict:
 
 
 RUNNERS = {
+    "dag-html": bench_dag_html,
     "catalog-retrieval": bench_catalog,
     "inner-loop": bench_inner_loop,
     "research": bench_research,
@@ -98,7 +99,6 @@ RUNNERS = {
     "lsp-memory": bench_lsp_memory,
     "scale": bench_scale,
     "import-cost": bench_import_cost,
-    "dag-html": bench_dag_html,
 }
 
 

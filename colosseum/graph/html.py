@@ -17,7 +17,6 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING
 
-from colosseum.core.resources import PACKAGE_DATA
 from colosseum.graph.export import EDGE_STYLES, STATUS_COLOURS, drawn_status, node_records
 from colosseum.graph.plain_text import latex_to_text
 
@@ -240,6 +239,8 @@ document.getElementById("search").addEventListener("input", ev => {
 def _vendored_dagre() -> str:
     """dagre as an inline script, its MIT notice first (the page is a copy of it), without its
     source-map comment (no map ships beside the page), with nothing that could end its element."""
+    from colosseum.core.resources import PACKAGE_DATA  # deferred: only a page needs it
+
     vendor = PACKAGE_DATA / "vendor"
     text = (vendor / "dagre.min.js").read_text(encoding="utf-8")
     text = re.sub(r"^//# sourceMappingURL=.*$", "", text, flags=re.M)

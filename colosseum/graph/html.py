@@ -15,12 +15,14 @@ import html
 import json
 import re
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from colosseum.graph.export import EDGE_STYLES, STATUS_COLOURS, drawn_status, node_records
 from colosseum.graph.plain_text import latex_to_text
 
 DAGRE_VERSION = "3.1.3"  # colosseum/data/vendor/README.md says where it comes from
+VENDOR = Path(__file__).resolve().parents[1] / "data" / "vendor"  # core.resources.PACKAGE_DATA / "vendor"
 
 if TYPE_CHECKING:
     from colosseum.graph.view import DrawnProject as ProjectIndex  # what a drawing reads of the index
@@ -239,9 +241,7 @@ document.getElementById("search").addEventListener("input", ev => {
 def _vendored_dagre() -> str:
     """dagre as an inline script, its MIT notice first (the page is a copy of it), without its
     source-map comment (no map ships beside the page), with nothing that could end its element."""
-    from colosseum.core.resources import PACKAGE_DATA  # deferred: only a page needs it
-
-    vendor = PACKAGE_DATA / "vendor"
+    vendor = VENDOR
     text = (vendor / "dagre.min.js").read_text(encoding="utf-8")
     text = re.sub(r"^//# sourceMappingURL=.*$", "", text, flags=re.M)
     # in minified code either can only stand inside a string, where a backslash before "/" or "!" changes nothing

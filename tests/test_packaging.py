@@ -101,20 +101,20 @@ def test_the_sdist_carries_the_license_and_what_the_wheel_is_built_from(release)
     assert {"LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in"} <= names, top
     assert {f"prompts/{p.name}" for p in (REPO / "prompts").glob("*.md")} <= names
     assert {f"knowledge/starter/{e.name}" for e in (REPO / "knowledge" / "starter").iterdir()} <= names
+    assert VENDORED <= names
     assert "knowledge/schema.json" in names and "colosseum/data/colosseum.sty" in names
     assert {f"colosseum/data/{j.name}" for j in _shipped_json()} <= names
-    assert VENDORED <= names
 
 
 def test_the_wheel_carries_the_license_prompts_starter_catalog_and_schema(release):
     names = set(zipfile.ZipFile(release.wheel).namelist())
+    assert VENDORED <= names  # dagre, which the dependency-graph page inlines, with its licence
     for prompt in (REPO / "prompts").glob("*.md"):
         assert f"colosseum/data/prompts/{prompt.name}" in names
     for entry in (REPO / "knowledge" / "starter").iterdir():
         assert f"colosseum/data/starter/{entry.name}" in names
     assert "colosseum/data/knowledge-schema.json" in names and "colosseum/data/colosseum.sty" in names
     assert {f"colosseum/data/{j.name}" for j in _shipped_json()} <= names
-    assert VENDORED <= names  # dagre, which the dependency-graph page inlines, with its licence
     assert any(n.startswith("colosseum_lsp/") for n in names)
     assert any(re.fullmatch(r"colosseum_latex-[^/]+\.dist-info/licenses/LICENSE", n) for n in names)
     assert not any(n.split("/")[0] in ("server", "tests", "prompts", "knowledge") for n in names)

@@ -254,3 +254,8 @@ def test_html_page_draws_selects_focuses_and_searches(diamond, capsys, tmp_path)
     hidden = int(re.search(r"hidden in focus (\d+)", done.stdout).group(1))
     assert 0 < hidden < 7
     assert "hits 1" in lines  # search ignores case
+    # without dagre (as above its budget) the page lays out by generation itself, and says which it did
+    done = subprocess.run([node, str(Path(__file__).with_name("dag_page_dom.js")), str(tmp_path / "page.html"), "THM:D",
+                           "no-dagre"], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[1] == f"layout done layered placed 7 routed {edges}"
+    assert "focus layout layered" in done.stdout and "hits 1" in done.stdout.splitlines()

@@ -4,6 +4,7 @@
     python bench/run.py --quick         # smoke run: 1 repetition, fewer edits, no plasTeX
     python bench/run.py --only flt      # select benchmarks by (part of) their name; repeatable
     python bench/run.py --only lsp      # the language server over stdio (bench/lsp_bench.py)
+    python bench/run.py --only dag-html # the dependency-graph page at 2,500 claims in Chromium (dag_rows.py)
     python bench/run.py --list          # list the benchmark names
 
 Prints a table (benchmark, ours, baseline, speedup, target, result) and writes every sample to
@@ -34,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_rows import CORPUS_PROJECTS, PLASTEX_SPEEDUP, PYLATEXENC_SPEEDUP, bench_corpus  # noqa: E402
+from dag_rows import DAG_PAGE_S, bench_dag_html  # noqa: E402
 from engine_rows import (EDIT_MS, SYNTH_COLD_S, SYNTH_RSS_MIB, bench_file_edit, bench_synthetic_cold,  # noqa: E402
                          bench_synthetic_edit, bench_synthetic_memory)
 from harness import BENCH, PY, REPO, Ctx, Row, check_engine  # noqa: E402
@@ -44,7 +46,7 @@ from probe_rows import bench_probe  # noqa: E402
 from scale_rows import COLD_740K_S, GROWTH_MAX, IMPORT_MS, KB_PER_LINE, bench_import_cost, bench_scale  # noqa: E402
 
 BENCHMARKS = ["flt", "carleson", "synthetic-cold", "synthetic-memory", "file-edit", "synthetic-edit", "inner-loop", "research", "catalog-retrieval",
-              "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory", "scale", "import-cost", "probe"]
+              "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory", "scale", "import-cost", "probe", "dag-html"]
 
 
 def print_table(rows: list[Row]) -> str:
@@ -84,6 +86,7 @@ def environment() -> dict:
 
 
 RUNNERS = {
+    "dag-html": bench_dag_html,
     "catalog-retrieval": bench_catalog,
     "inner-loop": bench_inner_loop,
     "research": bench_research,
@@ -178,7 +181,7 @@ def write_results(path: Path, argv: list[str] | None, ctx: Ctx, selected: list[s
                     "synthetic_cold_s": SYNTH_COLD_S, "synthetic_rss_mib": SYNTH_RSS_MIB, "edit_ms": EDIT_MS,
                     "lsp_edit_p95_ms": LSP_EDIT_MS, "lsp_request_p95_ms": LSP_REQUEST_MS,
                     "lsp_rss_mib": LSP_RSS_MIB, "kb_per_line": KB_PER_LINE, "cold_740k_s": COLD_740K_S,
-                    "scale_growth": GROWTH_MAX, "import_ms": IMPORT_MS},
+                    "scale_growth": GROWTH_MAX, "import_ms": IMPORT_MS, "dag_page_s": DAG_PAGE_S},
         "rows": [asdict(r) for r in rows],
         "notes": ctx.notes,
         "elapsed_s": elapsed,

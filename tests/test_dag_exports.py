@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+import colosseum
 from colosseum.cli.main import main
 
 PREAMBLE = "\\documentclass{article}\n\\usepackage{amsthm}\n"
@@ -200,6 +202,10 @@ def test_html_page_is_offline_with_legend_arrows_search_and_every_claim(diamond,
     assert not re.search(r'(src|href)="(https?:)?//', page) and "http://" not in page.replace(
         'xmlns="http://www.w3.org/2000/svg"', "").replace('"http://www.w3.org/2000/svg"', "")
     assert '<marker id="arrow"' in page and 'marker-end' in page
+    # the layout library inlined whole, with its licence notice, and no source map to fetch
+    vendored = (Path(colosseum.__file__).parent / "data" / "vendor" / "dagre.min.js").read_text(encoding="utf-8")
+    assert vendored.split("\n//# sourceMappingURL")[0] in page and "sourceMappingURL" not in page
+    assert "Copyright (c) 2012-2014 Chris Pettitt" in page and "Permission is hereby granted" in page
     assert '<input id="search" type="search"' in page and 'id="focus"' in page
     legend = re.search(r'<span class="legend" id="legend">(.*?)</span></header>', page, re.S).group(1)
     for status in ("proved", "open", "obligation", "conditional", "formal", "draft"):
@@ -220,7 +226,7 @@ def test_html_data_cannot_end_its_script_early(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc(
         "\\begin{lemma}[Bad </script><script>alert(1)</script> <!-- title]\\label{lem:a}A.\\end{lemma}\n")})
     _, page, _ = run(capsys, "dag", str(root), "--format", "html")
-    assert "alert(1)</script>" not in page and page.count("</script>") == 2
+    assert "alert(1)</script>" not in page and page.count("</script>") == 3  # dagre, the data, the page's script
     assert page_data(page)["nodes"][0]["title"].startswith("Bad </script>")
 
 
@@ -242,7 +248,14 @@ def test_html_page_draws_selects_focuses_and_searches(diamond, capsys, tmp_path)
                           capture_output=True, text=True, check=True)
     lines = done.stdout.splitlines()
     assert lines[0].startswith("nodes drawn 7 edges drawn")
+    edges = int(lines[0].split()[-1])
+    assert lines[1] == f"layout done dagre placed 7 routed {edges}"  # the vendored dagre laid every node out
     assert "status:" in done.stdout and "main.tex:" in done.stdout
     hidden = int(re.search(r"hidden in focus (\d+)", done.stdout).group(1))
     assert 0 < hidden < 7
     assert "hits 1" in lines  # search ignores case
+    # without dagre (as above its budget) the page lays out by generation itself, and says which it did
+    done = subprocess.run([node, str(Path(__file__).with_name("dag_page_dom.js")), str(tmp_path / "page.html"), "THM:D",
+                           "no-dagre"], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[1] == f"layout done layered placed 7 routed {edges}"
+    assert "focus layout layered" in done.stdout and "hits 1" in done.stdout.splitlines()

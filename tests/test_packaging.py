@@ -26,6 +26,7 @@ OPTIONAL_CLIENTS = ("anthropic", "httpx", "leanclient")  # the [models] and [lea
 EXTRAS = {"models", "lean", "probe", "bench", "all", "test"}
 SETUPTOOLS_WITH_LICENSE_EXPRESSIONS = 77  # PEP 639: `license = "SPDX"` and `license-files`
 ON_CI = os.environ.get("CI") == "true"
+VENDORED = {f"colosseum/data/vendor/{name}" for name in ("dagre.min.js", "LICENSE", "README.md")}
 PIP_TIMEOUT = 600  # a fresh environment downloads the base dependencies
 
 
@@ -100,12 +101,14 @@ def test_the_sdist_carries_the_license_and_what_the_wheel_is_built_from(release)
     assert {"LICENSE", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in"} <= names, top
     assert {f"prompts/{p.name}" for p in (REPO / "prompts").glob("*.md")} <= names
     assert {f"knowledge/starter/{e.name}" for e in (REPO / "knowledge" / "starter").iterdir()} <= names
+    assert VENDORED <= names
     assert "knowledge/schema.json" in names and "colosseum/data/colosseum.sty" in names
     assert {f"colosseum/data/{j.name}" for j in _shipped_json()} <= names
 
 
 def test_the_wheel_carries_the_license_prompts_starter_catalog_and_schema(release):
     names = set(zipfile.ZipFile(release.wheel).namelist())
+    assert VENDORED <= names  # dagre, which the dependency-graph page inlines, with its licence
     for prompt in (REPO / "prompts").glob("*.md"):
         assert f"colosseum/data/prompts/{prompt.name}" in names
     for entry in (REPO / "knowledge" / "starter").iterdir():

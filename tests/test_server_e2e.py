@@ -244,6 +244,7 @@ async def test_commands(client: LanguageClient):
         command="colosseum.showDependencyGraph", arguments=[uri]))
     page = Path(result["path"]).read_text()
     assert "<svg" in page and "thm:main" in page
+    assert '<script id="dagre-lib">/*! dagre ' in page  # the same page as `dag --format html`: dagre inlined
     assert (Path(result["path"]).parent / ".gitignore").read_text().rstrip().endswith("*")  # the state folder's
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="colosseum.reindex", arguments=[uri]))

@@ -1,18 +1,28 @@
-"""A self-contained HTML page of the DAG (no network, no library: one file that opens offline).
+"""A self-contained HTML page of the DAG: one file that opens offline (no network).
 
-Layers by generation from left to right, arrowheads, full names wrapped (never cut), status colours
-with a legend, search by label or title, a click shows the claim (title as text, status, file:line)
-and focus mode shows only one claim's ancestors and descendants. The layout is computed in the page
-in linear time, so that a blueprint of a few thousand claims still opens."""
+The layout is dagre's (the vendored colosseum/data/vendor/dagre.min.js, MIT, inlined into the page):
+layered left to right or top down (a toggle), edges routed around the nodes, arrowheads. Dagre's
+cost grows with the nodes plus the ranks every edge crosses; above a budget (a blueprint of a few
+thousand claims) the page lays the nodes out by generation itself, in linear time, and says so,
+and focus mode lays the focused claim's ancestors and descendants out with dagre when they fit the
+budget. Full names wrapped (never cut), status colours with a legend, search by label or title, a
+click shows the claim (title as text, status, file:line). The page sets ``data-layout="done"`` on
+its body once a layout is drawn (tests and bench wait on it)."""
 
 from __future__ import annotations
 
 import html
 import json
+import re
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from colosseum.graph.export import COMPUTATION_MARKS, EDGE_STYLES, STATUS_COLOURS, computation_mark, drawn_status, node_records
 from colosseum.graph.plain_text import latex_to_text
+
+DAGRE_VERSION = "3.1.3"  # colosseum/data/vendor/README.md says where it comes from
+VENDOR = Path(__file__).resolve().parents[1] / "data" / "vendor"  # core.resources.PACKAGE_DATA / "vendor"
 
 if TYPE_CHECKING:
     from colosseum.graph.view import DrawnProject as ProjectIndex  # what a drawing reads of the index
@@ -34,15 +44,20 @@ g.node.checked rect{stroke:#f9a825;stroke-width:3}g.node.counterexample rect{str
 .legend i.mark{background:#fff;border:3px solid;width:7px;height:7px}
 path.edge{fill:none;stroke:#666;stroke-width:1}path.statement-uses{stroke:#444}
 path.proof-uses{stroke-dasharray:5 3}path.contains{stroke:#bbb;stroke-dasharray:1 3}
+#layout-note{color:#8a4b00;font-size:13px}
 </style></head><body>
 <header><b>__TITLE__</b><span>__COUNTS__</span>
 <input id="search" type="search" placeholder="search label or title" aria-label="search by label">
 <label><input id="focus" type="checkbox"> focus on the selected claim</label>
+<label>layout <select id="direction" aria-label="layout direction"><option value="lr">left to right</option>
+<option value="tb">top down</option></select></label>
+<label>zoom <input id="zoom" type="range" min="5" max="100" value="100" aria-label="zoom"></label><span id="layout-note">laying out...</span>
 <span class="legend" id="legend">__LEGEND__</span></header>
 <main><div id="view"><svg id="g">
 <defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
 <path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs></svg></div>
 <aside id="details"><p>Click a node to see its statement and where it is.</p></aside></main>
+<script id="dagre-lib">__DAGRE__</script>
 <script id="graph-data" type="application/json">__DATA__</script>
 <script>
 "use strict";
@@ -67,25 +82,75 @@ function el(name, attrs, parent) {
   return x;
 }
 const svg = document.getElementById("g"), edgeLayer = el("g", {}, svg), nodeLayer = el("g", {}, svg);
-let width = 0, height = 0;
-data.layers.forEach((layer, x) => {
-  let y = 20;
-  for (const id of layer) {
-    const n = byId[id]; if (!n) continue;
-    const lines = wrap(n.kind + " " + n.id).concat(n.text ? wrap(n.text) : []);
-    const h = 10 + LINE * lines.length;
-    pos[id] = {x: 20 + x * (W + GX), y: y, h: h, lines: lines};
-    y += h + GY;
-  }
-  height = Math.max(height, y + 20); width = Math.max(width, 40 + (x + 1) * (W + GX));
-});
-svg.setAttribute("width", width); svg.setAttribute("height", height);
+// dagre's cost grows with the nodes plus one dummy node for every rank an edge crosses: above this
+// budget it takes too long (seconds at 1,500 on a busy machine), and the page lays out by generation itself
+const DAGRE_BUDGET = 1500, generation = {};
+data.layers.forEach((layer, k) => { for (const id of layer) generation[id] = k; });
+for (const n of data.nodes) {  // each node's box; the layout places it by a translation of its group
+  const lines = wrap(n.kind + " " + n.id).concat(n.text ? wrap(n.text) : []);
+  pos[n.id] = {x: 0, y: 0, h: 10 + LINE * lines.length, lines: lines};
+}
 for (const e of data.edges) {
-  const s = pos[e.source], t = pos[e.target]; if (!s || !t) continue;
-  const x1 = s.x + W, y1 = s.y + s.h / 2, x2 = t.x, y2 = t.y + t.h / 2, dx = Math.max(30, Math.abs(x2 - x1) / 2);
-  const p = el("path", {d: `M${x1},${y1} C${x1 + dx},${y1} ${x2 - dx},${y2} ${x2},${y2}`, "class": "edge " + e.kind,
-    "marker-end": "url(#arrow)"}, edgeLayer);
-  edgeShapes.push([e, p]);
+  if (!(e.source in pos) || !(e.target in pos)) continue;
+  edgeShapes.push([e, el("path", {"class": "edge " + e.kind, "marker-end": "url(#arrow)"}, edgeLayer)]);
+}
+function layoutWork(ids) {
+  let work = ids.size;
+  for (const [e] of edgeShapes) if (ids.has(e.source) && ids.has(e.target))
+    work += Math.max(0, Math.abs((generation[e.target] || 0) - (generation[e.source] || 0)) - 1);
+  return work;
+}
+function dagreLayout(ids, topDown) {  // ranks, crossings, coordinates and edge routes: all dagre's
+  const g = new dagre.graphlib.Graph({multigraph: true});
+  g.setGraph({rankdir: topDown ? "TB" : "LR", nodesep: GY + 8, ranksep: GX, edgesep: 6, marginx: 20, marginy: 20});
+  for (const id of ids) g.setNode(id, {width: W, height: pos[id].h});
+  edgeShapes.forEach(([e], i) => { if (ids.has(e.source) && ids.has(e.target)) g.setEdge(e.source, e.target, {}, "e" + i); });
+  dagre.layout(g);
+  const at = {}, routes = {};
+  for (const id of ids) { const n = g.node(id); at[id] = {x: n.x - W / 2, y: n.y - pos[id].h / 2}; }
+  edgeShapes.forEach(([e], i) => { if (ids.has(e.source) && ids.has(e.target)) routes[i] = g.edge(e.source, e.target, "e" + i).points; });
+  return {at: at, routes: routes, width: g.graph().width, height: g.graph().height, engine: "dagre"};
+}
+function layeredLayout(ids, topDown) {  // by generation, each layer sorted by where its predecessors are: linear time
+  const layers = data.layers.map(layer => layer.filter(id => ids.has(id))).filter(layer => layer.length), rel = {};
+  for (const layer of layers) layer.forEach((id, i) => { rel[id] = i / layer.length; });
+  for (const layer of layers.slice(1)) {
+    const key = {};
+    for (const id of layer) {
+      const before = pred[id].filter(m => m in rel && generation[m] < generation[id]);
+      key[id] = before.length ? before.reduce((sum, m) => sum + rel[m], 0) / before.length : rel[id];
+    }
+    layer.sort((a, b) => key[a] - key[b]); layer.forEach((id, i) => { rel[id] = i / layer.length; });
+  }
+  const at = {}, routes = {};
+  let rank = 20, width = 0, height = 0;
+  for (const layer of layers) {
+    let along = 20;
+    const thick = topDown ? layer.reduce((m, id) => Math.max(m, pos[id].h), 0) : W;
+    for (const id of layer) {
+      at[id] = topDown ? {x: along, y: rank} : {x: rank, y: along};
+      along += topDown ? W + GY : pos[id].h + GY;
+    }
+    width = Math.max(width, topDown ? along : rank + W); height = Math.max(height, topDown ? rank + thick : along);
+    rank += thick + GX;
+  }
+  edgeShapes.forEach(([e], i) => {
+    const s = at[e.source], t = at[e.target], hs = pos[e.source].h, ht = pos[e.target].h; if (!s || !t) return;
+    routes[i] = topDown ? [{x: s.x + W / 2, y: s.y + hs}, {x: t.x + W / 2, y: t.y}] : [{x: s.x + W, y: s.y + hs / 2}, {x: t.x, y: t.y + ht / 2}];
+  });
+  return {at: at, routes: routes, width: width + 20, height: height + 20, engine: "layered"};
+}
+function pathOf(points, topDown) {  // two points: one curve; dagre's bends: smoothed through their midpoints
+  const a = points[0], b = points[points.length - 1];
+  if (points.length === 2) {
+    const d = Math.max(30, Math.abs(topDown ? b.y - a.y : b.x - a.x) / 2);
+    return topDown ? `M${a.x},${a.y} C${a.x},${a.y + d} ${b.x},${b.y - d} ${b.x},${b.y}`
+      : `M${a.x},${a.y} C${a.x + d},${a.y} ${b.x - d},${b.y} ${b.x},${b.y}`;
+  }
+  let d = `M${a.x},${a.y}`;
+  for (let i = 1; i < points.length - 1; i++)
+    d += ` Q${points[i].x},${points[i].y} ${(points[i].x + points[i + 1].x) / 2},${(points[i].y + points[i + 1].y) / 2}`;
+  return d + ` L${b.x},${b.y}`;
 }
 for (const n of data.nodes) {
   const p = pos[n.id]; if (!p) continue;
@@ -126,8 +191,43 @@ function applyFocus() {
   const keep = on ? new Set([...reach(selected, pred), ...reach(selected, succ)]) : null;
   for (const id in shapes) shapes[id].classList.toggle("hidden", !!keep && !keep.has(id));
   for (const [e, p] of edgeShapes) p.classList.toggle("hidden", !!keep && !(keep.has(e.source) && keep.has(e.target)));
+  const wanted = (keep ? "focus " + selected : "all") + " " + direction.value;
+  if (wanted !== laidOut) { laidOut = wanted; relayout(keep); }
+  if (keep) shapes[selected].scrollIntoView({block: "center", inline: "center"});
 }
 document.getElementById("focus").addEventListener("change", applyFocus);
+const direction = document.getElementById("direction"), note = document.getElementById("layout-note");
+let laidOut = null;
+function relayout(keep) {  // the whole graph, or focus mode's claims alone; dagre when it fits the budget
+  document.body.dataset.layout = "running";
+  const started = performance.now(), topDown = direction.value === "tb", ids = keep || new Set(Object.keys(pos));
+  const work = layoutWork(ids);
+  let result = null;
+  if (typeof dagre !== "undefined" && work <= DAGRE_BUDGET) {
+    try { result = dagreLayout(ids, topDown); } catch (err) { console.error("dagre failed, laid out by generation", err); }
+  }
+  result = result || layeredLayout(ids, topDown);
+  for (const id in result.at) shapes[id].setAttribute("transform", `translate(${result.at[id].x},${result.at[id].y})`);
+  edgeShapes.forEach(([e, p], i) => { if (result.routes[i]) p.setAttribute("d", pathOf(result.routes[i], topDown)); });
+  drawn = {width: Math.ceil(result.width), height: Math.ceil(result.height)}; applyZoom();
+  note.textContent = result.engine === "dagre" ? "" : `${keep ? "focus: " : ""}${ids.size} nodes laid out by generation: ` +
+    `too many for dagre in reasonable time (${work} nodes and rank crossings, over its budget of ${DAGRE_BUDGET})` +
+    (keep ? "" : "; focus on a claim to lay out its ancestors and descendants with dagre");
+  // layoutMs: this layout alone; readyMs: from the page's start to this layout drawn (what bench reports)
+  Object.assign(document.body.dataset, {engine: result.engine, layoutMs: Math.round(performance.now() - started),
+    readyMs: Math.round(performance.now()), layout: "done"});
+}
+direction.addEventListener("change", applyFocus);
+const zoom = document.getElementById("zoom");
+let drawn = {width: 0, height: 0};
+function applyZoom() {  // the drawing keeps its coordinates (viewBox); only its size on screen changes
+  const scale = Number(zoom.value) / 100;
+  svg.setAttribute("viewBox", `0 0 ${drawn.width} ${drawn.height}`);
+  svg.setAttribute("width", Math.ceil(drawn.width * scale)); svg.setAttribute("height", Math.ceil(drawn.height * scale));
+  if (selected) shapes[selected].scrollIntoView({block: "center", inline: "center"});
+}
+zoom.addEventListener("input", applyZoom);
+setTimeout(applyFocus, 0);  // after the first paint: the header shows while the layout runs
 document.getElementById("search").addEventListener("input", ev => {
   const q = ev.target.value.trim().toLowerCase(); let first = null;
   for (const id in shapes) {
@@ -139,6 +239,19 @@ document.getElementById("search").addEventListener("input", ev => {
 });
 </script></body></html>
 """
+
+
+@cache
+def _vendored_dagre() -> str:
+    """dagre as an inline script, its MIT notice first (the page is a copy of it), without its
+    source-map comment (no map ships beside the page), with nothing that could end its element."""
+    vendor = VENDOR
+    text = (vendor / "dagre.min.js").read_text(encoding="utf-8")
+    text = re.sub(r"^//# sourceMappingURL=.*$", "", text, flags=re.M)
+    # in minified code either can only stand inside a string, where a backslash before "/" or "!" changes nothing
+    text = re.sub(r"</(script)", r"<\\/\\1", text, flags=re.I).replace("<!--", "<\\!--")
+    notice = (vendor / "LICENSE").read_text(encoding="utf-8").replace("*/", "* /")
+    return f"/*! dagre {DAGRE_VERSION} (https://github.com/dagrejs/dagre), MIT licence:\n{notice}*/\n{text}"
 
 
 def graph_page_data(index: "ProjectIndex") -> dict:
@@ -182,6 +295,6 @@ def dag_html(index: "ProjectIndex", title: str = "Dependency graph") -> str:
     legend += "".join(f'<span>{kind}: {style}</span>' for kind, style in EDGE_STYLES.items())
     # nothing in a <script> element may read as a tag ("</script>", "<!--"): every "<" as JSON's \u003c
     payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
-    return (_PAGE.replace("__TITLE__", html.escape(title))
+    return (_PAGE.replace("__DAGRE__", _vendored_dagre()).replace("__TITLE__", html.escape(title))
             .replace("__COUNTS__", f"{len(nodes)} nodes, {len(edges)} dependency edges")
             .replace("__LEGEND__", legend).replace("__DATA__", payload))

@@ -105,3 +105,60 @@ def test_edges_across_documents_follow_edits_like_a_cold_index(make_project, tmp
         mirror.edit(rel, change(before))
         assert mirror.texts[rel] != before, what
         mirror.check(what)
+
+
+CROSS_SNIPPETS = ["\\label{lem:a}", "\\ref{lem:a}", "\\ref{P-lem:a}", "\\ref{P-thm:b}", "\\externaldocument{one}\n",
+                  "\\externaldocument[P-]{two}\n", "\\externaldocument[P-]{one}\n", "\\obligation", "\n",
+                  "\\begin{lemma}\\label{lem:a}X.\\end{lemma}\n", "\\begin{proof}By \\ref{P-lem:a}.\\end{proof}\n",
+                  "\\input{one}\n", "}", ""]
+
+
+def test_random_edits_across_documents_match_a_cold_index(make_project, tmp_path):
+    import random
+
+    from test_incremental_index import Mirror, _splice
+    files = dict(UNPREFIXED)
+    files["four.tex"] = document(claim("theorem", "thm:d", "By \\ref{P-lem:a}."), xr="\\externaldocument[P-]{one}\n")
+    mirror = Mirror(make_project(tmp_path / "src", files), tmp_path / "work")
+    rng = random.Random(19)
+    names = sorted(mirror.texts)
+    for n in range(40):
+        target = rng.choice(names)
+        inserted = "".join(rng.choice(CROSS_SNIPPETS) for _ in range(rng.randint(1, 2)))
+        text = mirror.texts[target]
+        # after \begin{document} mostly, where references and claims are read
+        start = text.find("\\begin{document}") + len("\\begin{document}") if rng.random() < 0.8 else 0
+        mirror.edit(target, text[:start] + _splice(text[start:], rng.random(), rng.randint(0, 20), inserted))
+        mirror.check(f"edit {n + 1} of {target} ({inserted!r})")
+
+
+def test_a_root_that_another_root_stops_reading_is_a_root_again(make_project, tmp_path):
+    # found by the random edits above: a document that another \input (a part of it then) was
+    # dropped from the roots for good, so it never came back when the \input went
+    from test_incremental_index import Mirror
+    mirror = Mirror(make_project(tmp_path / "src", dict(UNPREFIXED)), tmp_path / "work")
+    text = mirror.texts["two.tex"]
+    mirror.edit("two.tex", text.replace("\\begin{document}\n", "\\begin{document}\n\\input{one}\n"))
+    mirror.check("two.tex reads one.tex: a part of it")
+    assert sorted(p.name for p in mirror.index.roots) == ["three.tex", "two.tex"]
+    mirror.edit("two.tex", text)
+    mirror.check("and no longer: one.tex is a document again")
+    assert sorted(p.name for p in mirror.index.roots) == ["one.tex", "three.tex", "two.tex"]
+
+
+def test_a_root_whose_input_that_begins_the_document_goes_is_no_root_like_a_cold_index(make_project, tmp_path):
+    # found by the random edits above: a file with \documentclass that begins its document in a
+    # file it reads is a root; when that \input goes it is a template (no document of its own, while
+    # other roots have one), but the edit left its \documentclass and \begin{document} alone, so the
+    # roots were not looked for again
+    from test_incremental_index import Mirror
+    files = dict(UNPREFIXED)
+    files["four.tex"] = "\\documentclass{article}\n\\input{four-body}\n"
+    files["four-body.tex"] = "\\begin{document}\nFour.\n\\end{document}\n"
+    mirror = Mirror(make_project(tmp_path / "src", files), tmp_path / "work")
+    assert "four.tex" in {p.name for p in mirror.index.roots}
+    mirror.edit("four.tex", "\\documentclass{article}\n\\inpu{four-body}\n")
+    mirror.check("four.tex no longer reads what begins its document")
+    assert "four.tex" not in {p.name for p in mirror.index.roots}
+    mirror.edit("four.tex", files["four.tex"])
+    mirror.check("and reads it again")

@@ -93,7 +93,7 @@ def test_random_edits_of_the_example_project_match_a_cold_index(tmp_path_factory
         mirror.check(f"edit {n + 1} of {rel}: {length} characters at {where:.3f} replaced by {inserted!r}")
 
 
-def test_edits_of_a_synthetic_project_match_a_cold_index(tmp_path):
+def _edit_a_synthetic_project(tmp_path: Path, snippets: list[str]) -> None:
     import synthetic
 
     project = synthetic.write_project(tmp_path / "src", seed=3, n_lines=6_000, n_files=12, n_labels=600,
@@ -110,9 +110,20 @@ def test_edits_of_a_synthetic_project_match_a_cold_index(tmp_path):
     for n in range(25):
         target = rel if rng.random() < 0.6 else rng.choice(names)
         text = mirror.texts[target]
-        inserted = "".join(rng.choice(SNIPPETS) for _ in range(rng.randint(0, 3)))
+        inserted = "".join(rng.choice(snippets) for _ in range(rng.randint(0, 3)))
         mirror.edit(target, _splice(text, rng.random(), rng.randint(0, 120), inserted))
         mirror.check(f"structural edit {n + 1} of {target} ({inserted!r})")
+
+
+def test_edits_of_a_synthetic_project_match_a_cold_index(tmp_path):
+    _edit_a_synthetic_project(tmp_path, SNIPPETS)
+
+
+def test_edits_with_citations_of_a_synthetic_project_match_a_cold_index(tmp_path):
+    """With the citation snippets among the structural edits (a pool of this test's own: the
+    sequence above stays what it was). It found the search keeping another path for a conditional
+    claim edit by edit than from nothing (see the name-order test below)."""
+    _edit_a_synthetic_project(tmp_path, CITATION_SNIPPETS + SNIPPETS)
 
 
 # ---- a two-root project edited step by step through what changes the structure -----------------------
@@ -296,3 +307,37 @@ def test_edits_around_a_file_read_twice_in_a_root_keep_its_edges(tmp_path, make_
         mirror.edit(rel, text)
         mirror.check(f"step {n + 1}: {rel} now {text!r}")
     assert edge in {(e.source, e.target, e.kind) for e in mirror.index.graph.dependency_edges()}
+
+
+# ---- the path kept for a conditional claim ----------------------------------------------------------
+
+
+def _many_paths_project() -> dict[str, str]:
+    """One conjecture, 40 lemmas whose proofs use it, and 10 theorems whose proofs use every lemma
+    (in reverse name order): each theorem rests on the conjecture through 40 paths of one length."""
+    middles = [f"lem:m{i:02d}" for i in range(40)]
+    body = ["\\begin{conjecture}\\label{conj:open}Open.\\end{conjecture}"]
+    for name in reversed(middles):
+        body.append(f"\\begin{{lemma}}\\label{{{name}}}M.\\end{{lemma}}\\begin{{proof}}By \\ref{{conj:open}}.\\end{{proof}}")
+    uses = " ".join(f"\\ref{{{name}}}" for name in reversed(middles))
+    for t in range(10):
+        body.append(f"\\begin{{theorem}}\\label{{thm:t{t}}}T.\\end{{theorem}}\\begin{{proof}}By {uses}.\\end{{proof}}")
+    return {"main.tex": "\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\newtheorem{theorem}{Theorem}\n"
+                        "\\newtheorem{conjecture}{Conjecture}\n\\begin{document}\n" + "\n".join(body)
+                        + "\n\\end{document}\n"}
+
+
+def test_the_path_kept_for_a_conditional_claim_follows_name_order_not_how_its_edges_were_built(tmp_path, make_project):
+    # the search used to follow the proof-uses sets in their own order, which depends on the string
+    # hashes and on how each set was built (at once, or edit by edit): a cold index and one kept up
+    # to date could keep different paths (seen with citations among the synthetic edits above)
+    root = make_project(tmp_path, _many_paths_project())
+    index = ProjectIndex.open(root)
+    expected = {f"thm:t{t}": ["conj:open", "lem:m00", f"thm:t{t}"] for t in range(10)}
+    assert {node: index.graph.conditional_on[node] for node in expected} == expected
+    main = root / "main.tex"
+    text = main.read_text()
+    # an edit that removes and adds the edges into the theorems again, in another order
+    index.update_document(main, text.replace("\\ref{lem:m00}.", "\\ref{lem:m01}."))
+    index.update_document(main, text)
+    assert {node: index.graph.conditional_on[node] for node in expected} == expected

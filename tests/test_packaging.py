@@ -94,6 +94,12 @@ def _shipped_json() -> list[Path]:
     return sorted((REPO / "colosseum" / "data").glob("*.json"))
 
 
+def _bench_problems() -> set[str]:
+    """The problem set `colosseum bench` runs on (main.tex, problems.bib, README.md)."""
+    folder = REPO / "colosseum" / "data" / "bench-problems"
+    return {f"colosseum/data/bench-problems/{f.name}" for f in folder.iterdir() if f.is_file()}
+
+
 def test_the_sdist_carries_the_license_and_what_the_wheel_is_built_from(release):
     with tarfile.open(release.sdist) as sdist:
         top, *_ = sdist.getnames()
@@ -104,6 +110,7 @@ def test_the_sdist_carries_the_license_and_what_the_wheel_is_built_from(release)
     assert VENDORED <= names
     assert "knowledge/schema.json" in names and "colosseum/data/colosseum.sty" in names
     assert {f"colosseum/data/{j.name}" for j in _shipped_json()} <= names
+    assert _bench_problems() <= names
 
 
 def test_the_wheel_carries_the_license_prompts_starter_catalog_and_schema(release):
@@ -115,6 +122,7 @@ def test_the_wheel_carries_the_license_prompts_starter_catalog_and_schema(releas
         assert f"colosseum/data/starter/{entry.name}" in names
     assert "colosseum/data/knowledge-schema.json" in names and "colosseum/data/colosseum.sty" in names
     assert {f"colosseum/data/{j.name}" for j in _shipped_json()} <= names
+    assert len(_bench_problems()) == 3 and _bench_problems() <= names
     assert any(n.startswith("colosseum_lsp/") for n in names)
     assert any(re.fullmatch(r"colosseum_latex-[^/]+\.dist-info/licenses/LICENSE", n) for n in names)
     assert not any(n.split("/")[0] in ("server", "tests", "prompts", "knowledge") for n in names)

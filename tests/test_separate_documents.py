@@ -50,3 +50,21 @@ def test_a_folder_with_its_own_colosseum_toml_is_its_own_project(make_project, t
     assert index.roots == [(root / "main.tex").resolve()]
     assert [d.code for d in compute_diagnostics(index)] == ["colosseum/unused-label"]  # lem:b, and only once
     assert ProjectIndex.open(root / "old").roots == [(root / "old" / "main.tex").resolve()]
+
+
+def test_a_label_that_a_second_document_comes_to_define_is_named_after_the_edit(make_project, tmp_path):
+    # adding a \label changes no structure: the index kept up to date must still name it, as a
+    # cold one does
+    root = make_project(tmp_path, {"main.tex": PAPER, "sections/body.tex": BODY,
+                                   "old/main.tex": PAPER, "old/sections/body.tex": BODY.replace("lem:", "old:")})
+    index = ProjectIndex.open(root)
+
+    def named() -> list[str]:
+        return [d.file.relative_to(root).as_posix() for d in index.diagnostics()
+                if d.code == "colosseum/separate-documents"]
+    assert named() == []
+    body = root / "old" / "sections" / "body.tex"
+    index.update_document(body, body.read_text().replace("\\label{old:a}", "\\label{old:a}\\label{lem:a}"))
+    assert named() == ["main.tex", "old/main.tex"]
+    index.update_document(body, body.read_text())
+    assert named() == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from colosseum.checks.family import Entry, EveryBuild, code
+from colosseum.checks.family import Edit, Entry, EveryBuild, Findings, code
 from colosseum.checks.view import BuildView
 from colosseum.core.structure import Diagnostic, Position, Range
 from colosseum.link.units import RootResult
@@ -25,6 +25,12 @@ class SeparateDocuments(EveryBuild):
     name = "separate-documents"
     codes = ("separate-documents",)
     depends_on = ("root_results", "relative", "text_of")
+
+    def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
+        # which labels two documents both define changes with any label that comes or goes, an
+        # edit that changes no structure
+        if edit.full or edit.change.structural or (edit.change.names and len(view.root_results) > 1):
+            self.publish(view, findings)
 
     def find(self, view: BuildView) -> Iterator[Entry]:
         return ((diag, None) for diag in separate_document_findings(view))

@@ -68,7 +68,8 @@ class DependencyGraph:
         # proof proves the claim), and the build's label owners to read them (colosseum.graph.status)
         self._several_proofs: dict[str, tuple[frozenset[str], ...]] = {}
         self._label_owner: Mapping[str, str | None] = {}
-        self._external_pairs: tuple[tuple[str, Path], ...] = ()  # xr: (prefix, document) the roots name
+        # separate documents (several roots, xr): each root and the (prefix, document) pairs it names
+        self._external_pairs: tuple = ()
         # the project declares its dependencies with \uses: a proof's plain reference closes no circle
         self._declares_uses = False
 

@@ -159,7 +159,10 @@ class _Search:
         proof_succ = self.graph.proof_succ
         while queue:
             node = queue.popleft()
-            for nxt in proof_succ.get(node, ()):
+            users = proof_succ.get(node, ())
+            # in name order: a set's own order follows how it was built (added to edit by edit, or
+            # at once), and the path kept must be the same either way
+            for nxt in sorted(users) if len(users) > 1 else users:
                 if nxt in parent:
                     continue
                 parent[nxt] = node

@@ -47,24 +47,47 @@ class _Edges:
     def __init__(self, build: GraphInput):
         self.claims, self.sections, self.owner = build.claims, build.sections, build.label_owner
         self.chains: dict[str | None, set[str]] = {}
-        self.pairs = external_pairs(build)
+        self.pairs = documents_of(build)
+        self.named = build.external_documents
         self.build_roots = build.root_results
+        # each document's labels are its own once there are several roots or a root names another
+        # document: a reference sees the labels of the roots that read its file, and through them
+        # the documents they name (xr)
+        self.separate = bool(self.pairs)
+        self.readers: dict[Path, list[Path]] | None = None  # file -> the roots that read it, when first asked
         self.documents: dict[Path, Mapping[str, list]] | None = None  # root -> its labels, when first asked
 
-    def through_documents(self, name: str) -> str | None:
-        """xr: the node of label x in a document some root names with \\externaldocument[prefix]{doc},
-        for ``name`` = prefix+x (the prefixes of every root: a document's own labels come first,
-        through the build's label owners)."""
-        for prefix, doc in self.pairs:
-            if name.startswith(prefix):
-                if self.documents is None:
-                    self.documents = {}
-                found = self.documents.get(doc)
-                if found is None:
-                    found = self.documents[doc] = next((r.labels for r in self.build_roots if r.root == doc), {})
-                labels = found.get(name[len(prefix):])
-                if labels:
-                    return labels[0].owner
+    def labels_of(self, root: Path) -> Mapping[str, list]:
+        if self.documents is None:
+            self.documents = {result.root: result.labels for result in self.build_roots}
+        return self.documents.get(root, {})
+
+    def resolve(self, name: str, path: Path) -> str | None:
+        """The node a reference to ``name`` in ``path`` uses: of the label its document defines, or
+        (xr) of label x in a document that a root reading ``path`` names with
+        \\externaldocument[prefix]{doc}, for ``name`` = prefix+x (the prefix may be empty). A label
+        only another document defines is undefined here, as LaTeX says: no node."""
+        owner = self.owner.get(name)
+        if not self.separate:
+            return owner
+        if self.readers is None:
+            self.readers = {}
+            for result in self.build_roots:
+                for f in result.files:
+                    self.readers.setdefault(f, []).append(result.root)
+        roots = self.readers.get(path)
+        if not roots:
+            return owner  # a file no root reads: the project's labels
+        for root in roots:
+            labels = self.labels_of(root).get(name)
+            if labels:  # its document's own (the project's first definition, if it is that one's)
+                return owner if any(label.owner == owner for label in labels) else labels[0].owner
+        for root in roots:
+            for prefix, doc in self.named.get(root, ()):
+                if name.startswith(prefix):
+                    labels = self.labels_of(doc).get(name[len(prefix):])
+                    if labels:
+                        return labels[0].owner
         return None
 
     def chain(self, node: str | None) -> set[str]:
@@ -86,14 +109,12 @@ class _Edges:
         item = self.claims.get(node) or self.sections.get(node)
         return item.order if item is not None else 0
 
-    def key(self, ref: Reference) -> tuple[str, str, str] | None:
+    def key(self, ref: Reference, path: Path) -> tuple[str, str, str] | None:
         user = ref.owner
         part = ref.part
         if user is None or part == "proof-title" or ref.command == "proves":
             return None
-        used = self.owner.get(ref.label)
-        if used is None and self.pairs:
-            used = self.through_documents(ref.label)
+        used = self.resolve(ref.label, path)
         if used is None or used == user:
             return None
         sections = self.sections
@@ -107,11 +128,11 @@ class _Edges:
 
     def of_unit(self, unit: Unit) -> dict[tuple[str, str, str], int]:
         counts: dict[tuple[str, str, str], int] = {}
-        key, claims = self.key, self.claims
+        key, claims, path = self.key, self.claims, unit.path
         for ref in unit.refs:
             if ref.command == "uses":  # the project declares its dependencies (see _closes)
                 counts[DECLARES] = counts.get(DECLARES, 0) + 1
-            found = key(ref)
+            found = key(ref, path)
             if found is not None:
                 counts[found] = counts.get(found, 0) + 1
                 if ref.command == "uses":
@@ -138,17 +159,20 @@ def build_graph(cls: type[DependencyGraph], build: GraphInput, previous: Depende
     """The graph of ``build`` (DependencyGraph.build): from ``previous`` by ``change`` when it
     can follow it, else from nothing."""
     parents = {sid: s.parent for sid, s in build.sections.items()}
-    if previous is None or change is None or change.full or previous._external_pairs != external_pairs(build):
-        return _full(cls, build, parents)  # (xr: the documents a root names changed: rare, a preamble's edit)
+    if previous is None or change is None or change.full or previous._external_pairs != documents_of(build):
+        # (the roots, or the documents a root names with xr, changed: rare, a preamble's edit)
+        return _full(cls, build, parents)
     return _Update(cls, build, previous, change, parents).run()
 
 
-def external_pairs(build: GraphInput) -> tuple[tuple[str, Path], ...]:
-    """xr: every (prefix, document) some root names with \\externaldocument[prefix]{doc}, with a
-    prefix (without one, the document's labels are the build's own names), in root order."""
-    if not build.external_documents:
+def documents_of(build: GraphInput) -> tuple[tuple[Path, tuple[tuple[str, Path], ...]], ...]:
+    """The documents of a build whose documents are separate (several roots, or xr): each root with
+    the (prefix, document) pairs it names with \\externaldocument[prefix]{doc}, in root order; ()
+    for one root that names none (what a reference sees is then the build's labels)."""
+    if len(build.root_results) < 2 and not build.external_documents:
         return ()
-    return tuple(dict.fromkeys(pair for pairs in build.external_documents.values() for pair in pairs if pair[0]))
+    named = build.external_documents
+    return tuple((result.root, tuple(named.get(result.root, ()))) for result in build.root_results)
 
 
 # ---- from nothing ----------------------------------------------------------------------------------
@@ -336,13 +360,22 @@ class _Update:
         return graph
 
     def _to_recount(self, change: LinkChange) -> set[Unit]:
-        """The units to count again: those holding retargeted proofs, and those referring to a
-        label whose owner changed (xr: through a prefix too)."""
+        """The units to count again: those holding retargeted proofs, those referring to a label
+        whose owner changed (xr: through a prefix too), and, where documents are separate, those
+        whose document's labels of that name changed or that a root began or stopped reading."""
         recount = set(change.pending_units)
         by_ref = self.state.by_ref
-        prefixes = dict.fromkeys(prefix for prefix, _doc in self.edges.pairs)
-        self.graph._external_pairs = self.edges.pairs
-        for name in change.owners:
+        documents = self.edges.pairs
+        prefixes = [p for p in dict.fromkeys(p for _root, pairs in documents for p, _doc in pairs) if p]
+        self.graph._external_pairs = documents
+        names = set(change.owners)
+        # separate documents: what a reference sees changes with each root's definitions (a label
+        # another document defines too), and a unit read by other roots than before sees other labels
+        for root, _pairs in documents:
+            names.update(change.root_names.get(root, ()))
+            recount.update(change.root_added.get(root, ()))
+            recount.update(change.root_removed.get(root, ()))
+        for name in names:
             recount.update(by_ref.get(name, ()))
             for prefix in prefixes:  # xr: \ref{prefix+name} in the documents that name its document
                 recount.update(by_ref.get(prefix + name, ()))

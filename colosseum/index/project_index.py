@@ -136,6 +136,9 @@ class ProjectIndex:
         self._version = 0
         self._scans: dict[Path, _ScanEntry] = {}
         self.roots: list[Path] = []
+        # the roots discovery found: the walk starts from them each time, and drops those another root
+        # reads (self.roots are the rest), so that one read no longer is a root again
+        self._discovered_roots: list[Path] = []
         self.root_problems: list[str | PathProblem] = []  # and the symbolic links out of the project
         self.snapshot = IndexSnapshot()
         self._building: IndexSnapshot | None = None
@@ -335,7 +338,7 @@ class ProjectIndex:
 
     def _build(self, base: MacroTable, snap: IndexSnapshot, changed: list[Path] | None = None) -> None:
         roots_named = bool(self.config.index.roots) or self.explicit_root is not None
-        walk = self._walker.walk(self.roots, base, changed, roots_named)
+        walk = self._walker.walk(self._discovered_roots, base, changed, roots_named)
         self.roots = list(walk.roots)  # a root another root reads is a part of that document
         walks = walk.walks
         work = self.last_work = BuildWork(files_walked=0 if walk.reused is not None else len(walk.visits))
@@ -404,6 +407,7 @@ class ProjectIndex:
         self._walker.forget()
         if self.explicit_root is not None:
             self.roots = [self.explicit_root]
+            self._discovered_roots = list(self.roots)
             outside = root_outside(self.explicit_root)  # a root it names out of reach: not followed
             self.root_problems = [outside] if outside is not None else []
             return
@@ -420,6 +424,7 @@ class ProjectIndex:
                     too_large.append(PathProblem(f, ft.problem[2], "file-too-large", ft.problem[0]))
         found = discover_roots(self.root_dir, texts, self.config.index.roots)
         self.roots = [r.resolve() for r in found.roots]
+        self._discovered_roots = list(self.roots)
         self.root_problems = found.problems + listing.problems + too_large
 
     def scan_file(self, path: Path, ft: FileText, table: MacroTable,

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from colosseum.latex.scanner import scan
 from colosseum.latex.macros import MacroTable
-from colosseum.project.preamble_roots import begins_document, never_compiled, preamble_inputs, preamble_roots
+from colosseum.project.preamble_roots import (begins_document, never_compiled, preamble_inputs, preamble_roots,
+                                             reads_by_other_includes)
 from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.core.source_text import MAX_LINE_CHARS, LineIndex, longest_line_over
 from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary, is_under, resolved
@@ -262,9 +263,12 @@ def root_signature(text: str) -> tuple:
     leaves this alone needs no new discovery."""
     magic = _MAGIC_ROOT.search(text[:20000])
     document = document_class(text)
-    # a chapter rooted through a shared preamble: what it reads before its \begin{document}
+    # what it reads, where that decides: a chapter rooted through a shared preamble (what it reads
+    # before its \begin{document}), and a file with a class whose document begins in a file it
+    # reads (without that, a template: colosseum.project.preamble_roots.never_compiled)
     begins = begins_document(text) is not None
-    preamble = preamble_inputs(text) if document is None and begins else ()
+    reads = (document is None and begins) or (document is not None and not begins)
+    preamble = (preamble_inputs(text), reads_by_other_includes(text)) if reads else ()
     return (magic.group(1).strip() if magic else None, document, begins, preamble)
 
 

@@ -64,6 +64,11 @@ def never_compiled(roots: list[Path], texts: dict[Path, str]) -> set[Path]:
 _OTHER_INCLUDES = re.compile(r"\\(?:sub)?(?:import|subfile|inputfrom|includefrom|subinputfrom|subincludefrom)\b")
 
 
+def reads_by_other_includes(text: str) -> bool:
+    """Whether the text reads files through \\import and kin (see _begins_through)."""
+    return _OTHER_INCLUDES.search(text) is not None
+
+
 def _begins_through(path: Path, texts: dict[Path, str]) -> bool:
     """Whether the file begins a document, itself or in what it reads (where that cannot be told
     by patterns, \\import and kin, it may: the file is kept a root)."""

@@ -95,7 +95,8 @@ class Walk:
     visits: list[Visit] = field(default_factory=list)  # every visit, in reading order
     by_path: dict[Path, list[Visit]] = field(default_factory=dict)
     problems: list[IncludeProblem] = field(default_factory=list)
-    roots: tuple[Path, ...] = ()
+    roots: tuple[Path, ...] = ()  # the roots kept (none another reads, unless they were named)
+    candidates: tuple[Path, ...] = ()  # the roots it was asked to walk
     base: str = ""  # the fingerprint of the table the roots are read with
     reused: list[Visit] | None = None  # when the last walk was kept: the visits given new text
     packages: set[Path] = field(default_factory=set)  # project-local .sty/.cls read for definitions
@@ -137,7 +138,7 @@ class Walker:
         kept = self._keep(roots, base, changed) if changed is not None else None
         if kept is not None:
             return kept
-        walk = Walk([], roots=tuple(roots), base=base.fingerprint)
+        walk = Walk([], roots=tuple(roots), candidates=tuple(roots), base=base.fingerprint)
         self._current = walk
         for root in roots:
             self._document_ended = False
@@ -153,7 +154,7 @@ class Walker:
         """The last walk, if the changed files were changed in a way the walk does not see."""
         last = self.last
         source = self.source
-        if last is None or tuple(roots) != last.roots or base.fingerprint != last.base:
+        if last is None or tuple(roots) != last.candidates or base.fingerprint != last.base:
             return None
         fresh = []
         for path in changed:

@@ -100,7 +100,7 @@ def _run(argv: list[str] | None) -> int:
     # check, dag, obligations: one index, a report, exit. The cyclic collector would walk the
     # whole index once it is built (a sixth of a cold `check`) to free nothing.
     gc.disable()
-    index = open_project(args.path)
+    index = open_project(args.path, for_edits=False)  # a report, never edited: kept lean
     if index is None:
         return 2
     from colosseum.graph import export

@@ -127,8 +127,12 @@ class _ScanEntry:
 
 
 class ProjectIndex:
-    def __init__(self, root_dir: Path, config: ProjectConfig, explicit_root: Path | None = None):
+    def __init__(self, root_dir: Path, config: ProjectConfig, explicit_root: Path | None = None,
+                 for_edits: bool = True):
         self.root_dir = root_dir
+        # False: built for one report (the CLI's check, dag, obligations): what only edits need
+        # (the scan events, the chunks' records, the linker's memo) is let go during the build
+        self.for_edits = for_edits
         self.config = config
         self.explicit_root = explicit_root
         self._texts: dict[Path, FileText] = {}
@@ -178,7 +182,7 @@ class ProjectIndex:
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, config: ProjectConfig | None = None) -> "ProjectIndex":
+    def open(cls, path: str | Path, config: ProjectConfig | None = None, for_edits: bool = True) -> "ProjectIndex":
         path = Path(path)
         if not path.exists():
             raise ProjectError(f"{path}: no such file or directory")
@@ -188,7 +192,7 @@ class ProjectIndex:
                                "give the root .tex file or the project's folder")
         explicit_root = path if path.is_file() else None
         root_dir = project_folder(path)  # a colosseum.toml above a file marks its project
-        index = cls(root_dir, config or load_config(root_dir), explicit_root)
+        index = cls(root_dir, config or load_config(root_dir), explicit_root, for_edits)
         index.rebuild(discover=True)
         if not index.roots:
             raise ProjectError(f"{path}: no root file (no .tex file with \\documentclass)"
@@ -237,6 +241,7 @@ class ProjectIndex:
                 gc.enable()
 
     def _update_documents(self, changes: dict[Path, str | None]) -> bool:
+        self._refuse_edits_of_a_report()
         changed = []
         same_root: set[Path] = set()
         signature_changed = False
@@ -293,11 +298,17 @@ class ProjectIndex:
 
     def forget_file(self, path: Path) -> None:
         """A file was deleted on disk."""
+        self._refuse_edits_of_a_report()
         path = Path(path).resolve()
         self._overlays.pop(path, None)
         self._texts.pop(path, None)
         self._scans.pop(path, None)
         self.rebuild(discover=True)
+
+    def _refuse_edits_of_a_report(self) -> None:
+        if not self.for_edits:
+            raise RuntimeError("this index was built for one report (for_edits=False): it keeps nothing to update; "
+                               "open it with for_edits=True, or reload() it")
 
     # ---- building --------------------------------------------------------------------------------
     def rebuild(self, discover: bool = False, changed: list[Path] | None = None) -> None:
@@ -367,6 +378,10 @@ class ProjectIndex:
                 self._chunk_tree(visit, env_key, {}, file_chunks)
             rank = reading_rank(self._link_order)
         self._file_chunks = file_chunks
+        if not self.for_edits:  # every chunk is analysed: the events are read no more
+            for entry in self._scans.values():
+                for result in entry.results.values():
+                    result.release_events()
         reuse = env_key == self._link_memo_key and rank == self._file_rank
         if not reuse:  # claims' order numbers and roles change everywhere: link afresh
             self._link_state = LinkState()
@@ -376,6 +391,12 @@ class ProjectIndex:
         results = {root: linker.link_root(root, visit, edited) for root, visit in self._link_order}
         snap.root_results = [results[root] for root, _visit in walks]
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
+        if not self.for_edits:  # linked once: the chunks' records and the linker's memo are read no more
+            self._link_memo = {}
+            for entry in self._scans.values():
+                for chunks in entry.chunks.values():
+                    for chunk in chunks:
+                        chunk.analysis.release_records()
         snap.claims = linker.claims
         snap.sections = linker.sections
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
+from types import MappingProxyType
 
 from colosseum.core.source_text import Anchor
 from colosseum.project.chunks import Chunk
@@ -201,6 +202,24 @@ class Unit:
         # objects taken from another reading carry that reading's owners: the lenders are part of it
         self.semantic = (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
                          self.fallbacks, tuple(self.borrowed))
+        # sealed: nothing is added to these any more. Most units leave most of them empty, and
+        # twenty empty containers cost a unit more than its own slots: empties share one
+        # immutable value (an addition after this point would fail loudly)
+        for name in _SEALED_LISTS:
+            if not getattr(self, name):
+                setattr(self, name, ())
+        for name in _SEALED_MAPS:
+            if not getattr(self, name):
+                setattr(self, name, _NO_ENTRIES)
+        if not self.nodes:
+            self.nodes = _NO_NODES
+
+
+_SEALED_LISTS = ("claims", "sections", "labels", "refs", "pendings", "problems", "marked_sections", "named")
+_SEALED_MAPS = ("claim_map", "claim_bases", "section_map", "section_bases", "labels_by_name", "refs_by_owner",
+                "refs_by_label", "by_target", "claim_ids", "section_ids")
+_NO_ENTRIES = MappingProxyType({})
+_NO_NODES: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True, eq=False)

@@ -166,11 +166,11 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
     graph._dependencies = {key: Edge(*key) for key in counts if key[2] not in _NOT_EDGES}
     graph._declares_uses = blueprint = DECLARES in counts
     claims, sections = build.claims, build.sections
-    succ, pred, proof_succ, truth_succ = graph.succ, graph._pred, graph.proof_succ, graph.truth_succ
+    succ, proof_succ, truth_succ = graph.succ, graph.proof_succ, graph.truth_succ
+    graph._pred = None  # the reverse of succ, made when first read (a report seldom asks; an edit's graph does)
     for key in graph._dependencies:
         used, user, kind = key
         succ[used].add(user)
-        pred[user].add(used)
         if kind == "proof-uses":
             proof_succ[used].add(user)
         if _closes(counts, claims, sections, used, user, blueprint):

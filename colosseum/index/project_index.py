@@ -498,6 +498,8 @@ class ProjectIndex:
                     self._structural_dirty = True  # scanner errors came, went or moved
             entry.chunks[key] = chunks
             self._moved_chunks.update(moved)
+            if not self.for_edits:  # analysed: its events are read no more (freed now, the records reuse their memory)
+                visit.scan.release_events()
         visit.chunks = chunks
 
     # ---- what the later stages read ----------------------------------------------------------------

@@ -158,8 +158,11 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
     edges = _Edges(build)
     graph._external_pairs = edges.pairs
     counts: dict[tuple[str, str, str], int] = {}
+    keep = build.for_edits
     for unit in state.units:
-        unit.edge_counts = mine = edges.of_unit(unit)
+        mine = edges.of_unit(unit)
+        if keep:
+            unit.edge_counts = mine
         for key, n in mine.items():
             counts[key] = counts.get(key, 0) + n
     graph._counts = counts
@@ -196,6 +199,8 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
             if parent in sections:
                 graph._section_contains[(parent, sid)] = Edge(parent, sid, "contains")
     graph._contained = contained
+    if not keep:
+        graph._counts = None  # only the next graph reads them, and a report's graph has none
     settle_statuses(graph, build)
     graph._edges = None
     return graph

@@ -507,7 +507,8 @@ class ProjectIndex:
         """The current build (during a rebuild: the one being built), as the graph reads it."""
         current = self._current()
         return GraphInput(current.claims, current.sections, current.label_owner, self._link_state,
-                          frozenset(self.formal_labels), current.external_documents, current.root_results)
+                          frozenset(self.formal_labels), current.external_documents, current.root_results,
+                          self.for_edits)
 
     def build_view(self) -> BuildView:
         """The current build (during a rebuild: the one being built), as the checks read it."""
@@ -541,7 +542,8 @@ class ProjectIndex:
         snap = self._building = replace(current, _units_by_path=None)
         change = LinkChange(full=False)  # no unit changed: only statuses
         try:
-            snap.graph = DependencyGraph.build(self._graph_input(), current.graph, change)
+            # a report's graph keeps nothing to be updated from: made afresh
+            snap.graph = DependencyGraph.build(self._graph_input(), current.graph if self.for_edits else None, change)
             snap.diagnostics = self._diagnostic_state.update(self.build_view(), change)
             snap.diagnostics_by_file = self._diagnostic_state.by_file
         except BaseException:

@@ -95,3 +95,16 @@ def test_an_index_for_one_report_refuses_edits_and_reloads(tmp_path):
         index.update_document(tmp_path / "main.tex", "\\documentclass{article}\n")
     index.reload()  # from nothing: nothing of the released readings is needed
     assert [d.code for d in index.diagnostics()] == [d.code for d in ProjectIndex.open(tmp_path).diagnostics()]
+
+
+def test_a_report_index_makes_claims_formal_like_the_editor_index(tmp_path):
+    """`check` on a project with Lean results cached makes claims formal after the build: a
+    report's graph keeps no counts to be updated from, so it is made afresh, to the same end."""
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\begin{document}\n"
+        "\\begin{lemma}\\label{a} A.\\end{lemma}\n"
+        "\\begin{lemma}\\label{b} B.\\end{lemma}\n\\begin{proof} By \\ref{a}.\\end{proof}\n\\end{document}\n")
+    report, editor = ProjectIndex.open(tmp_path, for_edits=False), ProjectIndex.open(tmp_path)
+    assert report.set_formal_labels({"a"}) and editor.set_formal_labels({"a"})
+    assert report.graph.status["a"] == "formal"
+    assert _findings_and_graph(report) == _findings_and_graph(editor)

@@ -166,7 +166,8 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
         for key, n in mine.items():
             counts[key] = counts.get(key, 0) + n
     graph._counts = counts
-    graph._dependencies = {key: Edge(*key) for key in counts if key[2] not in _NOT_EDGES}
+    # each edge is its own key (a named tuple hashes as the tuple): the count keys can go
+    graph._dependencies = {edge: edge for edge in (Edge(*key) for key in counts if key[2] not in _NOT_EDGES)}
     graph._declares_uses = blueprint = DECLARES in counts
     claims, sections = build.claims, build.sections
     succ, proof_succ, truth_succ = graph.succ, graph.proof_succ, graph.truth_succ

@@ -402,6 +402,9 @@ class ProjectIndex:
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
                                                             self._moved_chunks)
         work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
+        if change.full and not self.for_edits:
+            # every name is new: the graph and the checks read which names changed only after an edit
+            change.names, change.owners, change.root_names = set(), set(), {}
         # what the reading of files, includes and environments found: to be found again?
         at_root_end = any(len(result.problems) != sum(len(u.problems) for u in units)
                           for result, units in zip(linker.roots, linker.root_units))

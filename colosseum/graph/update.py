@@ -172,13 +172,21 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
     claims, sections = build.claims, build.sections
     succ, proof_succ, truth_succ = graph.succ, graph.proof_succ, graph.truth_succ
     graph._pred = None  # the reverse of succ, made when first read (a report seldom asks; an edit's graph does)
-    for key in graph._dependencies:
-        used, user, kind = key
+    dependencies = graph._dependencies
+    for used, user, _kind in dependencies:
         succ[used].add(user)
+    if not keep:
+        _freeze(succ)
+    for used, user, kind in dependencies:
         if kind == "proof-uses":
             proof_succ[used].add(user)
+    if not keep:
+        _freeze(proof_succ)
+    for used, user, _kind in dependencies:
         if _closes(counts, claims, sections, used, user, blueprint):
             truth_succ[used].add(user)
+    if not keep:
+        _freeze(truth_succ)
     order = graph._order = {sid: section.order for sid, section in sections.items()}
     order.update((cid, claim.order) for cid, claim in claims.items())
     graph._backward = {(used, user) for used, users in truth_succ.items() for user in users
@@ -205,6 +213,14 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
     settle_statuses(graph, build)
     graph._edges = None
     return graph
+
+
+def _freeze(adjacency: dict[str, set[str]]) -> None:
+    """A report's graph is read, never updated: most nodes have a few neighbours, and a tuple of
+    them is a fifth of a set (in the set's order: what iterates them sees no difference). Each
+    adjacency is frozen once made, before the next is, so no two are sets at once."""
+    for node, neighbours in adjacency.items():
+        adjacency[node] = tuple(neighbours)
 
 
 def _closes(counts: dict[tuple[str, str, str], int], claims: Mapping[str, Claim], sections: Mapping[str, Section], used: str, user: str, blueprint: bool) -> bool:

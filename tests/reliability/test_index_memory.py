@@ -24,9 +24,9 @@ import synthetic  # noqa: E402
 
 LINES = 20_000
 # bytes of traced heap per source line at the peak. Before the one-shot build (1c6bf6f's parent):
-# 871 for either index; after: about 600 for one report, 810 for the editor's
-REPORT_BYTES_PER_LINE = 700
-EDITOR_BYTES_PER_LINE = 850
+# 871 for either index; after: about 500 for one report, 790 for the editor's
+REPORT_BYTES_PER_LINE = 560
+EDITOR_BYTES_PER_LINE = 840
 
 
 @pytest.fixture(scope="module")

@@ -393,10 +393,13 @@ class ProjectIndex:
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
         if not self.for_edits:  # linked once: the chunks' records and the linker's memo are read no more
             self._link_memo = {}
-            for entry in self._scans.values():
+            for path, entry in self._scans.items():
+                ft = self._texts.get(path)
                 for chunks in entry.chunks.values():
                     for chunk in chunks:
                         chunk.analysis.release_records()
+                        if ft is not None:
+                            chunk.read_in_place(ft.text)  # the file's text once, not twice
         snap.claims = linker.claims
         snap.sections = linker.sections
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,

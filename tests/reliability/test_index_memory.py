@@ -108,3 +108,34 @@ def test_a_report_index_makes_claims_formal_like_the_editor_index(tmp_path):
     assert report.set_formal_labels({"a"}) and editor.set_formal_labels({"a"})
     assert report.graph.status["a"] == "formal"
     assert _findings_and_graph(report) == _findings_and_graph(editor)
+
+
+@pytest.mark.parametrize("whole", ["ab\ncd\n\nef", "été\n\U0001D53D x\ny \U0001D53D été\nz", "one line"])
+def test_a_line_window_reads_as_its_stretch_would_alone(whole):
+    """A report's chunks read the file's text in place (LineWindow): every position, offset, line
+    and the text itself are those the chunk's own copy gave."""
+    from colosseum.core.source_text import LineIndex, LineWindow
+    from colosseum.core.structure import Position
+
+    for base in range(len(whole) + 1):
+        for stop in range(base, len(whole) + 1):
+            alone = LineIndex(whole[base:stop])
+            window = LineWindow(whole, base, stop, LineIndex(whole[base:stop]))
+            assert window.text == alone.text
+            assert [window.position(o) for o in range(-1, stop - base + 2)] == \
+                   [alone.position(o) for o in range(-1, stop - base + 2)]
+            lines = len(alone.line_starts)
+            assert [window.line_text(n) for n in range(lines)] == [alone.line_text(n) for n in range(lines)]
+            probes = [Position(n, c) for n in range(lines + 1) for c in range(4)]
+            assert [window.offset(p) for p in probes] == [alone.offset(p) for p in probes]
+
+
+def test_a_report_index_states_claims_from_the_files_text(tmp_path):
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\begin{document}\n\\section{S}\n"
+        "\\begin{lemma}\\label{a} Étale \U0001D53D.\\end{lemma}\n\\section{T}\n"
+        "\\begin{lemma}\\label{b} B by \\ref{a}.\\end{lemma}\n\\end{document}\n", encoding="utf-8")
+    report, editor = ProjectIndex.open(tmp_path, for_edits=False), ProjectIndex.open(tmp_path)
+    for cid, claim in editor.claims.items():
+        assert report.claims[cid].statement_text == claim.statement_text
+        assert report.claims[cid].location == claim.location

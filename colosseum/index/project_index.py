@@ -393,13 +393,10 @@ class ProjectIndex:
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
         if not self.for_edits:  # linked once: the chunks' records and the linker's memo are read no more
             self._link_memo = {}
-            for path, entry in self._scans.items():
-                ft = self._texts.get(path)
+            for entry in self._scans.values():
                 for chunks in entry.chunks.values():
                     for chunk in chunks:
                         chunk.analysis.release_records()
-                        if ft is not None:
-                            chunk.read_in_place(ft.text)  # the file's text once, not twice
         snap.claims = linker.claims
         snap.sections = linker.sections
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
@@ -506,6 +503,8 @@ class ProjectIndex:
             self._moved_chunks.update(moved)
             if not self.for_edits:  # analysed: its events are read no more (freed now, the records reuse their memory)
                 visit.scan.release_events()
+                for chunk in chunks:
+                    chunk.read_in_place(visit.text.text)  # the file's text once, not twice
         visit.chunks = chunks
 
     # ---- what the later stages read ----------------------------------------------------------------

@@ -282,6 +282,28 @@ def test_check_starts_without_the_model_layer(clean):
     assert out.stdout.split("HEAVY", 1)[1].strip() == "[]"
 
 
+HEAVY_FOR_A_REPORT = ("asyncio", "ssl", "subprocess", "anthropic", "openai", "httpx", "networkx", "yaml", "tomllib",
+                      "pygls", "colosseum_lsp", "colosseum.models", "colosseum.loops", "colosseum.lean",
+                      "colosseum.catalog", "colosseum.probe", "colosseum.app.solve", "colosseum.app.research",
+                      "colosseum.app.review", "colosseum.graph.html", "colosseum.graph.exchange")
+
+
+@pytest.mark.parametrize("command", [["check"], ["dag"], ["dag", "--format", "dot"], ["obligations"]])
+def test_a_report_imports_none_of_the_heavy_packages(clean, command):
+    """check, dag and obligations (issue #15: their start-up is a third of a blueprint's run): none
+    of the model layer, the loops, Lean, the catalog, the server, networkx, nor a drawing they
+    were not asked for; a package counts with every module under it."""
+    probe = ("import sys, contextlib, io\nfrom colosseum.cli.main import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[2:] + [sys.argv[1]])\n"
+             f"heavy = sorted(m for m in sys.modules if m in {HEAVY_FOR_A_REPORT!r} "
+             f"or m.startswith(tuple(h + '.' for h in {HEAVY_FOR_A_REPORT!r})))\n"
+             "print('HEAVY', heavy)\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(clean), *command], capture_output=True, text=True,
+                         timeout=60)
+    assert "HEAVY" in out.stdout, out.stderr
+    assert out.stdout.split("HEAVY", 1)[1].strip() == "[]"
+
+
 def test_dag_formal_is_the_blueprint_marks(make_project, tmp_path, capsys):
     """`formal` is true where the author wrote \\leanok or \\mathlibok (the public format; no Lean
     run is needed to see it), and DOT titles break their line the way DOT reads it."""

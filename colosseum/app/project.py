@@ -49,11 +49,12 @@ def project_path(path: str | Path, notice: Notice) -> Path:
     return Path(path)
 
 
-def open_for_run(path: str | Path, notice: Notice) -> ProjectIndex:
+def open_for_run(path: str | Path, notice: Notice, for_edits: bool = True) -> ProjectIndex:
     """The project's index for a command, with the claims Lean checked before trusted as formal;
-    raises ProjectNotOpened with the reason when it cannot be read."""
+    raises ProjectNotOpened with the reason when it cannot be read. ``for_edits=False``: for one
+    report, never updated (ProjectIndex.open)."""
     try:
-        index = ProjectIndex.open(project_path(path, notice))
+        index = ProjectIndex.open(project_path(path, notice), for_edits=for_edits)
     except ProjectError as exc:
         raise ProjectNotOpened(str(exc)) from exc
     formal_from_cache(index, notice)

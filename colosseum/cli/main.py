@@ -19,20 +19,29 @@ SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.rev
 
 
 def _print_dag(index, args) -> int:
-    from colosseum.graph import exchange, export, html
+    # only the writer asked for is imported: `dag` (JSON) loads neither the page nor the exchange formats
+    from colosseum.graph import export
 
+    exchange = None
+    if args.transitive_reduction or args.format in ("svg", "graphml", "gexf"):
+        from colosseum.graph import exchange
     if args.transitive_reduction:
         index = exchange.transitively_reduced(index)
     evidence = _claim_evidence(index)
     if evidence is not None:  # each claim's catalog evidence by kind; probes mark the drawings
         index = export.WithEvidence(index, evidence)
-    render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid,
-              "html": html.dag_html, "svg": exchange.dag_svg, "graphml": exchange.dag_graphml,
-              "gexf": exchange.dag_gexf}[args.format]
+    if args.format == "html":
+        from colosseum.graph.html import dag_html as render
+    elif exchange is not None and args.format in ("svg", "graphml", "gexf"):
+        render = {"svg": exchange.dag_svg, "graphml": exchange.dag_graphml, "gexf": exchange.dag_gexf}[args.format]
+    else:
+        render = {"json": export.dag_json, "dot": export.dag_dot, "mermaid": export.dag_mermaid}[args.format]
     try:
         print(render(index))
-    except exchange.GraphvizMissing as missing:
-        print(f"colosseum: {missing}", file=sys.stderr)
+    except Exception as exc:
+        if exchange is None or not isinstance(exc, exchange.GraphvizMissing):
+            raise
+        print(f"colosseum: {exc}", file=sys.stderr)
         return 1
     return 0
 
@@ -127,7 +136,7 @@ def _run(argv: list[str] | None) -> int:
     # check, dag, obligations: one index, a report, exit. The cyclic collector would walk the
     # whole index once it is built (a sixth of a cold `check`) to free nothing.
     gc.disable()
-    index = open_project(args.path)
+    index = open_project(args.path, for_edits=False)  # a report, never edited: kept lean
     if index is None:
         return 2
     from colosseum.graph import export

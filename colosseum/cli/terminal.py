@@ -148,12 +148,13 @@ def progress_for(args) -> Progress:
     return Progress(enabled=False) if getattr(args, "quiet", False) else Progress()
 
 
-def open_project(path: str):
-    """The project's index for a command that asks a model, or None once it said why it cannot open."""
+def open_project(path: str, for_edits: bool = True):
+    """The project's index for a command that asks a model, or None once it said why it cannot open.
+    ``for_edits=False``: for a command that reports and exits (ProjectIndex.open)."""
     from colosseum.app.project import ProjectNotOpened, open_for_run
 
     try:
-        return open_for_run(path, say)
+        return open_for_run(path, say, for_edits)
     except ProjectNotOpened as exc:
         say(str(exc))
         return None

@@ -104,6 +104,37 @@ class LineIndex:
         return self.text[start:end]
 
 
+class LineWindow(LineIndex):
+    """A stretch ``[base, stop)`` of a larger text, read as if it were the whole text (offsets
+    count from its start): what a chunk's line index becomes in an index built for one report,
+    which then holds each file's text once, not once more in its chunks' copies. The line starts
+    and the ASCII test of the chunk's own index are kept; ``text`` is sliced when read (a claim's
+    statement, an offset from an editor's position: neither is on a report's path)."""
+
+    __slots__ = ("_whole", "_base", "_stop")
+
+    def __init__(self, whole: str, base: int, stop: int, like: LineIndex):
+        self._whole, self._base, self._stop = whole, base, stop
+        self._starts = like._starts  # (made from ``text`` when first asked, if not yet made)
+        self._ascii = like._ascii
+
+    @property
+    def text(self) -> str:  # type: ignore[override]
+        return self._whole[self._base:self._stop]
+
+    def position(self, offset: int) -> Position:
+        offset = min(max(offset, 0), self._stop - self._base)
+        starts = self._starts if self._starts is not None else self.line_starts
+        line = bisect_right(starts, offset) - 1
+        start = starts[line]
+        if self._ascii or (self._ascii is None and self.ascii):
+            return Position(line, offset - start)
+        prefix = self._whole[self._base + start:self._base + offset]
+        if prefix.isascii():
+            return Position(line, offset - start)
+        return Position(line, len(prefix.encode("utf-16-le")) // 2)
+
+
 class Anchor:
     """Where a chunk of a file (colosseum.project.chunks) sits in the file's current text. The items read
     from the chunk keep offsets relative to it and their lines are counted by the chunk's own

@@ -43,7 +43,7 @@ class _Located:
         loc = self._location
         anchor = self._lines
         if anchor is not None and (loc is None or self._at != anchor.version):
-            loc = self._location = Location(self._file, anchor.range(self._start, self._end))
+            loc = self._location = Location(self._file, anchor.range(self._start, self._start + self._length))
             self._at = anchor.version
         return loc
 
@@ -61,14 +61,20 @@ class _Located:
         """Where it starts in its file's current text."""
         return self._start + (self._lines.offset if self._lines is not None else 0)
 
+    @property
+    def _end(self) -> int:
+        """Where it ends, relative to its anchor. Kept as a length: a name's length is a small
+        integer Python shares, where an offset is one more object per item."""
+        return self._start + self._length
+
 
 class Label(_Located):
-    __slots__ = ("name", "owner", "command", "_location", "_file", "_lines", "_start", "_end", "_at", "in_proof")
+    __slots__ = ("name", "owner", "command", "_location", "_file", "_lines", "_start", "_length", "_at", "in_proof")
 
     def __init__(self, name: str, location: Location | None, owner: str | None = None, command: str = "label",
                  file: Path | None = None, lines=None, start: int = 0, end: int = 0, in_proof: bool = False):
         self.name, self.owner, self.command = name, owner, command
-        self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
+        self._location, self._file, self._lines, self._start, self._length = location, file, lines, start, end - start
         self._at = -1
         self.in_proof = in_proof  # defined inside a proof: it belongs to the claim the proof proves
 
@@ -80,12 +86,12 @@ class Reference(_Located):
     """A reference to ``label``; ``command`` is the macro name without backslash (ref, cref,
     uses, proves, or a wrapper); ``part`` is statement | proof | prose | proof-title."""
 
-    __slots__ = ("label", "command", "owner", "part", "_location", "_file", "_lines", "_start", "_end", "_at")
+    __slots__ = ("label", "command", "owner", "part", "_location", "_file", "_lines", "_start", "_length", "_at")
 
     def __init__(self, label: str, command: str, location: Location | None, owner: str | None = None,
                  part: str = "prose", file: Path | None = None, lines=None, start: int = 0, end: int = 0):
         self.label, self.command, self.owner, self.part = label, command, owner, part
-        self._location, self._file, self._lines, self._start, self._end = location, file, lines, start, end
+        self._location, self._file, self._lines, self._start, self._length = location, file, lines, start, end - start
         self._at = -1
 
     def __repr__(self) -> str:

@@ -182,23 +182,35 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
     edges = _Edges(build)
     graph._external_pairs = edges.pairs
     counts: dict[tuple[str, str, str], int] = {}
+    keep = build.for_edits
     for unit in state.units:
-        unit.edge_counts = mine = edges.of_unit(unit)
+        mine = edges.of_unit(unit)
+        if keep:
+            unit.edge_counts = mine
         for key, n in mine.items():
             counts[key] = counts.get(key, 0) + n
     graph._counts = counts
-    graph._dependencies = {key: Edge(*key) for key in counts if key[2] not in _NOT_EDGES}
+    # each edge is its own key (a named tuple hashes as the tuple): the count keys can go
+    graph._dependencies = {edge: edge for edge in (Edge(*key) for key in counts if key[2] not in _NOT_EDGES)}
     graph._declares_uses = blueprint = DECLARES in counts
     claims, sections = build.claims, build.sections
-    succ, pred, proof_succ, truth_succ = graph.succ, graph._pred, graph.proof_succ, graph.truth_succ
-    for key in graph._dependencies:
-        used, user, kind = key
+    succ, proof_succ, truth_succ = graph.succ, graph.proof_succ, graph.truth_succ
+    graph._pred = None  # the reverse of succ, made when first read (a report seldom asks; an edit's graph does)
+    dependencies = graph._dependencies
+    for used, user, _kind in dependencies:
         succ[used].add(user)
-        pred[user].add(used)
+    if not keep:
+        _freeze(succ)
+    for used, user, kind in dependencies:
         if kind == "proof-uses":
             proof_succ[used].add(user)
+    if not keep:
+        _freeze(proof_succ)
+    for used, user, _kind in dependencies:
         if _closes(counts, claims, sections, used, user, blueprint):
             truth_succ[used].add(user)
+    if not keep:
+        _freeze(truth_succ)
     order = graph._order = {sid: section.order for sid, section in sections.items()}
     order.update((cid, claim.order) for cid, claim in claims.items())
     graph._backward = {(used, user) for used, users in truth_succ.items() for user in users
@@ -220,9 +232,19 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
             if parent in sections:
                 graph._section_contains[(parent, sid)] = Edge(parent, sid, "contains")
     graph._contained = contained
+    if not keep:
+        graph._counts = None  # only the next graph reads them, and a report's graph has none
     settle_statuses(graph, build)
     graph._edges = None
     return graph
+
+
+def _freeze(adjacency: dict[str, set[str]]) -> None:
+    """A report's graph is read, never updated: most nodes have a few neighbours, and a tuple of
+    them is a fifth of a set (in the set's order: what iterates them sees no difference). Each
+    adjacency is frozen once made, before the next is, so no two are sets at once."""
+    for node, neighbours in adjacency.items():
+        adjacency[node] = tuple(neighbours)
 
 
 def _closes(counts: dict[tuple[str, str, str], int], claims: Mapping[str, Claim], sections: Mapping[str, Section], used: str, user: str, blueprint: bool) -> bool:

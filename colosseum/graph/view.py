@@ -52,6 +52,9 @@ class GraphInput:
     # and each root's labels: \ref{prefix+x} uses the claim of label x in doc
     external_documents: Mapping[Path, tuple[tuple[str, Path], ...]] = field(default_factory=dict)
     root_results: Sequence[RootResult] = ()
+    # False: the graph is made for one report and never updated (ProjectIndex(for_edits=False)):
+    # the reference counts an update starts from are not kept
+    for_edits: bool = True
 
 
 class DrawnProject(Protocol):

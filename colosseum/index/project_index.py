@@ -127,8 +127,12 @@ class _ScanEntry:
 
 
 class ProjectIndex:
-    def __init__(self, root_dir: Path, config: ProjectConfig, explicit_root: Path | None = None):
+    def __init__(self, root_dir: Path, config: ProjectConfig, explicit_root: Path | None = None,
+                 for_edits: bool = True):
         self.root_dir = root_dir
+        # False: built for one report (the CLI's check, dag, obligations): what only edits need
+        # (the scan events, the chunks' records, the linker's memo) is let go during the build
+        self.for_edits = for_edits
         self.config = config
         self.explicit_root = explicit_root
         self._texts: dict[Path, FileText] = {}
@@ -181,7 +185,7 @@ class ProjectIndex:
 
     # ---- construction ----------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, config: ProjectConfig | None = None) -> "ProjectIndex":
+    def open(cls, path: str | Path, config: ProjectConfig | None = None, for_edits: bool = True) -> "ProjectIndex":
         path = Path(path)
         if not path.exists():
             raise ProjectError(f"{path}: no such file or directory")
@@ -191,7 +195,7 @@ class ProjectIndex:
                                "give the root .tex file or the project's folder")
         explicit_root = path if path.is_file() else None
         root_dir = project_folder(path)  # a colosseum.toml above a file marks its project
-        index = cls(root_dir, config or load_config(root_dir), explicit_root)
+        index = cls(root_dir, config or load_config(root_dir), explicit_root, for_edits)
         index.rebuild(discover=True)
         if not index.roots:
             raise ProjectError(f"{path}: no root file (no .tex file with \\documentclass)"
@@ -240,6 +244,7 @@ class ProjectIndex:
                 gc.enable()
 
     def _update_documents(self, changes: dict[Path, str | None]) -> bool:
+        self._refuse_edits_of_a_report()
         changed = []
         same_root: set[Path] = set()
         signature_changed = False
@@ -296,11 +301,17 @@ class ProjectIndex:
 
     def forget_file(self, path: Path) -> None:
         """A file was deleted on disk."""
+        self._refuse_edits_of_a_report()
         path = Path(path).resolve()
         self._overlays.pop(path, None)
         self._texts.pop(path, None)
         self._scans.pop(path, None)
         self.rebuild(discover=True)
+
+    def _refuse_edits_of_a_report(self) -> None:
+        if not self.for_edits:
+            raise RuntimeError("this index was built for one report (for_edits=False): it keeps nothing to update; "
+                               "open it with for_edits=True, or reload() it")
 
     # ---- building --------------------------------------------------------------------------------
     def rebuild(self, discover: bool = False, changed: list[Path] | None = None) -> None:
@@ -370,6 +381,10 @@ class ProjectIndex:
                 self._chunk_tree(visit, env_key, {}, file_chunks)
             rank = reading_rank(self._link_order)
         self._file_chunks = file_chunks
+        if not self.for_edits:  # every chunk is analysed: the events are read no more
+            for entry in self._scans.values():
+                for result in entry.results.values():
+                    result.release_events()
         reuse = env_key == self._link_memo_key and rank == self._file_rank
         if not reuse:  # claims' order numbers and roles change everywhere: link afresh
             self._link_state = LinkState()
@@ -379,11 +394,20 @@ class ProjectIndex:
         results = {root: linker.link_root(root, visit, edited) for root, visit in self._link_order}
         snap.root_results = [results[root] for root, _visit in walks]
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
+        if not self.for_edits:  # linked once: the chunks' records and the linker's memo are read no more
+            self._link_memo = {}
+            for entry in self._scans.values():
+                for chunks in entry.chunks.values():
+                    for chunk in chunks:
+                        chunk.analysis.release_records()
         snap.claims = linker.claims
         snap.sections = linker.sections
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
                                                             self._moved_chunks)
         work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
+        if change.full and not self.for_edits:
+            # every name is new: the graph and the checks read which names changed only after an edit
+            change.names, change.owners, change.root_names = set(), set(), {}
         # what the reading of files, includes and environments found: to be found again?
         at_root_end = any(len(result.problems) != sum(len(u.problems) for u in units)
                           for result, units in zip(linker.roots, linker.root_units))
@@ -482,6 +506,10 @@ class ProjectIndex:
                     self._structural_dirty = True  # scanner errors came, went or moved
             entry.chunks[key] = chunks
             self._moved_chunks.update(moved)
+            if not self.for_edits:  # analysed: its events are read no more (freed now, the records reuse their memory)
+                visit.scan.release_events()
+                for chunk in chunks:
+                    chunk.read_in_place(visit.text.text)  # the file's text once, not twice
         visit.chunks = chunks
 
     # ---- what the later stages read ----------------------------------------------------------------
@@ -489,7 +517,8 @@ class ProjectIndex:
         """The current build (during a rebuild: the one being built), as the graph reads it."""
         current = self._current()
         return GraphInput(current.claims, current.sections, current.label_owner, self._link_state,
-                          frozenset(self.formal_labels), current.external_documents, current.root_results)
+                          frozenset(self.formal_labels), current.external_documents, current.root_results,
+                          self.for_edits)
 
     def build_view(self) -> BuildView:
         """The current build (during a rebuild: the one being built), as the checks read it."""
@@ -523,7 +552,8 @@ class ProjectIndex:
         snap = self._building = replace(current, _units_by_path=None)
         change = LinkChange(full=False)  # no unit changed: only statuses
         try:
-            snap.graph = DependencyGraph.build(self._graph_input(), current.graph, change)
+            # a report's graph keeps nothing to be updated from: made afresh
+            snap.graph = DependencyGraph.build(self._graph_input(), current.graph if self.for_edits else None, change)
             snap.diagnostics = self._diagnostic_state.update(self.build_view(), change)
             snap.diagnostics_by_file = self._diagnostic_state.by_file
         except BaseException:

@@ -7,6 +7,7 @@ takes the scan's state (colosseum.latex.state)."""
 from __future__ import annotations
 
 import re
+from sys import intern
 
 from colosseum.latex.state import ScanState, report_error
 
@@ -167,7 +168,7 @@ def label_items(text: str, s: int, e: int, split: bool) -> list[tuple[str, int, 
             first = offset + lead
             last = first + len(stripped) - 1
             value = " ".join(stripped.split()) if _needs_space_fix(stripped) else stripped
-            out.append((value, where[first], where[last] + 1))
+            out.append((intern(value), where[first], where[last] + 1))
         offset += len(piece) + 1
     return out
 
@@ -181,8 +182,9 @@ def _items_in_place(raw: str, s: int, pieces: list[str]) -> list[tuple[str, int,
         stripped = piece.strip()
         if stripped:
             start = offset + len(piece) - len(piece.lstrip())
+            # interned: a label's name and every reference to it are one string, not one each
             value = " ".join(stripped.split()) if _needs_space_fix(stripped) else stripped
-            out.append((value, start, start + len(stripped)))
+            out.append((intern(value), start, start + len(stripped)))
         offset += len(piece) + 1
     return out
 

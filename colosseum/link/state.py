@@ -59,9 +59,10 @@ class LinkState:
     def __init__(self):
         self.units: list[Unit] = []
         self.unit_set: set[Unit] = set()
-        self.by_name: dict[str, set[Unit]] = {}  # label name -> units defining it
-        self.by_node: dict[str, set[Unit]] = {}  # node id -> units feeding its data
-        self.by_ref: dict[str, set[Unit]] = {}  # label name -> units referring to it
+        # label name -> units defining it; each value a 1-tuple or, from two units on, a set
+        self.by_name: dict[str, tuple[Unit] | set[Unit]] = {}
+        self.by_node: dict[str, tuple[Unit] | set[Unit]] = {}  # node id -> units feeding its data
+        self.by_ref: dict[str, tuple[Unit] | set[Unit]] = {}  # label name -> units referring to it
         self.labels: dict[str, list[Label]] = {}
         self.label_owner: dict[str, str | None] = {}
         self.references: list = []
@@ -202,13 +203,20 @@ class LinkState:
                 found = table.get(key)
                 if sign > 0:
                     if found is None:
-                        table[key] = {unit}
+                        table[key] = (unit,)  # most keys have one unit: a tuple is a quarter of a set
+                    elif type(found) is tuple:
+                        if found[0] is not unit:
+                            table[key] = {found[0], unit}
                     else:
                         found.add(unit)
                 elif found is not None:
-                    found.discard(unit)
-                    if not found:
-                        del table[key]
+                    if type(found) is tuple:
+                        if found[0] is unit:
+                            del table[key]
+                    else:
+                        found.discard(unit)
+                        if not found:
+                            del table[key]
 
     def _definitions(self, name: str, pos: _Positions) -> list[Label]:
         units = self.by_name.get(name)

@@ -4,9 +4,11 @@ results per root."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
+from types import MappingProxyType
 
 from colosseum.core.source_text import Anchor
 from colosseum.project.chunks import Chunk
@@ -146,9 +148,10 @@ class Unit:
     borrowed: list["Unit"] = field(default_factory=list)  # the readings that made them
     fallbacks: tuple[str, ...] = ()  # ids claims wanted but could not have (taken before)
     # the same, by key, for link_state, the graph and the checks
-    labels_by_name: dict[str, list[Label]] = field(default_factory=dict)
-    refs_by_owner: dict[str | None, list[Reference]] = field(default_factory=dict)  # not proofs'
-    refs_by_label: dict[str, list[Reference]] = field(default_factory=dict)  # proofs' too
+    # (each value a 1-tuple, or a list from two items on: read them as sequences)
+    labels_by_name: dict[str, Sequence[Label]] = field(default_factory=dict)
+    refs_by_owner: dict[str | None, Sequence[Reference]] = field(default_factory=dict)  # not proofs'
+    refs_by_label: dict[str, Sequence[Reference]] = field(default_factory=dict)  # proofs' too
     by_target: dict[str, list[PendingProof]] = field(default_factory=dict)  # unnamed proofs
     named: list[PendingProof] = field(default_factory=list)
     nodes: set[str] = field(default_factory=set)  # ids whose derived data this unit feeds
@@ -174,24 +177,12 @@ class Unit:
                 self.named.append(pending)
         # each place is read once in a unit: no object comes twice
         for label in self.labels:
-            found = self.labels_by_name.get(label.name)
-            if found is None:
-                self.labels_by_name[label.name] = [label]
-            else:
-                found.append(label)
+            _file(self.labels_by_name, label.name, label)
         for ref in self.refs:
-            found = self.refs_by_label.get(ref.label)
-            if found is None:
-                self.refs_by_label[ref.label] = [ref]
-            else:
-                found.append(ref)
+            _file(self.refs_by_label, ref.label, ref)
             if pending_refs and id(ref) in pending_refs:
                 continue
-            found = self.refs_by_owner.get(ref.owner)
-            if found is None:
-                self.refs_by_owner[ref.owner] = [ref]
-            else:
-                found.append(ref)
+            _file(self.refs_by_owner, ref.owner, ref)
         nodes = self.nodes
         nodes.update(self.claim_map)
         nodes.update(self.section_map)
@@ -201,6 +192,36 @@ class Unit:
         # objects taken from another reading carry that reading's owners: the lenders are part of it
         self.semantic = (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
                          self.fallbacks, tuple(self.borrowed))
+        # sealed: nothing is added to these any more. Most units leave most of them empty, and
+        # twenty empty containers cost a unit more than its own slots: empties share one
+        # immutable value (an addition after this point would fail loudly)
+        for name in _SEALED_LISTS:
+            if not getattr(self, name):
+                setattr(self, name, ())
+        for name in _SEALED_MAPS:
+            if not getattr(self, name):
+                setattr(self, name, _NO_ENTRIES)
+        if not self.nodes:
+            self.nodes = _NO_NODES
+
+
+def _file(table: dict, key, item) -> None:
+    """File ``item`` under ``key``: a 1-tuple for the first (most names have one definition and
+    one reference in a unit: a tuple is two thirds of a list), a list from the second on."""
+    found = table.get(key)
+    if found is None:
+        table[key] = (item,)
+    elif type(found) is tuple:
+        table[key] = [*found, item]
+    else:
+        found.append(item)
+
+
+_SEALED_LISTS = ("claims", "sections", "labels", "refs", "pendings", "problems", "marked_sections", "named")
+_SEALED_MAPS = ("claim_map", "claim_bases", "section_map", "section_bases", "labels_by_name", "refs_by_owner",
+                "refs_by_label", "by_target", "claim_ids", "section_ids")
+_NO_ENTRIES = MappingProxyType({})
+_NO_NODES: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True, eq=False)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from colosseum.project.analysis import FileAnalysis, analyse, has_content
 from colosseum.latex.events import Event, ScanResult
-from colosseum.core.source_text import Anchor, LineIndex
+from colosseum.core.source_text import Anchor, LineIndex, LineWindow
 
 SPREAD = 7  # about one top-level theorem-like environment in SPREAD starts a chunk
 _TOP = ((), ("document",))  # the environments that may be open at a cut
@@ -38,9 +38,19 @@ class Chunk:
     stack: tuple[str, ...]  # environments open where it starts: () or ("document",)
     defs: int  # changes of the macro table before it (the file's own definitions)
     includes: int  # include commands before it in the file
-    text: str
+    text: str | None  # None once it reads the file's text in place (read_in_place)
     analysis: FileAnalysis | None = None
     anchor: Anchor | None = None  # where it is now: what its items' positions are relative to
+
+    def read_in_place(self, text: str) -> None:
+        """An index built for one report: read the file's ``text`` (the text this chunk was cut
+        from) where the chunk is, in place of the chunk's own copy of it. Such an index is never
+        edited, so the chunk is never compared or cut again."""
+        if self.text is text or text[self.start:self.end] != self.text:
+            return  # the whole file already, or not the text it was cut from
+        window = LineWindow(text, self.start, self.end, self.analysis.lines)
+        self.analysis.lines = self.anchor.lines = window
+        self.text = None
 
     def place(self, start: int, end: int, line: int, first: int, last: int, includes: int) -> None:
         """Move it (an edit before it moved its text): its items move with its anchor."""

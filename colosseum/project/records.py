@@ -118,3 +118,13 @@ class FileAnalysis:
     include_last_closed: list[int | None] = field(default_factory=list)
     last_closed: int | None = INCOMING
     closed_after_include: bool = False  # last_closed was set after the last include
+
+    def release_records(self) -> None:
+        """Let go of what only linking the chunk again reads (its claims, proofs, sections, the
+        references and labels in them): an index built for one report links each chunk once, and
+        the records are a seventh of it. Kept: the line index (the items' anchor) and the
+        scanner's errors (colosseum.checks.structure); such an index refuses edits."""
+        self.claims = self.proofs = self.sections = ()
+        self.incoming_refs = self.incoming_labels = self.dangling_ends = self.dangling_begins = ()
+        self.includes = self.include_last_closed = ()
+        self.timeline = self.segments = None

@@ -1,0 +1,141 @@
+"""How much memory the index holds per source line, and what an index built for one report lets
+go of (issue #15: at most 0.4 KB of peak RSS per line for `colosseum check`, whole process).
+
+The figures are tracemalloc peaks of the index's own heap (the interpreter and the engine's
+modules are not in them) on the synthetic project of bench/synthetic.py (a label every 10 lines,
+250 lines a file, the shape of bench's scale rows). No wall time is measured.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from colosseum.index import ProjectIndex
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "bench"))
+
+import synthetic  # noqa: E402
+
+LINES = 20_000
+# bytes of traced heap per source line at the peak. Before the one-shot build (1c6bf6f's parent):
+# 871 for either index; after: about 500 for one report, 790 for the editor's
+REPORT_BYTES_PER_LINE = 560
+EDITOR_BYTES_PER_LINE = 840
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> tuple[Path, int]:
+    root = tmp_path_factory.mktemp("memory")
+    made = synthetic.write_project(root / "p", seed=1, n_lines=LINES, n_files=LINES // 250, n_labels=LINES // 10)
+    warm = synthetic.write_project(root / "warm", seed=1, n_lines=2_000, n_files=8, n_labels=200)
+    ProjectIndex.open(warm.root, for_edits=False).diagnostics()  # imports and first-use caches, not counted
+    ProjectIndex.open(warm.root).diagnostics()
+    return made.root, sum(made.line_counts().values())
+
+
+def peak_bytes(root: Path, for_edits: bool) -> int:
+    gc.collect()
+    gc.disable()
+    tracemalloc.start()
+    try:
+        index = ProjectIndex.open(root, for_edits=for_edits)
+        index.diagnostics()
+        _ = index.graph.edges
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        gc.enable()
+
+
+def test_an_index_for_one_report_holds_less_per_line(project):
+    root, lines = project
+    per_line = peak_bytes(root, for_edits=False) / lines
+    assert per_line <= REPORT_BYTES_PER_LINE, per_line
+
+
+def test_the_editor_index_stays_within_its_bound_per_line(project):
+    root, lines = project
+    per_line = peak_bytes(root, for_edits=True) / lines
+    assert per_line <= EDITOR_BYTES_PER_LINE, per_line
+
+
+def _findings_and_graph(index: ProjectIndex) -> tuple:
+    diagnostics = [(str(d.file), tuple(d.range), d.severity, d.code, d.message) for d in index.diagnostics()]
+    graph = index.graph
+    edges = sorted((e.source, e.target, e.kind) for e in graph.edges)
+    claims = {cid: (c.kind, c.label, c.proof is not None, tuple(r.label for r in c.references))
+              for cid, c in index.claims.items()}
+    return diagnostics, edges, dict(graph.status), claims, {name: len(found) for name, found in index.labels.items()}
+
+
+PROJECTS = sorted(p for p in (REPO / "tests" / "projects").iterdir() if p.is_dir()) + [REPO / "example-project"]
+
+
+@pytest.mark.parametrize("folder", PROJECTS, ids=lambda p: p.name)
+def test_an_index_for_one_report_finds_what_the_editor_index_finds(folder):
+    assert _findings_and_graph(ProjectIndex.open(folder, for_edits=False)) == _findings_and_graph(ProjectIndex.open(folder))
+
+
+def test_the_synthetic_project_reads_the_same_for_one_report(project):
+    root, _lines = project
+    assert _findings_and_graph(ProjectIndex.open(root, for_edits=False)) == _findings_and_graph(ProjectIndex.open(root))
+
+
+def test_an_index_for_one_report_refuses_edits_and_reloads(tmp_path):
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\begin{document}\n"
+                                       "\\begin{lemma}\\label{a} A.\\end{lemma}\n\\ref{b}\n\\end{document}\n")
+    index = ProjectIndex.open(tmp_path, for_edits=False)
+    with pytest.raises(RuntimeError, match="one report"):
+        index.update_document(tmp_path / "main.tex", "\\documentclass{article}\n")
+    index.reload()  # from nothing: nothing of the released readings is needed
+    assert [d.code for d in index.diagnostics()] == [d.code for d in ProjectIndex.open(tmp_path).diagnostics()]
+
+
+def test_a_report_index_makes_claims_formal_like_the_editor_index(tmp_path):
+    """`check` on a project with Lean results cached makes claims formal after the build: a
+    report's graph keeps no counts to be updated from, so it is made afresh, to the same end."""
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\begin{document}\n"
+        "\\begin{lemma}\\label{a} A.\\end{lemma}\n"
+        "\\begin{lemma}\\label{b} B.\\end{lemma}\n\\begin{proof} By \\ref{a}.\\end{proof}\n\\end{document}\n")
+    report, editor = ProjectIndex.open(tmp_path, for_edits=False), ProjectIndex.open(tmp_path)
+    assert report.set_formal_labels({"a"}) and editor.set_formal_labels({"a"})
+    assert report.graph.status["a"] == "formal"
+    assert _findings_and_graph(report) == _findings_and_graph(editor)
+
+
+@pytest.mark.parametrize("whole", ["ab\ncd\n\nef", "été\n\U0001D53D x\ny \U0001D53D été\nz", "one line"])
+def test_a_line_window_reads_as_its_stretch_would_alone(whole):
+    """A report's chunks read the file's text in place (LineWindow): every position, offset, line
+    and the text itself are those the chunk's own copy gave."""
+    from colosseum.core.source_text import LineIndex, LineWindow
+    from colosseum.core.structure import Position
+
+    for base in range(len(whole) + 1):
+        for stop in range(base, len(whole) + 1):
+            alone = LineIndex(whole[base:stop])
+            window = LineWindow(whole, base, stop, LineIndex(whole[base:stop]))
+            assert window.text == alone.text
+            assert [window.position(o) for o in range(-1, stop - base + 2)] == \
+                   [alone.position(o) for o in range(-1, stop - base + 2)]
+            lines = len(alone.line_starts)
+            assert [window.line_text(n) for n in range(lines)] == [alone.line_text(n) for n in range(lines)]
+            probes = [Position(n, c) for n in range(lines + 1) for c in range(4)]
+            assert [window.offset(p) for p in probes] == [alone.offset(p) for p in probes]
+
+
+def test_a_report_index_states_claims_from_the_files_text(tmp_path):
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\newtheorem{lemma}{Lemma}\n\\begin{document}\n\\section{S}\n"
+        "\\begin{lemma}\\label{a} Étale \U0001D53D.\\end{lemma}\n\\section{T}\n"
+        "\\begin{lemma}\\label{b} B by \\ref{a}.\\end{lemma}\n\\end{document}\n", encoding="utf-8")
+    report, editor = ProjectIndex.open(tmp_path, for_edits=False), ProjectIndex.open(tmp_path)
+    for cid, claim in editor.claims.items():
+        assert report.claims[cid].statement_text == claim.statement_text
+        assert report.claims[cid].location == claim.location

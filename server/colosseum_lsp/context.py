@@ -18,7 +18,7 @@ from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
 from colosseum.core.structure import Label, Position, Reference
 from colosseum.graph.export import obligation_ids
 from colosseum_lsp.convert import path_to_uri
-from colosseum_lsp.features.catalog_view import publish_catalog_findings
+from colosseum_lsp.features.catalog_view import project_catalog, publish_catalog_findings
 from colosseum_lsp.features.diagnostics import publish_project
 from colosseum_lsp.features.registry import Features
 from colosseum_lsp.options import DEFAULTS, EditorOptions, read_options
@@ -257,12 +257,19 @@ class ServerContext:
                         project.index = await asyncio.to_thread(ProjectIndex.open, project.root_dir, config)
                         project.index.config_loader = self.project_config
                         project.error = None
-                        _settle_memory()
                     except ProjectError as exc:
                         project.error = str(exc)
                         log.warning("cannot index %s: %s", project.root_dir, exc)
                         return None
                 self.after_index(project)
+                # the paper's findings first: the author is waiting for them; the catalog's
+                # (reading it parses YAML) and setting the heap aside follow
+                publish_project(self, project)
+                _settle_memory()
+                try:
+                    await asyncio.to_thread(project_catalog, project)
+                except Exception:  # publish() says what is wrong with it
+                    pass
                 self.publish(project)
         return project.index
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,10 +83,13 @@ class _Candidates:
     so an edit that leaves the labels alone costs nothing here."""
 
     names: set = field(default_factory=set)
+    names_of: object = None  # the last snapshot whose label names were compared with them
     ordered: list = field(default_factory=list)
     by_file: dict = field(default_factory=dict)
     wrappers_of: object = None  # the snapshot the wrapper commands below were read from
     wrappers: set = field(default_factory=set)
+    placed_of: object = None  # the snapshot the files' placements below were read from
+    placed: dict = field(default_factory=dict)  # path -> _Placed
 
 
 class LabelCandidates:
@@ -111,7 +115,7 @@ def _candidates(fc: FeatureContext) -> _Candidates:
     found = state.by_project.get(fc.project.root_dir)
     if found is None:
         found = state.by_project[fc.project.root_dir] = _Candidates()
-    if snap.labels.keys() != found.names:
+    if found.names_of is not snap and snap.labels.keys() != found.names:
         ordered = []
         for name, labels in snap.labels.items():
             owner = labels[0].owner
@@ -124,6 +128,7 @@ def _candidates(fc: FeatureContext) -> _Candidates:
             found.by_file.setdefault(entry[2], []).append(entry)
         if len(state.first_lines) > 4 * len(found.names) + 1000:  # labels gone for good
             state.first_lines.clear()
+    found.names_of = snap
     if found.wrappers_of is not snap:
         found.wrappers = set(fc.project.index.config.index.label_reference_commands)
         found.wrappers |= {ref.command for ref in snap.references[:20000] if ref.command not in _KNOWN}
@@ -131,30 +136,45 @@ def _candidates(fc: FeatureContext) -> _Candidates:
     return found
 
 
-def _section_span(snap, path: Path, offset: int) -> tuple[int, int]:
-    """The stretch of ``path`` between the section commands around ``offset``."""
-    start, end = 0, 1 << 62
-    for section in snap.sections.values():
-        if section.file != path or section.anchor is None:
-            continue
-        at = section.anchor.offset + section.rel_span[0]
-        if at <= offset:
-            start = max(start, at)
-        else:
-            end = min(end, at)
-    return start, end
+@dataclass
+class _Placed:
+    """One file's labels and section commands by where they are in one snapshot (an edit moves
+    them): made at the first completion in the file after an edit, then each request bisects."""
+
+    label_offsets: list = field(default_factory=list)
+    entries: list = field(default_factory=list)  # the candidates, in the order of label_offsets
+    section_offsets: list = field(default_factory=list)
+
+
+def _placed(fc: FeatureContext, cands: _Candidates) -> _Placed:
+    snap = fc.snapshot
+    if cands.placed_of is not snap:
+        cands.placed, cands.placed_of = {}, snap
+    found = cands.placed.get(fc.path)
+    if found is None:
+        by_offset = sorted((labels[0].offset, rank, entry) for rank, entry in enumerate(cands.by_file.get(fc.path, []))
+                           if (labels := snap.labels.get(entry[1])))
+        sections = sorted(section.anchor.offset + section.rel_span[0] for section in snap.sections.values()
+                          if section.anchor is not None and section.file == fc.path)
+        found = cands.placed[fc.path] = _Placed([o for o, _r, _e in by_offset], [(r, e) for _o, r, e in by_offset],
+                                                sections)
+    return found
 
 
 def _groups(fc: FeatureContext, cands: _Candidates, offset: int) -> list:
-    """The candidates by proximity, best first: of the cursor's section, of its file, referenced
-    last by the author, the rest (the last one lazily: it is read only as far as needed)."""
-    snap, state = fc.snapshot, fc.state(LabelCandidates)
-    here = cands.by_file.get(fc.path, [])
-    start, end = _section_span(snap, fc.path, offset)
-    section, rest_of_file = [], []
-    for entry in here:
-        labels = snap.labels.get(entry[1])
-        (section if labels and start <= labels[0].offset < end else rest_of_file).append(entry)
+    """The candidates by proximity, best first: of the cursor's section (between the section
+    commands around it), of its file, referenced last by the author, the rest (the last one
+    lazily: it is read only as far as needed)."""
+    state, placed = fc.state(LabelCandidates), _placed(fc, cands)
+    sections = placed.section_offsets
+    i = bisect_right(sections, offset)
+    start = sections[i - 1] if i else 0
+    end = sections[i] if i < len(sections) else 1 << 62
+    lo, hi = bisect_left(placed.label_offsets, start), bisect_left(placed.label_offsets, end)
+    section = [entry for _rank, entry in sorted(placed.entries[lo:hi])]
+    in_section = {entry[1] for entry in section}
+    rest_of_file = [entry for entry in cands.by_file.get(fc.path, []) if entry[1] not in in_section]
+    snap = fc.snapshot
     recent = [(name.lower(), name, labels[0].file) for name in reversed(state.recent)
               if (labels := snap.labels.get(name)) and labels[0].file != fc.path]
     recent_names = {entry[1] for entry in recent}

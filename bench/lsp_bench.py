@@ -12,23 +12,23 @@ whole body of the answer has been read from its stdout (before the client parses
 Session, on a synthetic project of 50,000 lines in 200 files with 5,000 labels whose
 ``chapters/ch100.tex`` has 10,000 lines (``synthetic.write_project(..., big_file_lines=10_000)``):
 
-1. ``initialize`` with that project directory as the only workspace folder, ``initialized``,
-   ``textDocument/didOpen`` of the 10,000-line file; wait for its first ``publishDiagnostics``
-   and for the server to go quiet. The time from ``initialize`` to those diagnostics is reported.
+1. Cold start: the server process is started, ``initialize`` with that project directory as the
+   only workspace folder, ``initialized``, ``textDocument/didOpen`` of the 10,000-line file, until
+   its first ``publishDiagnostics``: timed from starting the process (interpreter, imports, the
+   index: what the author waits for when opening the paper) and from ``initialize``. lsp_rows.py
+   compares it with a cold ``colosseum check`` of the same project in the same run.
 2. Memory: VmRSS (and VmHWM, the peak) of the server process from ``/proc/PID/status``.
-3. N edits from ``synthetic.EditSequence(project, "chapters/ch100.tex", seed=7)``, each sent as
-   one incremental ``textDocument/didChange`` (``edit.lsp_change()``, version + 1), timed to the
-   ``publishDiagnostics`` for that document carrying that version: the whole wait, nothing
-   subtracted (the server indexes an edit as soon as it arrives when it is idle). After each edit the
-   client waits for the server's ``colosseum/status`` notification that ends the publication (so
-   edits do not overlap) and checks: the undefined-reference diagnostics of the edited file are
-   exactly the (line, label) pairs the generator's model predicts, and the project-wide count of
-   undefined-reference diagnostics equals ``EditSequence.expected_undefined_references()``.
-4. N ``textDocument/completion`` requests right after ``\\cref{`` (N different ``\\cref{``
-   occurrences of the edited file, empty prefix: the full label list) and N
-   ``textDocument/definition`` requests on N different references, one request at a time.
-   Checked: completion items are labels of the project; the definition points at the line with
-   that ``\\label``.
+3. Edits, queued (bench/lsp_typing.py): N edits from ``synthetic.EditSequence(project,
+   "chapters/ch100.tex", seed=7)``, each one incremental ``didChange`` sent as soon as the
+   findings of the one before arrived (never waiting for the server's ``ready``), timed to the
+   ``publishDiagnostics`` of that version; every 50th and the last checked against the
+   generator's model (the file's undefined references exactly, the project's count).
+4. Bursts (lsp_typing.py): 40 keystrokes 30 ms apart, timed from the last to the findings of the
+   last version; a completion request goes out as ``\\cref{`` is typed, while the server indexes.
+5. Completion inside ``\\cref{`` (nothing typed: the whole list, bounded; four characters typed)
+   and ``textDocument/definition`` on N different references, one request at a time. Checked:
+   items are project labels, at most 100, the list marked incomplete when nothing was typed, the
+   first item starts with what was typed; the definition points at the line with that ``\\label``.
 """
 
 from __future__ import annotations
@@ -85,6 +85,8 @@ class Client:
         self.pending: dict[int, asyncio.Future] = {}
         self.diag_waiters: dict[tuple[str, int], asyncio.Future] = {}
         self.first_diag_waiters: dict[str, asyncio.Future] = {}
+        self.since_waiters: list[tuple[str, int, asyncio.Future]] = []  # (uri, least version, future)
+        self.publications: dict[str, int] = {}  # uri -> publishDiagnostics received
         self.status_waiters: list[asyncio.Future] = []
         self.diagnostics: dict[str, tuple[int | None, list, float]] = {}  # uri -> (version, diags, t)
         self.last_message = time.perf_counter()
@@ -125,6 +127,13 @@ class Client:
     def wait_diagnostics(self, uri: str, version: int) -> asyncio.Future:
         fut = self._future()
         self.diag_waiters[(uri, version)] = fut
+        return fut
+
+    def wait_diagnostics_since(self, uri: str, version: int) -> asyncio.Future:
+        """The first publication for ``uri`` of ``version`` or a newer one (a server may skip the
+        findings of a text already superseded)."""
+        fut = self._future()
+        self.since_waiters.append((uri, version, fut))
         return fut
 
     def wait_first_diagnostics(self, uri: str) -> asyncio.Future:
@@ -175,7 +184,8 @@ class Client:
                 pass
             err = self.closed = LspError(f"the server closed its output (exit status {self.proc.returncode})")
             for fut in list(self.pending.values()) + list(self.diag_waiters.values()) + \
-                    list(self.first_diag_waiters.values()) + self.status_waiters:
+                    list(self.first_diag_waiters.values()) + self.status_waiters + \
+                    [fut for (_, _, fut) in self.since_waiters]:
                 if not fut.done():
                     fut.set_exception(err)
 
@@ -194,6 +204,16 @@ class Client:
         if method == "textDocument/publishDiagnostics":
             uri, version = params["uri"], params.get("version")
             self.diagnostics[uri] = (version, params["diagnostics"], t)
+            self.publications[uri] = self.publications.get(uri, 0) + 1
+            if version is not None:
+                remaining = []
+                for waiter in self.since_waiters:
+                    if waiter[0] == uri and waiter[1] <= version:
+                        if not waiter[2].done():
+                            waiter[2].set_result((params, t))
+                    else:
+                        remaining.append(waiter)
+                self.since_waiters = remaining
             fut = self.diag_waiters.pop((uri, version), None)
             if fut is not None and not fut.done():
                 fut.set_result((params, t))
@@ -277,8 +297,10 @@ CLIENT_CAPABILITIES = {
         "synchronization": {"dynamicRegistration": False, "didSave": True},
         "publishDiagnostics": {"versionSupport": True, "relatedInformation": True,
                                "codeDescriptionSupport": True},
-        "completion": {"completionItem": {"snippetSupport": False,
-                                          "documentationFormat": ["markdown", "plaintext"]}},
+        "completion": {"completionItem": {"snippetSupport": True, "insertReplaceSupport": True,
+                                          "documentationFormat": ["markdown", "plaintext"]},
+                       "completionList": {"itemDefaults": ["commitCharacters", "editRange", "insertTextFormat",
+                                                           "insertTextMode", "data"]}},
         "definition": {"linkSupport": False},
         "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
     },
@@ -301,31 +323,38 @@ class Session:
     client: Client
     proc: asyncio.subprocess.Process
     res: dict
+    version: int = 0  # of the edited document, as last sent
+    spawned_at: float = 0.0  # perf_counter() before the server process was started
 
 
 async def _session(project: synthetic.SyntheticProject, root: Path, n_edits: int, n_requests: int,
-                   cmd: list[str], env: dict, stderr_path: Path, seed: int) -> dict:
+                   cmd: list[str], env: dict, stderr_path: Path, seed: int, n_bursts: int) -> dict:
+    import lsp_typing
+
     root = root.resolve()
     rel = project.big_file
     uri = (root / rel).as_uri()
     res: dict = {"command": cmd, "project": str(root), "file": rel,
                  "edit_seed": seed, "transport": "stdio, JSON-RPC framed by hand (asyncio subprocess pipes)"}
+    spawned_at = time.perf_counter()
     with open(stderr_path, "wb") as err:
         proc = await asyncio.create_subprocess_exec(*cmd, cwd=str(root), env=env, stdin=asyncio.subprocess.PIPE,
                                                     stdout=asyncio.subprocess.PIPE, stderr=err, limit=1 << 24)
     res["pid"] = proc.pid
     client = Client(proc)
-    session = Session(project, root, rel, uri, client, proc, res)
+    session = Session(project, root, rel, uri, client, proc, res, spawned_at=spawned_at)
     try:
         await _open_big_file(session)  # 1.
         res["memory_after_open_mib"] = proc_memory_mib(proc.pid)  # 2. memory after opening the project
-        seq, other = await _time_edits(session, n_edits, seed)  # 3.
+        seq, other = await lsp_typing.time_queued_edits(session, n_edits, seed)  # 3.
         await client.quiet(0.3)
-        # 4. completion inside \cref{ and definition on references
         text = seq.text()
+        labels = sorted(set(other.labels) | set(synthetic.analyze({rel: text}).labels))
+        text = await lsp_typing.time_bursts(session, text, labels, other, n_bursts)  # 4.
+        # 5. completion inside \cref{ and definition on references
         all_labels = set(other.labels) | set(synthetic.analyze({rel: text}).labels)
-        await _time_completions(session, _lines(text), all_labels, n_requests)
-        await _time_definitions(session, seq.texts, text, all_labels, n_requests)
+        await lsp_typing.time_completions(session, _lines(text), all_labels, n_requests)
+        await _time_definitions(session, {**seq.texts, rel: text}, text, all_labels, n_requests)
         res["memory_at_end_mib"] = proc_memory_mib(proc.pid)
         res["server_requests"] = sorted(set(client.server_requests))
         await _shut_down(session)
@@ -338,7 +367,8 @@ async def _session(project: synthetic.SyntheticProject, root: Path, n_edits: int
 
 
 async def _open_big_file(s: Session) -> None:
-    """Step 1: initialize, open the big file, time initialize -> its first diagnostics, wait for quiet."""
+    """Step 1: initialize, open the big file; the time from starting the process (and from
+    initialize) to its first diagnostics; then wait for quiet."""
     client, root = s.client, s.root
     t_init = time.perf_counter()
     await client.request("initialize", {
@@ -351,82 +381,8 @@ async def _open_big_file(s: Session) -> None:
         "uri": s.uri, "languageId": "latex", "version": 0, "text": s.project.texts[s.rel]}})
     _, t_first = await asyncio.wait_for(first, 120)
     s.res["open_to_first_diagnostics_s"] = t_first - t_init
+    s.res["cold_start_s"] = t_first - s.spawned_at  # the whole process: interpreter, imports, index
     await client.quiet(1.0)  # the didOpen re-index and its publication are over
-
-
-async def _time_edits(s: Session, n_edits: int, seed: int) -> tuple[synthetic.EditSequence, synthetic.Model]:
-    """Step 3: the edits one at a time, each timed and checked against the generator's model."""
-    text = s.project.texts[s.rel]
-    seq = synthetic.EditSequence(s.project, s.rel, seed=seed)
-    other = synthetic.analyze({k: v for k, v in s.project.texts.items() if k != s.rel})
-    # starting point: the diagnostics of the opened, unedited file
-    got = undefined_in(s.client.diagnostics.get(s.uri, (None, [], 0))[1], _lines(text))
-    want = expected_undefined_here(s.rel, text, other)
-    mismatches = []
-    if got != want:
-        mismatches.append({"edit": 0, "what": "after didOpen", "got": got, "want": want})
-    raw, kinds, batch, cpu = [], [], [], []
-    for k, edit in enumerate(seq.edits(n_edits), start=1):
-        params, raw_s, batch_s, cpu_s = await _send_edit(s, k, edit)
-        raw.append(raw_s)
-        kinds.append(edit.kind)
-        batch.append(batch_s)
-        cpu.append(cpu_s)
-        # correctness: this file exactly, and the whole project's count
-        got = undefined_in(params["diagnostics"], _lines(edit.text))
-        want = expected_undefined_here(s.rel, edit.text, other)
-        total = sum(1 for (_, diags, _) in s.client.diagnostics.values() for d in diags
-                    if d.get("code") == UNDEFINED_CODE)
-        want_total = seq.expected_undefined_references()
-        if got != want or total != want_total:
-            mismatches.append({"edit": k, "what": edit.description, "got": got, "want": want,
-                               "project_total": total, "project_total_want": want_total})
-    s.res["edit_raw_s"] = raw
-    s.res["edit_publication_done_s"] = batch  # to the status notification after the last file
-    s.res["edit_server_cpu_s"] = cpu  # server CPU time per edit (clock ticks: 10 ms resolution)
-    s.res["edit_kinds"] = kinds
-    s.res["edit_mismatches"] = mismatches
-    s.res["undefined_in_file_after_edits"] = len(want)
-    return seq, other
-
-
-async def _send_edit(s: Session, version: int, edit: synthetic_edits.Edit) -> tuple[dict, float, float, float]:
-    """Edit number `version` as one didChange: (its publishDiagnostics params, seconds to them, seconds to the
-    status notification that ends the publication, server CPU seconds used meanwhile)."""
-    got_diag = s.client.wait_diagnostics(s.uri, version)
-    done = s.client.wait_status()
-    cpu0 = proc_cpu_s(s.proc.pid)
-    t0 = await s.client.notify("textDocument/didChange", {
-        "textDocument": {"uri": s.uri, "version": version}, "contentChanges": [edit.lsp_change()]})
-    try:
-        params, t1 = await asyncio.wait_for(got_diag, 30)
-    except TimeoutError:
-        raise LspError(f"edit {version} ({edit.description}): no publishDiagnostics for version {version} "
-                       "within 30 s") from None
-    try:
-        _, t2 = await asyncio.wait_for(done, 30)
-        cpu = proc_cpu_s(s.proc.pid) - cpu0
-    except TimeoutError:
-        raise LspError(f"edit {version}: no colosseum/status after the publication") from None
-    return params, t1 - t0, t2 - t0, cpu
-
-
-async def _time_completions(s: Session, lines: list[str], all_labels: set[str], n_requests: int) -> None:
-    """Step 4a: completion right after \\cref{, one request at a time; every item must be a project label."""
-    comp, comp_bad, comp_sizes = [], [], []
-    for (line, ch) in completion_positions(lines, n_requests):
-        result, dt = await s.client.request("textDocument/completion", {
-            "textDocument": {"uri": s.uri}, "position": {"line": line, "character": ch},
-            "context": {"triggerKind": 2, "triggerCharacter": "{"}})
-        comp.append(dt)
-        items = (result or {}).get("items", []) if isinstance(result, dict) else (result or [])
-        comp_sizes.append(len(items))
-        unknown = [it["label"] for it in items if it["label"] not in all_labels]
-        if not items or unknown:
-            comp_bad.append({"line": line, "character": ch, "items": len(items), "unknown": unknown[:5]})
-    s.res["completion_s"] = comp
-    s.res["completion_items"] = sorted(set(comp_sizes))
-    s.res["completion_mismatches"] = comp_bad
 
 
 def _label_lines(root: Path, texts: dict[str, str]) -> dict[str, set[tuple[Path, int]]]:
@@ -472,15 +428,15 @@ async def _shut_down(s: Session) -> None:
         pass
 
 
-def measure(project: synthetic.SyntheticProject, root: Path, *, n_edits: int = 100, n_requests: int = 100,
-            python: str = sys.executable, env: dict | None = None, stderr_path: Path | None = None,
-            seed: int = 7) -> dict:
+def measure(project: synthetic.SyntheticProject, root: Path, *, n_edits: int = 1000, n_requests: int = 100,
+            n_bursts: int = 20, python: str = sys.executable, env: dict | None = None,
+            stderr_path: Path | None = None, seed: int = 7) -> dict:
     """Run one server session on the project written at `root` (its texts must be project.texts)."""
     cmd = [python, "-m", "colosseum", "serve"]
     stderr_path = stderr_path or Path(root).parent / "lsp-server.stderr"
     try:
         return asyncio.run(_session(project, Path(root), n_edits, n_requests, cmd, env or dict(os.environ),
-                                    stderr_path, seed))
+                                    stderr_path, seed, n_bursts))
     except Exception as exc:
         tail = ""
         try:

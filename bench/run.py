@@ -39,14 +39,16 @@ from dag_rows import DAG_PAGE_S, bench_dag_html  # noqa: E402
 from engine_rows import (EDIT_MS, SYNTH_COLD_S, SYNTH_RSS_MIB, bench_file_edit, bench_synthetic_cold,  # noqa: E402
                          bench_synthetic_edit, bench_synthetic_memory)
 from harness import BENCH, PY, REPO, Ctx, Row, check_engine  # noqa: E402
-from lsp_rows import (LSP_EDIT_MS, LSP_REQUEST_MS, LSP_RSS_MIB, bench_lsp_completion,  # noqa: E402
-                      bench_lsp_definition, bench_lsp_edit, bench_lsp_memory)
+from lsp_rows import (LSP_EDIT_MS, LSP_REQUEST_MS, LSP_RSS_MIB, bench_lsp_burst,  # noqa: E402
+                      bench_lsp_cold_start, bench_lsp_completion, bench_lsp_definition, bench_lsp_edit,
+                      bench_lsp_memory)
 from model_loop_rows import bench_catalog, bench_inner_loop, bench_research  # noqa: E402
 from probe_rows import bench_probe  # noqa: E402
 from scale_rows import COLD_740K_S, GROWTH_MAX, IMPORT_MS, KB_PER_LINE, bench_import_cost, bench_scale  # noqa: E402
 
 BENCHMARKS = ["flt", "carleson", "synthetic-cold", "synthetic-memory", "file-edit", "synthetic-edit", "inner-loop", "research", "catalog-retrieval",
-              "lsp-edit", "lsp-completion", "lsp-definition", "lsp-memory", "scale", "import-cost", "probe", "dag-html"]
+              "lsp-edit", "lsp-burst", "lsp-completion", "lsp-definition", "lsp-cold-start", "lsp-memory", "scale",
+              "import-cost", "probe", "dag-html"]
 
 
 def print_table(rows: list[Row]) -> str:
@@ -95,6 +97,8 @@ RUNNERS = {
     "synthetic-edit": bench_synthetic_edit,
     "file-edit": bench_file_edit,
     "lsp-edit": bench_lsp_edit,
+    "lsp-burst": bench_lsp_burst,
+    "lsp-cold-start": bench_lsp_cold_start,
     "lsp-completion": bench_lsp_completion,
     "lsp-definition": bench_lsp_definition,
     "lsp-memory": bench_lsp_memory,
@@ -114,7 +118,8 @@ def argument_parser() -> argparse.ArgumentParser:
     ap.add_argument("--plastex-repeats", type=int, help="repetitions of the plasTeX build (default 3)")
     ap.add_argument("--edits", type=int, help="edits per run of the edit benchmark (default 50, --quick 20)")
     ap.add_argument("--lsp-samples", type=int,
-                    help="edits, completions and definitions in the lsp-* benchmarks (default 100 each, --quick 20)")
+                    help="edits, completions and definitions in the lsp-* benchmarks (default 1000 each, --quick 50; "
+                         "bursts: a fiftieth, at least 5)")
     ap.add_argument("--json", type=Path, default=BENCH / "results" / "latest.json", help="where to write results")
     ap.add_argument("--keep-tmp", action="store_true", help="keep the temporary directory")
     ap.add_argument("--list", action="store_true", help="list benchmark names and exit")
@@ -128,7 +133,7 @@ def make_ctx(args: argparse.Namespace, tmp: Path) -> Ctx:
               repeats=args.repeats or (1 if args.quick else 5),
               plastex_repeats=args.plastex_repeats or (1 if args.quick else 3),
               edits=args.edits or (20 if args.quick else 50),
-              lsp_samples=args.lsp_samples or (20 if args.quick else 100),
+              lsp_samples=args.lsp_samples or (50 if args.quick else 1000),
               tmp=tmp, corpus=corpus)
     check_engine(ctx)
     load = os.getloadavg()[0]

@@ -4,14 +4,20 @@ names and citation keys. End to end over stdio, under the VS Code and the Neovim
 
 from __future__ import annotations
 
+import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest_lsp
 from lsp_session import SERVER, initialize_params
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from server_session import _change, _make_client, _open, _publication, _ready
+from server_session import _change, _make_client, _open, _publication, _ready, _uri
+
+from colosseum_lsp.convert import CompletionClient
+from colosseum_lsp.features.completion import CompletionRequest
+from colosseum_lsp.features.latex_completion import _with_end
 from server_session import client, project  # noqa: F401 - fixtures, requested by name
 
 
@@ -95,9 +101,54 @@ async def test_begin_completes_the_declared_theorem_environments_then_standard_o
     assert "conjecture" not in _labels(answer)  # known to the index, but this paper never declares it
     typed = await _complete(client, "sections/b.tex", "\\begin{lem")
     assert _labels(typed) == ["lemma"]
-    edit = typed.items[0].text_edit
-    assert (edit.new_text, edit.range.start.character if hasattr(edit, "range") else edit.insert.start.character) \
-        == ("lemma", len("\\begin{"))
+    text, replaced = _edit_of(typed, typed.items[0])
+    assert (replaced.start.character, replaced.end.character) == (len("\\begin{"), len("\\begin{lem"))
+    assert typed.items[0].insert_text_format == types.InsertTextFormat.Snippet  # both profiles take snippets
+    assert _expanded(text) == "lemma}\n\t\n\\end{lemma}"
+
+
+def _edit_of(answer: types.CompletionList, item: types.CompletionItem) -> tuple[str, types.Range]:
+    """(the text an item inserts, the range it replaces), from its own edit or the list's default."""
+    edit = item.text_edit
+    if edit is None:  # the range is given once for the list (Neovim's profile supports it)
+        default = answer.item_defaults.edit_range
+        return item.text_edit_text or item.label, getattr(default, "replace", default)
+    return edit.new_text, edit.replace if hasattr(edit, "replace") else edit.range
+
+
+def _expanded(snippet: str) -> str:
+    """A snippet as the editor inserts it (tab stops empty, escapes read)."""
+    return re.sub(r"\\(.)", r"\1", snippet.replace("$0", ""))
+
+
+async def test_begin_completion_closes_the_environment_with_its_end(client: LanguageClient):
+    """Completing \\begin{theo inserts the name, the brace the editor may have typed already, and
+    the matching \\end{theorem} on its own line, indented as the \\begin line."""
+    answer = await _complete(client, "sections/b.tex", "  \\begin{theo}")
+    # the cursor after `theo`, before the `}` the editor typed: that brace is replaced too
+    uri = _uri(client, "sections/b.tex")
+    line = (client.project / "sections/b.tex").read_text().count("\n")
+    answer = await client.text_document_completion_async(types.CompletionParams(
+        text_document=_doc(uri), position=types.Position(line=line, character=len("  \\begin{theo"))))
+    item = next(i for i in answer.items if i.label == "theorem")
+    text, replaced = _edit_of(answer, item)
+    written = "  \\begin{theo}"
+    completed = written[:replaced.start.character] + _expanded(text) + written[replaced.end.character:]
+    assert completed == "  \\begin{theorem}\n  \t\n  \\end{theorem}"
+    # an existing \begin being renamed: the line goes on, no second \end
+    renamed = await _complete(client, "sections/b.tex", "\\begin{lem}[Title]")
+    uri_line = (client.project / "sections/b.tex").read_text().count("\n")
+    renamed = await client.text_document_completion_async(types.CompletionParams(
+        text_document=_doc(uri), position=types.Position(line=uri_line, character=len("\\begin{lem"))))
+    text, replaced = _edit_of(renamed, renamed.items[0])
+    assert (text, replaced.end.character) == ("lemma", len("\\begin{lem"))
+
+
+def test_begin_completion_without_snippets_inserts_plain_text():
+    request = CompletionRequest("text\n\t\\begin{the", "}", (1, 11), client=CompletionClient(snippets=False))
+    assert _with_end("theorem", request) == ("theorem}\n\t\n\t\\end{theorem}", False)
+    assert _with_end("theorem", replace(request, client=CompletionClient(snippets=True))) \
+        == ("theorem\\}\n\t\t$0\n\t\\\\end{theorem\\}", True)
 
 
 async def test_input_completes_project_files_relative_to_the_root(client: LanguageClient, project):

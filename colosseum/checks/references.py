@@ -187,6 +187,11 @@ class References:
         self.defined: dict[Path, set[str]] = {}  # per root: the label names it defines
         self.undefined: dict[Path, set[Reference]] = {}  # per root: its undefined references
         self.near: dict[Path, NearMisses] = {}
+        # per root: the near misses found for each undefined name. An edit above a reference
+        # moves it and its finding is placed again, but what it suggests changes only when a
+        # label within one edit of its name comes or goes: looking them up again for every moved
+        # reference made each edit slower as undefined references accumulated (issue 17)
+        self.suggested: dict[Path, dict[str, list[str]]] = {}
 
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
         root_units = view.links.root_units
@@ -202,6 +207,7 @@ class References:
                 findings.set(("duplicate", root, name), [])
                 findings.set(("comma", root, name), [])
             self.near.pop(root, None)
+            self.suggested.pop(root, None)
 
     def _judge_root(self, view: BuildView, edit: Edit, findings: Findings, root: Path,
                     defined: Mapping[str, list[Label]], units: list[Unit],
@@ -219,6 +225,7 @@ class References:
             for ref in undefined:
                 findings.set(("undefined", root, ref), [])
             undefined.clear()
+            self.suggested.pop(root, None)
             names, added, removed = set(defined) | known, units, []
         flipped = {name for name in names if (name in defined) != (name in known)}
         for name in flipped:
@@ -230,6 +237,7 @@ class References:
         if near is not None:
             for name in flipped:
                 (near.add if name in defined else near.remove)(name)
+        self._forget_suggestions(root, flipped)
         for unit in removed:
             for ref in unit.refs:
                 if ref in undefined:
@@ -243,6 +251,19 @@ class References:
             if "," in name:
                 found = comma_finding(name, labels)
                 findings.set(("comma", root, name), [(found, root)] if found is not None else [])
+
+    def _forget_suggestions(self, root: Path, flipped: set[str]) -> None:
+        """Forget what was suggested for names within one edit of a label that came or went, and
+        for names no reference uses any more (the memo stays as large as the undefined names)."""
+        memo = self.suggested.get(root)
+        if not memo:
+            return
+        if flipped:
+            for name in [n for n in memo if n in flipped or any(within_one_edit(n, f) for f in flipped)]:
+                del memo[name]
+        if len(memo) > 2 * len(self.undefined.get(root, ())) + 100:
+            used = {ref.label for ref in self.undefined.get(root, ())}
+            self.suggested[root] = {n: found for n, found in memo.items() if n in used}
 
     def _to_check(self, view: BuildView, edit: Edit, root: Path, defined: Mapping[str, list[Label]],
                   units: list[Unit], added: list[Unit], flipped: set[str]) -> tuple[list[Reference], set[str]]:
@@ -293,7 +314,14 @@ class References:
         near = self.near.get(root)
         if near is None and len(missing) * len(defined) >= DIRECT_COMPARISONS:
             near = self.near[root] = NearMisses(defined)  # kept from now on, following the labels
-        lookup = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
+        find = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
+        memo = self.suggested.setdefault(root, {})
+
+        def lookup(name: str) -> list[str]:
+            found = memo.get(name)
+            if found is None:
+                found = memo[name] = find(name)
+            return found
         for ref in missing:
             undefined.add(ref)
             findings.set(("undefined", root, ref), [(undefined_finding(view, ref, lookup), root)])

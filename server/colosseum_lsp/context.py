@@ -18,13 +18,17 @@ from colosseum.index import IndexSnapshot, ProjectError, ProjectIndex
 from colosseum.core.structure import Label, Position, Reference
 from colosseum.graph.export import obligation_ids
 from colosseum_lsp.convert import path_to_uri
-from colosseum_lsp.features.catalog_view import publish_catalog_findings
+from colosseum_lsp.features.catalog_view import project_catalog, publish_catalog_findings
 from colosseum_lsp.features.diagnostics import publish_project
 from colosseum_lsp.features.registry import Features
 from colosseum_lsp.options import DEFAULTS, EditorOptions, read_options
 from colosseum_lsp.progress import CancelledTokens, work_done
 
 log = logging.getLogger(__name__)
+
+# while edits keep coming, the findings of an update already superseded are not sent; after this
+# many in a row they are anyway, so that an author who types without pause still sees findings
+MAX_SUPERSEDED = 4
 
 
 @dataclass
@@ -39,6 +43,8 @@ class Project:
     error: str | None = None
     _lookup_for: int = -1
     _lookup: dict = field(default_factory=dict)
+    reindexes: int = 0  # updates of the index so far (a burst of edits should cost few)
+    superseded: int = 0  # updates in a row whose findings were not sent: newer edits had come
     # the features' own state for this project, one object per feature (by its class): a feature
     # never sets attributes on the project
     feature_states: dict = field(default_factory=dict)
@@ -251,12 +257,19 @@ class ServerContext:
                         project.index = await asyncio.to_thread(ProjectIndex.open, project.root_dir, config)
                         project.index.config_loader = self.project_config
                         project.error = None
-                        _settle_memory()
                     except ProjectError as exc:
                         project.error = str(exc)
                         log.warning("cannot index %s: %s", project.root_dir, exc)
                         return None
                 self.after_index(project)
+                # the paper's findings first: the author is waiting for them; the catalog's
+                # (reading it parses YAML) and setting the heap aside follow
+                publish_project(self, project)
+                _settle_memory()
+                try:
+                    await asyncio.to_thread(project_catalog, project)
+                except Exception:  # publish() says what is wrong with it
+                    pass
                 self.publish(project)
         return project.index
 
@@ -322,13 +335,22 @@ class ServerContext:
             versions, project.pending_versions = project.pending_versions, {}
             async with project.lock:
                 await asyncio.to_thread(index.update_documents, changes)
+            project.reindexes += 1
             edited = []
             for path, version in versions.items():  # what the published findings are about
                 uri = path_to_uri(path)  # the client's spelling of it (a symlinked folder)
                 project.indexed_versions[uri] = version
                 edited.append(uri)
             self.after_index(project)
+            if project.pending_texts and project.superseded < MAX_SUPERSEDED:
+                # the author typed on meanwhile: these findings are already stale, and sending
+                # them (and warming lookups for them) would only delay the fresh ones
+                project.superseded += 1
+                continue
+            project.superseded = 0
             self.publish(project, first=edited)  # sends only what differs from what the editor has
+            if project.pending_texts:
+                continue
             # then the lookup tables requests will need, so that the first hover or definition
             # after an edit does not pay for them (the author sees the findings first)
             await asyncio.to_thread(self._warm, project, list(changes))

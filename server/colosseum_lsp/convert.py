@@ -277,30 +277,87 @@ COMPLETION_KIND = {"claim": types.CompletionItemKind.Function, "section": types.
                    "file": types.CompletionItemKind.File, "citation": types.CompletionItemKind.Text}
 
 
-def completion_item(label: str, kind: str, detail: str, documentation: str, sort_text: str) -> types.CompletionItem:
-    """A name to complete; ``kind``: "claim", "section", "label", "environment", "file" or "citation"."""
-    return types.CompletionItem(label=label, kind=COMPLETION_KIND[kind], detail=detail,
-                                documentation=documentation, sort_text=sort_text)
+class JsonAnswer(dict):
+    """A request's answer already in its JSON form: sent as it is (protocol.ColosseumProtocol),
+    not walked again by the protocol's serializer (a completion list of a hundred items took
+    longer to serialize than to find)."""
 
 
-def completion_list(items: list[types.CompletionItem], incomplete: bool, replaced: tuple | None = None,
-                    insert_replace: bool = False) -> types.CompletionList:
-    """The items, each saying which text it replaces when ``replaced`` is given: (line, start,
-    cursor, end) in the client's columns; the typed part is start..cursor, the whole label
-    start..end. A client that supports it gets an InsertReplaceEdit, others texlab's edit of the
-    whole label. (No filterText: the label is the default, and Neovim 0.7 trusts a textEdit's
-    start only without one.)"""
+@attrs.frozen
+class CompletionClient:
+    """What the client says it can do with a completion list: an insert/replace pair for an item's
+    range, one range for all items (``itemDefaults.editRange``: items then carry no edit of their
+    own) and snippets."""
+
+    insert_replace: bool = False
+    default_edit_range: bool = False
+    snippets: bool = False
+
+    @classmethod
+    def of(cls, capabilities: types.ClientCapabilities | None) -> "CompletionClient":
+        text = capabilities.text_document if capabilities else None
+        completion = text.completion if text else None
+        if completion is None:
+            return cls()
+        item = completion.completion_item
+        defaults = completion.completion_list.item_defaults if completion.completion_list else None
+        return cls(insert_replace=bool(item and item.insert_replace_support),
+                   default_edit_range=bool(defaults and "editRange" in defaults),
+                   snippets=bool(item and item.snippet_support))
+
+
+def completion_item(label: str, kind: str, detail: str, documentation: str = "") -> dict:
+    """A name to complete, in its JSON form (built once per index snapshot and reused by every
+    request: the protocol's serializer would walk each item again); ``kind``: "claim",
+    "section", "label", "environment", "file" or "citation"."""
+    item = {"label": label, "kind": COMPLETION_KIND[kind].value, "detail": detail}
+    if documentation:
+        item["documentation"] = documentation
+    return item
+
+
+def _range_of(line: int, start: int, end: int) -> dict:
+    return {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}}
+
+
+def completion_list(items: list[dict], incomplete: bool, replaced: tuple | None = None,
+                    client: CompletionClient = CompletionClient(), edited: dict | None = None) -> JsonAnswer:
+    """The ranked items (their order is kept: ``sortText`` is their rank), each saying which text it
+    replaces when ``replaced`` is given: (line, start, cursor, end) in the client's columns; the
+    typed part is start..cursor, the whole label start..end. A client that takes one range for all
+    items gets it once in ``itemDefaults``; one that supports it gets an insert/replace pair,
+    others texlab's edit of the whole label. (No filterText: the label is the default, and Neovim
+    0.7 trusts a textEdit's start only without one.) ``edited``: label -> (new text, is a
+    snippet) for items whose text is more than their label (an environment with its \\end)."""
+    answer = JsonAnswer(isIncomplete=incomplete)
+    edit = None
     if replaced is not None:
         line, start, cursor, end = replaced
-        typed = types.Range(start=types.Position(line=line, character=start),
-                            end=types.Position(line=line, character=cursor))
-        word = types.Range(start=typed.start, end=types.Position(line=line, character=end))
-        if insert_replace:
-            items = [attrs.evolve(item, text_edit=types.InsertReplaceEdit(new_text=item.label, insert=typed,
-                                                                         replace=word)) for item in items]
-        else:
-            items = [attrs.evolve(item, text_edit=types.TextEdit(range=word, new_text=item.label)) for item in items]
-    return types.CompletionList(is_incomplete=incomplete, items=items)
+        word = _range_of(line, start, end)
+        edit_range = {"insert": _range_of(line, start, cursor), "replace": word} if client.insert_replace else word
+        if client.default_edit_range:
+            answer["itemDefaults"] = {"editRange": edit_range}
+        else:  # an InsertReplaceEdit, or a TextEdit
+            edit = edit_range if client.insert_replace else {"range": word}
+    out = []
+    for rank, item in enumerate(items):
+        item = dict(item, sortText=f"{rank:04d}")
+        special = edited.get(item["label"]) if edited else None
+        new_text = item["label"]
+        if special is not None:
+            new_text, snippet = special
+            if snippet:
+                item["insertTextFormat"] = types.InsertTextFormat.Snippet.value
+            item["insertTextMode"] = types.InsertTextMode.AsIs.value
+        if edit is not None:
+            item["textEdit"] = dict(edit, newText=new_text)
+        elif replaced is not None and special is not None:
+            item["textEditText"] = new_text
+        elif special is not None:
+            item["insertText"] = new_text
+        out.append(item)
+    answer["items"] = out
+    return answer
 
 
 def folding_range(start_line: int, end_line: int) -> types.FoldingRange:

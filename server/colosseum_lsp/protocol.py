@@ -9,6 +9,7 @@
   the request's id when it has a usable one, else null). Notifications and responses are never
   answered.
 - Open documents split lines where the protocol does (documents.py).
+- An answer already in its JSON form (convert.JsonAnswer) is sent as it is.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRp
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from colosseum_lsp.convert import JsonAnswer
 from colosseum_lsp.documents import LspLineWorkspace
 
 log = logging.getLogger(__name__)
@@ -94,6 +96,13 @@ class ColosseumProtocol(LanguageServerProtocol):
             self.answer_error(message.id, JsonRpcInvalidRequest(f"Invalid Request: {method} after shutdown"))
             return
         super().handle_message(message)
+
+    def _send_response(self, msg_id, result=None, error=None):
+        if error is None and isinstance(result, JsonAnswer):  # already JSON: sent as it is
+            self._result_types.pop(msg_id, None)
+            self._send_data({"jsonrpc": JSONRPC_VERSION, "id": msg_id, "result": result})
+            return
+        super()._send_response(msg_id, result, error)
 
     def answer_error(self, msg_id, error) -> None:
         """An error response; ``msg_id`` None is sent as null, as JSON-RPC says for an unknown id."""

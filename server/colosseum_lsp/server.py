@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 
 from colosseum import __version__
 from colosseum_lsp.context import FeatureContext, ServerContext
-from colosseum_lsp.convert import engine_position, path_to_uri, uri_to_path, utf16_to_index
+from colosseum_lsp.convert import CompletionClient, engine_position, path_to_uri, uri_to_path, utf16_to_index
 from colosseum_lsp.features import (
     catalog_view,
     code_actions,
@@ -297,14 +297,15 @@ class Handlers:
         doc = self.server.workspace.get_text_document(params.text_document.uri)
         lines, at = doc.lines, params.position.line
         character = utf16_to_index(lines[at], params.position.character) if at < len(lines) else 0
-        line_after = lines[at][character:] if at < len(lines) else ""
-        caps = self.server.client_capabilities.text_document if self.server.client_capabilities else None
-        item_caps = caps.completion.completion_item if caps and caps.completion else None
-        before, where = completion.text_before_cursor(lines, at, character), (at, params.position.character)
-        insert_replace = bool(item_caps and item_caps.insert_replace_support)
+        request = completion.CompletionRequest(
+            text_before=completion.text_before_cursor(lines, at, character),
+            line_after=lines[at][character:] if at < len(lines) else "",
+            position=(at, params.position.character),
+            offset=sum(map(len, lines[:at])) + character,  # where in the text, for the ranking
+            client=CompletionClient.of(self.server.client_capabilities))
         # each completion feature answers only inside its own kind of argument
         for feature in (latex_completion.completions, completion.completions):
-            answer = feature(fc, before, line_after, where, insert_replace)
+            answer = feature(fc, request)
             if answer is not None:
                 return answer
         return None

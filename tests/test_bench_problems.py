@@ -98,3 +98,29 @@ def test_check_finds_no_error_or_warning_in_it():
     assert serious == []
     # the labels are named by `bench --labels` and never referenced in the text: hints at most
     assert {f["code"] for f in findings} <= {"colosseum/unused-label"}
+
+
+def test_the_shipped_set_is_copied_into_a_new_folder_and_never_over_the_authors_files(tmp_path):
+    """`colosseum bench --copy-problems DIR`: the set that ships with colosseum, into a new folder;
+    a folder that holds anything is refused with exit 2 and left as it was; no PATH says how."""
+    import subprocess
+    import sys
+
+    def bench(*args):
+        return subprocess.run([sys.executable, "-m", "colosseum", "bench", *args], capture_output=True, text=True,
+                              timeout=120)
+
+    target = tmp_path / "problems"
+    copied = bench("--copy-problems", str(target))
+    assert copied.returncode == 0, copied.stderr
+    assert "(26 problems with reference proofs)" in copied.stdout and (target / "problems.bib").is_file()
+    plan = bench(str(target), "--dry-run")
+    assert plan.returncode == 0 and plan.stdout.count("its proof in the paper is the reference") == 26
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "paper.tex").write_text("my paper")
+    refused = bench("--copy-problems", str(mine))
+    assert refused.returncode == 2 and "not an empty folder" in refused.stderr
+    assert [p.name for p in mine.iterdir()] == ["paper.tex"] and (mine / "paper.tex").read_text() == "my paper"
+    bare = bench()
+    assert bare.returncode == 2 and "colosseum bench --copy-problems DIR" in bare.stderr

@@ -71,6 +71,32 @@ class BenchPlan:
         return await until_stopped(work(), lambda reason: BenchOutcome(folder, stop=reason))
 
 
+class ProblemSetExists(Exception):
+    """The folder chosen for the shipped problem set already holds something."""
+
+
+@dataclass(frozen=True)
+class CopiedProblems:
+    folder: Path
+    problems: int
+
+
+def copy_problem_set(destination: Path) -> CopiedProblems:
+    """Copies the problem set that ships with colosseum (``colosseum/data/bench-problems``) into
+    ``destination``, which must be new or empty: nothing of the author's is overwritten."""
+    import shutil
+
+    from colosseum.core.resources import PACKAGE_DATA
+
+    source = PACKAGE_DATA / "bench-problems"
+    if destination.exists() and (not destination.is_dir() or any(destination.iterdir())):
+        raise ProblemSetExists(f"{destination} already exists and is not an empty folder: choose a new one")
+    shutil.copytree(source, destination, dirs_exist_ok=True)
+    lines = (destination / "main.tex").read_text(encoding="utf-8").splitlines()
+    marked = sum(1 for line in lines if line.strip() == "% colosseum: benchmark")
+    return CopiedProblems(destination, marked)
+
+
 def bench_folder(root_dir: Path, resume: str | None = None) -> Path:
     """The run's folder: a new one, or with ``resume`` the folder of a run whose batches are still
     out (RunRefused when there is no such run)."""

@@ -7,6 +7,7 @@ grader call failed, 2 for bad input, 130 when interrupted."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, print_json, progress_for, say,
                                     show_batch_progress)
@@ -14,7 +15,11 @@ from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open
 
 def add_arguments(sub) -> None:
     bench = sub.add_parser("bench", help="compare the method with simple baselines at equal cost")
-    bench.add_argument("path", help="project directory or its root .tex file")
+    bench.add_argument("path", nargs="?", help="project directory or its root .tex file (with --copy-problems: "
+                       "the new folder for the shipped problem set)")
+    bench.add_argument("--copy-problems", action="store_true", help="copy the problem set that ships with colosseum "
+                       "(26 standard lemmas with reference proofs) into PATH, a new folder, and stop: then run "
+                       "`colosseum bench PATH`")
     bench.add_argument("--labels", help="comma-separated claims (default: every claim marked "
                        "`%% colosseum: benchmark`)")
     bench.add_argument("--graders", type=int, help="grader calls per answer (default: [bench] graders, 3)")
@@ -39,6 +44,8 @@ def run_bench_command(args) -> int:
     from colosseum.app.stops import RunRefused, run_in_terminal
     from colosseum.models import ProviderError
 
+    if args.copy_problems or args.path is None:
+        return _copy_problems(args.path)
     index = open_project(args.path)
     if index is None:
         return EXIT_BAD_INPUT
@@ -72,6 +79,25 @@ def run_bench_command(args) -> int:
     else:
         _print_summary(outcome)
     return outcome.exit_code
+
+
+def _copy_problems(destination: str | None) -> int:
+    """The shipped problem set into a new folder of the author's choosing (never over a folder
+    that holds anything): what `colosseum bench` runs on when there is no paper of one's own."""
+    from colosseum.app.bench import EXIT_BAD_INPUT, ProblemSetExists, copy_problem_set
+
+    if destination is None:
+        say("colosseum bench: give a project (PATH), or copy the problem set that ships with colosseum "
+            "first: colosseum bench --copy-problems DIR")
+        return EXIT_BAD_INPUT
+    try:
+        copied = copy_problem_set(Path(destination))
+    except ProblemSetExists as exc:
+        say(str(exc))
+        return EXIT_BAD_INPUT
+    print(f"the problem set ({copied.problems} problems with reference proofs) is in {copied.folder}; "
+          f"run: colosseum bench {copied.folder} --dry-run")
+    return 0
 
 
 def _print_plan(plan) -> None:

@@ -14,7 +14,8 @@
   same stage asks under the same ids; identical requests parked together are sent once.
 - ``batch_stages(executor, model)``: the same as a stage runner over the caller's own ids.
 - ``BatchStore``: the batches of a run (``batches.json`` in the run folder), written atomically
-  before the first poll, so an interrupted run resumes by fetching instead of asking again.
+  before the first poll, so an interrupted run resumes by fetching instead of asking again;
+  ``SharedBatchStore`` writes each batch into every folder of runs that share one provider.
 
 Polling is bounded (``max_polls``); a batch that has not ended by then fails its requests (the
 batch stays stored and ``--resume`` picks it up). Cancelling the task that polls leaves the batch
@@ -81,6 +82,40 @@ class BatchStore:
         from colosseum.core.atomic_files import write_atomically
 
         write_atomically(self.path, json.dumps({"batches": entries}, indent=2))
+
+
+class SharedBatchStore:
+    """The batches of several runs that share one ``BatchingProvider`` (``solve --labels --batch``):
+    every batch is written into each run's ``batches.json`` with all its custom ids, and is found in
+    any of them, so resuming those runs together fetches a batch submitted before the stop."""
+
+    def __init__(self, folders):
+        self.stores = [BatchStore(folder) for folder in folders]
+
+    def entries(self) -> list[dict]:
+        seen: dict[str, dict] = {}
+        for store in self.stores:
+            for entry in store.entries():
+                known = seen.get(entry["batch_id"])
+                if known is None or (entry.get("fetched_at") and not known.get("fetched_at")):
+                    seen[entry["batch_id"]] = entry
+        return list(seen.values())
+
+    def find(self, custom_ids) -> str | None:
+        fetched = {e["batch_id"] for e in self.entries() if e.get("fetched_at")}
+        for store in self.stores:
+            found = store.find(custom_ids)
+            if found is not None and found not in fetched:
+                return found
+        return None
+
+    def record(self, batch_id: str, custom_ids, executor: str) -> None:
+        for store in self.stores:
+            store.record(batch_id, custom_ids, executor)
+
+    def mark_fetched(self, batch_id: str) -> None:
+        for store in self.stores:
+            store.mark_fetched(batch_id)
 
 
 def _now() -> str:

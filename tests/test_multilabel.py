@@ -192,3 +192,44 @@ def test_the_exit_code_is_the_worst_runs():
     assert worst_exit([0, 0]) == 0 and worst_exit([0, 3]) == 3 and worst_exit([3, 1, 0]) == 1
     assert worst_exit([1, 2, 3]) == 2 and worst_exit([0, 130, 2]) == 130
     assert label_list(" a, b,,a ,c") == ["a", "b", "c"]
+
+
+def test_local_reviews_of_several_labels_go_out_as_one_batch_with_the_interactive_verdicts(tmp_path):
+    from test_review_cli import responder
+
+    failing = {"verdict": "failed", "reasons": ["double count"], "critiques": [
+        {"severity": "major", "kind": "gap", "quote": "Summing over the $k$ vertices of $e$", "message": "twice",
+         "repair": ""}]}
+    local = responder([], failing)
+
+    def fails_the_edge_degree_lemma(body: dict):
+        if "Summing over the $k$ vertices of $e$" in body["messages"][-1]["content"]:
+            return local(body)
+        return responder([])(body)
+
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test"}
+    labels = "lem:edge-degree,lem:degree-arith"
+
+    def review(project: Path, url: str, *extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "colosseum", "review", str(project), *extra],
+                              capture_output=True, text=True, timeout=120, env={**env, "ANTHROPIC_BASE_URL": url})
+
+    interactive, batched = copy_example(tmp_path, "interactive"), copy_example(tmp_path, "batched")
+    with MessagesAPIDouble([], responder=fails_the_edge_degree_lemma) as server:
+        asked = review(interactive, server.url, "--labels", labels, "--format", "json")
+        assert len(server.requests) == 2 and server.batch_creates == []
+        dry = review(batched, server.url, "--labels", labels, "--dry-run", "--batch")
+        sent = review(batched, server.url, "--labels", labels, "--format", "json", "--batch")
+        assert len(server.requests) == 2 and [len(c["requests"]) for c in server.batch_creates] == [2]
+        text = review(batched, server.url, "--labels", labels)  # unchanged: the local review cache, no call
+        refused = review(batched, server.url, "--labels", "lem:edge-degree,lem:resampling", "--batch")
+        assert len(server.requests) == 2 and len(server.batch_creates) == 1
+    assert asked.returncode == sent.returncode == text.returncode == 3, sent.stderr
+    one, other = json.loads(asked.stdout), json.loads(sent.stdout)
+    assert [(r["label"], r["verdict"]) for r in one["reviews"]] == [("lem:edge-degree", "failed"),
+                                                                    ("lem:degree-arith", "passed")]
+    assert other["reviews"] == one["reviews"]
+    assert other["totals"] == {**one["totals"]} and one["totals"]["failed"] == 1 and one["totals"]["calls"] == 2
+    assert dry.returncode == 0 and "2 local reviews: 2 model call(s)" in dry.stdout and "half the list price" in dry.stdout
+    assert "total: 2 reviews: 1 passed, 1 failed" in text.stdout and "no call" in text.stdout
+    assert refused.returncode == 2 and "`lem:resampling` has no proof" in refused.stderr

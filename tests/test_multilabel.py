@@ -233,3 +233,23 @@ def test_local_reviews_of_several_labels_go_out_as_one_batch_with_the_interactiv
     assert dry.returncode == 0 and "2 local reviews: 2 model call(s)" in dry.stdout and "half the list price" in dry.stdout
     assert "total: 2 reviews: 1 passed, 1 failed" in text.stdout and "no call" in text.stdout
     assert refused.returncode == 2 and "`lem:resampling` has no proof" in refused.stderr
+
+
+def test_interactive_runs_share_one_provider_so_max_concurrency_bounds_them_all(tmp_path, monkeypatch):
+    """Each run has its own answer cache (its own hit count), over one provider whose semaphore is
+    `[models] max_concurrency`: two obligations never have twice that many calls in flight."""
+    from colosseum.app.project import open_for_run
+    from colosseum.app.run_settings import RunOverrides
+    from colosseum.app.solve_many import plan_many
+    from colosseum.models.anthropic_provider import AnthropicProvider
+
+    project = copy_example(tmp_path, "paper")
+    config = project / "colosseum.toml"
+    config.write_text(config.read_text() + "max_concurrency = 3\n")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    many = plan_many(open_for_run(project, print), [RESAMPLING, NUMERIC], RunOverrides()).start()
+    first, second = (run.provider for run in many.runs)
+    assert first is not second and first.inner is second.inner is many.provider
+    assert isinstance(many.provider, AnthropicProvider) and many.provider.max_concurrency == 3
+    folders = [run.recorder.directory.name for run in many.runs]
+    assert folders[0].endswith("lem_resampling") and folders[1].endswith("lem_regular-numeric")

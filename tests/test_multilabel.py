@@ -223,6 +223,7 @@ def test_local_reviews_of_several_labels_go_out_as_one_batch_with_the_interactiv
         assert len(server.requests) == 2 and [len(c["requests"]) for c in server.batch_creates] == [2]
         text = review(batched, server.url, "--labels", labels)  # unchanged: the local review cache, no call
         refused = review(batched, server.url, "--labels", "lem:edge-degree,lem:resampling", "--batch")
+        empty = review(batched, server.url, "--labels", " , ")
         assert len(server.requests) == 2 and len(server.batch_creates) == 1
     assert asked.returncode == sent.returncode == text.returncode == 3, sent.stderr
     one, other = json.loads(asked.stdout), json.loads(sent.stdout)
@@ -233,6 +234,7 @@ def test_local_reviews_of_several_labels_go_out_as_one_batch_with_the_interactiv
     assert dry.returncode == 0 and "2 local reviews: 2 model call(s)" in dry.stdout and "half the list price" in dry.stdout
     assert "total: 2 reviews: 1 passed, 1 failed" in text.stdout and "no call" in text.stdout
     assert refused.returncode == 2 and "`lem:resampling` has no proof" in refused.stderr
+    assert empty.returncode == 2 and "names no claim" in empty.stderr
 
 
 def test_interactive_runs_share_one_provider_so_max_concurrency_bounds_them_all(tmp_path, monkeypatch):

@@ -63,6 +63,9 @@ def run_review(args) -> int:
     for problem in [] if args.quiet else setup.problems:
         say(f"colosseum.toml: {problem} (the default is used)")
     labels = _labels(args)
+    if args.labels is not None and not labels:
+        say("--labels names no claim or section (no model call was made)")
+        return 2
     for label in labels:
         refused = refusal(index, label)
         if refused is not None:

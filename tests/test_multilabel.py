@@ -255,3 +255,20 @@ def test_interactive_runs_share_one_provider_so_max_concurrency_bounds_them_all(
     assert isinstance(many.provider, AnthropicProvider) and many.provider.max_concurrency == 3
     folders = [run.recorder.directory.name for run in many.runs]
     assert folders[0].endswith("lem_resampling") and folders[1].endswith("lem_regular-numeric")
+
+
+async def test_two_batching_providers_in_one_event_loop_each_send_their_stages():
+    """Two providers that batch, in one event loop (research --select-with --batch has one per
+    model): each collector's own wake-up once kept the other from ever seeing the loop quiet, and
+    neither sent a batch. Now both solves end, each with one batch per stage."""
+    from colosseum.loops.inner.records import InnerLoopConfig
+    from colosseum.loops.inner.solve import solve as inner_solve
+    from colosseum.models.batching import BatchingProvider, Polling
+    from colosseum.models.scripted_provider import ScriptedBatchExecutor, ScriptedProvider
+    from test_inner_loop import CONTEXT, script
+
+    executors = [ScriptedBatchExecutor(ScriptedProvider(script()), polls=1) for _ in range(2)]
+    providers = [BatchingProvider(e, "scripted", polling=Polling(interval_s=0, max_polls=50)) for e in executors]
+    results = await asyncio.gather(*(inner_solve(CONTEXT, p, InnerLoopConfig(seed=7)) for p in providers))
+    assert [[len(ids) for ids in e.submitted] for e in executors] == [ONE_SOLVE, ONE_SOLVE]
+    assert results[0].root.candidate.proof == results[1].root.candidate.proof

@@ -335,15 +335,31 @@ class BatchingProvider:
                     w.set_result(outcomes[key])
 
 
+# per event loop: how many collectors are waiting for it to settle right now. Each one's own
+# ``sleep(0)`` wake-up sits in the ready queue while another looks, so a loop holding nothing but
+# those is quiet; without counting them two BatchingProviders in one loop (research --select-with
+# --batch) would keep each other busy forever
+_SETTLING: dict[int, int] = {}
+
+
 async def _settled(parked_count: Callable[[], int]) -> None:
-    """Returns once the event loop has had nothing to run, and nothing new was parked, for
-    ``SETTLE_ROUNDS`` iterations in a row: every task of the stage is then waiting on an answer.
-    The default loop's ready queue says what is runnable; a loop that hides it is given more rounds."""
+    """Returns once the event loop has had nothing to run but the other collectors' wake-ups, and
+    nothing new was parked, for ``SETTLE_ROUNDS`` iterations in a row: every task of the stage is
+    then waiting on an answer. The default loop's ready queue says what is runnable; a loop that
+    hides it is given more rounds."""
     loop = asyncio.get_running_loop()
     ready = getattr(loop, "_ready", None)
     rounds = SETTLE_ROUNDS if ready is not None else SETTLE_ROUNDS * 20
-    quiet = 0
-    while quiet < rounds:
-        before = parked_count()
-        await asyncio.sleep(0)
-        quiet = quiet + 1 if parked_count() == before and not ready else 0
+    key = id(loop)
+    _SETTLING[key] = _SETTLING.get(key, 0) + 1
+    try:
+        quiet = 0
+        while quiet < rounds:
+            before = parked_count()
+            await asyncio.sleep(0)
+            idle = ready is None or len(ready) <= _SETTLING[key] - 1
+            quiet = quiet + 1 if parked_count() == before and idle else 0
+    finally:
+        _SETTLING[key] -= 1
+        if not _SETTLING[key]:
+            del _SETTLING[key]

@@ -87,6 +87,21 @@ async def review_claim(reviewer: LocalReviewer, index, label: str, progress: Sta
     return await until_stopped(work(), lambda reason: LocalReviewOutcome(stop=reason))
 
 
+@dataclass
+class ManyReviewsOutcome:
+    reviews: list = None
+    stop: StopReason | None = None
+
+
+async def review_many(reviewer: LocalReviewer, index, labels: list[str], progress: StageProgress) -> ManyReviewsOutcome:
+    """Local reviews of ``labels`` together (LocalReviewer.review_many: one run against the budget,
+    their calls in flight at once, so with --batch they go out as one batch)."""
+    async def work() -> ManyReviewsOutcome:
+        return ManyReviewsOutcome(await reviewer.review_many(index, labels, progress))
+
+    return await until_stopped(work(), lambda reason: ManyReviewsOutcome(stop=reason))
+
+
 @dataclass(frozen=True)
 class ReviewEstimate:
     """What a global review would cost: the document's size, how it was measured, the calls."""

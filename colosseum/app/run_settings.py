@@ -93,6 +93,22 @@ class RunSettings:
         return configured_provider(self.models, self.cache_dir, model or self.overrides.model,
                                    batch=self.overrides.batch, run_dir=run_dir)
 
+    def shared_provider(self, run_dirs: list[Path]):
+        """(provider, model name) for several runs in one process (``solve --labels``): no answer
+        cache around it (each run wraps its own, to count its hits), one limit on the calls in
+        flight for them all, and with ``--batch`` one batch per stage across the runs, stored in
+        each of ``run_dirs``. Raises ProviderError."""
+        from colosseum.models.configured import configured_provider
+
+        return configured_provider(self.models, None, self.overrides.model, batch=self.overrides.batch,
+                                   run_dir=list(run_dirs))
+
+    def cached(self, provider):
+        """``provider`` behind the answer cache of this project (as it is when the cache is off)."""
+        from colosseum.models.response_cache import CachedProvider
+
+        return CachedProvider(provider, self.cache_dir) if self.cache_dir is not None else provider
+
     def batch_executor(self, model: str | None = None):
         """(batch executor, model name) for a run that sends its own batches (``batching.run_batched``,
         bench's stages); raises ProviderError when the provider has no batch interface."""

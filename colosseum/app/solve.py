@@ -137,10 +137,21 @@ class SolvePlan:
         computation = computation_report_section(ClaimEvidence(self.label, tuple(self.context.computation)))
         return cached_evidence_section(self.index, self.label) + "\n" + "\n".join(computation)
 
-    def start(self, formal_evidence: str) -> "SolveRun":
-        """The provider and the run's record; raises ProviderError when no provider can be made."""
-        directory = self.directory or run_directory(self.index.root_dir, self.label)
-        provider, model = self.settings.provider(run_dir=directory)  # --batch keeps its batch ids there
+    def run_folder(self) -> Path:
+        """The run's folder, chosen once (a resumed run goes on in its own)."""
+        if self.directory is None:
+            self.directory = run_directory(self.index.root_dir, self.label)
+        return self.directory
+
+    def start(self, formal_evidence: str, shared: tuple | None = None) -> "SolveRun":
+        """The provider and the run's record; raises ProviderError when no provider can be made.
+        ``shared``: (provider, model) that several runs share (``solve --labels``), wrapped here in
+        the answer cache so this run counts its own hits."""
+        directory = self.run_folder()
+        if shared is None:
+            provider, model = self.settings.provider(run_dir=directory)  # --batch keeps its batch ids there
+        else:
+            provider, model = self.settings.cached(shared[0]), shared[1]
         if self.probes is not None:
             self.probes = self.probes.for_provider(provider)
         recorder = RunRecorder(directory, self.label, self.config, model,

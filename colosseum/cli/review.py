@@ -1,6 +1,7 @@
-"""``colosseum review PATH [--format json] [--label LABEL] [--reviewers N] [--model M]
+"""``colosseum review PATH [--format json] [--label LABEL | --labels A,B,C] [--reviewers N] [--model M]
 [--max-calls N] [--dry-run] [--no-cache] [--batch]``: the global review of a document, or with ``--label``
-the local review of one claim or section.
+the local review of one claim or section (``--labels``: of several, in one run: one budget, and
+with ``--batch`` one batch; exit 3 when any failed).
 
 Exit codes: 0 accepted or revise (local: passed), 3 rejected (local: failed), 1 the review could
 not run (model unreachable, budget), 2 bad input (a claim with no proof: nothing to review, no
@@ -21,7 +22,11 @@ def add_arguments(sub) -> None:
     review = sub.add_parser("review", help="review the whole document as one argument (or one claim with --label)")
     review.add_argument("path", help="project directory or its root .tex file")
     review.add_argument("--format", choices=("text", "json"), default="text")
-    review.add_argument("--label", help="review only this claim or section (a local review, incremental)")
+    which = review.add_mutually_exclusive_group()
+    which.add_argument("--label", help="review only this claim or section (a local review, incremental)")
+    which.add_argument("--labels", metavar="A,B,C",
+                       help="local reviews of several claims or sections together (one budget; with --batch one "
+                       "batch for all); a line per label, the exit code 3 when any failed")
     review.add_argument("--reviewers", type=int, help="independent reviewers (default: [review] reviewers, or 3)")
     review.add_argument("--model", help="model name (default: [models] model in colosseum.toml)")
     review.add_argument("--max-calls", type=int, help="budget: refuse to start a review that needs more calls")
@@ -57,15 +62,19 @@ def run_review(args) -> int:
         return 2
     for problem in [] if args.quiet else setup.problems:
         say(f"colosseum.toml: {problem} (the default is used)")
-    if args.label:
-        refused = refusal(index, args.label)
+    labels = _labels(args)
+    if args.labels is not None and not labels:
+        say("--labels names no claim or section (no model call was made)")
+        return 2
+    for label in labels:
+        refused = refusal(index, label)
         if refused is not None:
             say(refused.message + (" (no model call was made)" if refused.no_proof else ""))
             return 2
     provider_and_model = _provider(setup, args)
     if provider_and_model is None:
         return 2
-    run = _dry_run if args.dry_run else _local if args.label else _global
+    run = _dry_run if args.dry_run else _local_many if args.labels is not None else _local if args.label else _global
     progress = progress_for(args)
     show_batch_progress(provider_and_model[0], progress)
     try:
@@ -109,9 +118,30 @@ def _stopped(stop, setup, progress) -> int:
     return 1
 
 
+def _labels(args) -> list[str]:
+    """The labels of the local reviews asked for (none for a global review)."""
+    if args.labels is not None:
+        from colosseum.app.solve_many import label_list
+
+        return label_list(args.labels)
+    return [args.label] if args.label else []
+
+
 async def _dry_run(index, provider, model, setup, args, progress) -> int:
     from colosseum.app.review import estimate_global_review
 
+    if args.labels is not None:
+        from colosseum.app.review import local_reviewer
+
+        labels = _labels(args)
+        reviewer = local_reviewer(index.root_dir, provider, setup.config, refresh=args.no_cache)
+        fresh = sum(1 for label in labels if args.no_cache or reviewer.needs_call(index, label))
+        print(f"{len(labels)} local reviews: {fresh} model call(s), the others unchanged since their last review "
+              "(no call). Nothing was sent.")
+        if setup.settings.batch_line():
+            print(setup.settings.batch_line())
+        print_cache_reuse(setup.settings)
+        return 0
     if args.label:
         print(f"{args.label}: 1 model call for a local review (none if it is unchanged since the last one). "
               "Nothing was sent.")
@@ -184,6 +214,38 @@ async def _local(index, provider, model, setup, args, progress) -> int:
     if not args.quiet:
         print(_cost_line(review.usage, hits, 0, review.model, setup.settings.prices), file=sys.stderr)
     return 0 if review.passed else EXIT_REJECTED
+
+
+async def _local_many(index, provider, model, setup, args, progress) -> int:
+    """Local reviews of several labels in one run (one budget, and with --batch one batch)."""
+    from colosseum.app.review import local_reviewer, review_many
+    from colosseum.loops.review.report import critique_json
+
+    reviewer = local_reviewer(index.root_dir, provider, setup.config, refresh=args.no_cache)
+    outcome = await review_many(reviewer, index, _labels(args), progress)
+    if outcome.stop is not None:
+        return _stopped(outcome.stop, setup, progress)
+    progress.finish()
+    reviews, hits = outcome.reviews, getattr(provider, "hits", 0)
+    failed = sum(1 for review in reviews if not review.passed)
+    calls = sum(review.usage.calls for review in reviews)
+    if args.format == "json":
+        print_json({"reviews": [{"label": r.label, "verdict": r.verdict, "cached": r.cached, "reasons": r.reasons,
+                                 "critiques": [critique_json(c, index.root_dir) for c in r.critiques if c.active],
+                                 "usage": {"calls": r.usage.calls, "input_tokens": r.usage.input_tokens,
+                                           "output_tokens": r.usage.output_tokens}} for r in reviews],
+                    "totals": {"reviews": len(reviews), "passed": len(reviews) - failed, "failed": failed,
+                               "calls": calls, "response_cache_hits": hits}})
+    else:
+        width = max(len(review.label) for review in reviews)
+        for review in reviews:
+            note = "  (unchanged since the last review: no call)" if review.cached else ""
+            active = sum(1 for c in review.critiques if c.active)
+            print(f"{review.label:{width}}  {review.verdict:6}  {active} critique(s){note}")
+        print(f"\ntotal: {len(reviews)} reviews: {len(reviews) - failed} passed, {failed} failed")
+    if not args.quiet:
+        print(_cost_line(reviewer.usage, hits, 0, reviewer.model, setup.settings.prices), file=sys.stderr)
+    return EXIT_REJECTED if failed else 0
 
 
 def _cost_line(usage, hits: int, counts: int, model: str, prices) -> str:

@@ -1,5 +1,5 @@
 """``colosseum solve PATH --label LABEL [--format text|json] [--dry-run] [--resume RUN] [--batch]``: one obligation
-through the inner loop. The exit code is the verdict's (0 unrefuted, 3 refuted, 1 incomplete, 2 bad
+through the inner loop (``--labels a,b,c`` or ``--all-obligations``: several together, cli/solve_many.py). The exit code is the verdict's (0 unrefuted, 3 refuted, 1 incomplete, 2 bad
 input, 130 interrupted: app.solve.VERDICT_EXIT)."""
 
 from __future__ import annotations
@@ -11,18 +11,26 @@ from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open
 
 
 def add_arguments(sub) -> None:
-    solve = sub.add_parser("solve", help="run the inner loop on one obligation")
+    solve = sub.add_parser("solve", help="run the inner loop on one obligation (or several together)")
     solve.add_argument("path", help="project directory or its root .tex file")
-    solve.add_argument("--label", required=True, help="the claim to prove")
+    which = solve.add_mutually_exclusive_group(required=True)
+    which.add_argument("--label", help="the claim to prove")
+    which.add_argument("--labels", metavar="A,B,C",
+                       help="several obligations solved together, each in a run of its own; with --batch each "
+                       "stage of all of them is one batch; a summary at the end, the exit code the worst run's")
+    which.add_argument("--all-obligations", action="store_true",
+                       help="like --labels with every claim marked as an obligation (colosseum obligations)")
     solve.add_argument("--format", choices=("text", "json"), default="text",
                        help="json: one object with the verdict, the proof as it would be inserted, the surviving "
-                       "critiques, the run's folder and its usage")
+                       "critiques, the run's folder and its usage (several labels: those objects in `runs`, and "
+                       "`totals`)")
     solve.add_argument("--dry-run", action="store_true", help="say what it would cost, spend nothing")
     solve.add_argument("--model", help="model name (default: [models] model in colosseum.toml)")
     solve.add_argument("--max-calls", type=int, help="budget: refuse to start a run that needs more calls")
     solve.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
     solve.add_argument("--resume", metavar="RUN", help="continue an abandoned, failed or incomplete run (its folder "
-                       "name under .colosseum/runs/ or its path): calls answered before come from the cache")
+                       "name under .colosseum/runs/ or its path): calls answered before come from the cache; with "
+                       "--labels, RUN,RUN,...: each run goes on for the label it solved, the other labels start anew")
     solve.add_argument("--trust", action="store_true",
                        help="trust this project: the refuters may run Python in the sandbox to test the claim")
     add_batch_argument(solve)
@@ -41,6 +49,10 @@ def run_solve(args) -> int:
         return EXIT_BAD_INPUT
     for problem in [] if args.quiet else index.config.problems:
         say(f"colosseum.toml: {problem.message} (the default is used)")
+    if args.label is None:
+        from colosseum.cli.solve_many import run_solve_many
+
+        return run_solve_many(args, index)
     try:
         overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, trust=args.trust, batch=args.batch)
         plan = (plan_resume(index, args.label, args.resume, overrides) if args.resume

@@ -14,7 +14,8 @@
   same stage asks under the same ids; identical requests parked together are sent once.
 - ``batch_stages(executor, model)``: the same as a stage runner over the caller's own ids.
 - ``BatchStore``: the batches of a run (``batches.json`` in the run folder), written atomically
-  before the first poll, so an interrupted run resumes by fetching instead of asking again.
+  before the first poll, so an interrupted run resumes by fetching instead of asking again;
+  ``SharedBatchStore`` writes each batch into every folder of runs that share one provider.
 
 Polling is bounded (``max_polls``); a batch that has not ended by then fails its requests (the
 batch stays stored and ``--resume`` picks it up). Cancelling the task that polls leaves the batch
@@ -81,6 +82,40 @@ class BatchStore:
         from colosseum.core.atomic_files import write_atomically
 
         write_atomically(self.path, json.dumps({"batches": entries}, indent=2))
+
+
+class SharedBatchStore:
+    """The batches of several runs that share one ``BatchingProvider`` (``solve --labels --batch``):
+    every batch is written into each run's ``batches.json`` with all its custom ids, and is found in
+    any of them, so resuming those runs together fetches a batch submitted before the stop."""
+
+    def __init__(self, folders):
+        self.stores = [BatchStore(folder) for folder in folders]
+
+    def entries(self) -> list[dict]:
+        seen: dict[str, dict] = {}
+        for store in self.stores:
+            for entry in store.entries():
+                known = seen.get(entry["batch_id"])
+                if known is None or (entry.get("fetched_at") and not known.get("fetched_at")):
+                    seen[entry["batch_id"]] = entry
+        return list(seen.values())
+
+    def find(self, custom_ids) -> str | None:
+        fetched = {e["batch_id"] for e in self.entries() if e.get("fetched_at")}
+        for store in self.stores:
+            found = store.find(custom_ids)
+            if found is not None and found not in fetched:
+                return found
+        return None
+
+    def record(self, batch_id: str, custom_ids, executor: str) -> None:
+        for store in self.stores:
+            store.record(batch_id, custom_ids, executor)
+
+    def mark_fetched(self, batch_id: str) -> None:
+        for store in self.stores:
+            store.mark_fetched(batch_id)
 
 
 def _now() -> str:
@@ -300,15 +335,31 @@ class BatchingProvider:
                     w.set_result(outcomes[key])
 
 
+# per event loop: how many collectors are waiting for it to settle right now. Each one's own
+# ``sleep(0)`` wake-up sits in the ready queue while another looks, so a loop holding nothing but
+# those is quiet; without counting them two BatchingProviders in one loop (research --select-with
+# --batch) would keep each other busy forever
+_SETTLING: dict[int, int] = {}
+
+
 async def _settled(parked_count: Callable[[], int]) -> None:
-    """Returns once the event loop has had nothing to run, and nothing new was parked, for
-    ``SETTLE_ROUNDS`` iterations in a row: every task of the stage is then waiting on an answer.
-    The default loop's ready queue says what is runnable; a loop that hides it is given more rounds."""
+    """Returns once the event loop has had nothing to run but the other collectors' wake-ups, and
+    nothing new was parked, for ``SETTLE_ROUNDS`` iterations in a row: every task of the stage is
+    then waiting on an answer. The default loop's ready queue says what is runnable; a loop that
+    hides it is given more rounds."""
     loop = asyncio.get_running_loop()
     ready = getattr(loop, "_ready", None)
     rounds = SETTLE_ROUNDS if ready is not None else SETTLE_ROUNDS * 20
-    quiet = 0
-    while quiet < rounds:
-        before = parked_count()
-        await asyncio.sleep(0)
-        quiet = quiet + 1 if parked_count() == before and not ready else 0
+    key = id(loop)
+    _SETTLING[key] = _SETTLING.get(key, 0) + 1
+    try:
+        quiet = 0
+        while quiet < rounds:
+            before = parked_count()
+            await asyncio.sleep(0)
+            idle = ready is None or len(ready) <= _SETTLING[key] - 1
+            quiet = quiet + 1 if parked_count() == before and idle else 0
+    finally:
+        _SETTLING[key] -= 1
+        if not _SETTLING[key]:
+            del _SETTLING[key]

@@ -59,13 +59,15 @@ def configured_provider(models: dict, cache_dir: Path | None, model_override: st
     return (CachedProvider(provider, cache_dir) if cache_dir is not None else provider), model
 
 
-def batching_provider(interactive, model: str, base_url: str | None, run_dir: Path | None, poll_s: float):
+def batching_provider(interactive, model: str, base_url: str | None, run_dir, poll_s: float):
     """The batch form of Anthropic's provider: its token counter stays the interactive one's."""
     from colosseum.models.anthropic_batch import AnthropicBatchExecutor
-    from colosseum.models.batching import BatchingProvider, BatchStore, polling_every
+    from colosseum.models.batching import BatchingProvider, BatchStore, SharedBatchStore, polling_every
 
     executor = AnthropicBatchExecutor(model, base_url=base_url)
-    return BatchingProvider(executor, model, store=BatchStore(run_dir), polling=polling_every(poll_s),
+    # several run folders: runs that share this provider (solve --labels), each keeping every batch
+    store = SharedBatchStore(run_dir) if isinstance(run_dir, (list, tuple)) else BatchStore(run_dir)
+    return BatchingProvider(executor, model, store=store, polling=polling_every(poll_s),
                             counter=interactive.count_tokens)
 
 

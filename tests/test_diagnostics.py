@@ -116,6 +116,15 @@ def test_label_with_comma_warning(make_project, tmp_path):
     assert not diags(index, "undefined-reference")
 
 
+def test_a_reference_to_one_name_of_a_label_with_a_comma_says_so(make_project, tmp_path):
+    # FLT's blueprint: \label{A,\n B} then \uses{A}: "no \label{A} in the project" sent the
+    # reader looking for a label that is right there, inside the comma label
+    index = open_doc(make_project, tmp_path, lemma("lem:a,\n  lem:b") + lemma("lem:c", proof="\\uses{lem:a} Clear."))
+    (diag,) = diags(index, "undefined-reference")
+    assert "part of the label `lem:a, lem:b` at main.tex:" in diag.message
+    assert "no \\label{lem:a} in the project" not in diag.message
+
+
 # ---- dependency cycles -------------------------------------------------------------------------------
 
 

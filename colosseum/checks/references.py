@@ -158,11 +158,24 @@ def comma_finding(name: str, labels: Sequence[Label]) -> Diagnostic | None:
                       + " and ".join(f"`{p.strip()}`" for p in name.split(",")))
 
 
-def undefined_finding(view: BuildView, ref: Reference, near: Callable[[str], list[str]]) -> Diagnostic:
+def comma_parts(defined: Iterable[str]) -> dict[str, str]:
+    """Each piece of a label with a comma in it, to that label: ``\\label{A, B}`` defines the one
+    label `A, B`, so ``\\uses{A}`` (which splits at commas) finds nothing and its finding says why."""
+    return {part.strip(): name for name in defined if "," in name for part in name.split(",")}
+
+
+def undefined_finding(view: BuildView, ref: Reference, near: Callable[[str], list[str]],
+                      parts: Mapping[str, str] | None = None) -> Diagnostic:
     """A reference to a label this build does not define; ``near(name)``: the build's labels
-    within one edit of a name."""
+    within one edit of a name; ``parts``: the pieces of the build's labels with a comma."""
     all_labels = view.labels
-    if ref.label in all_labels:
+    whole = parts.get(ref.label) if parts else None
+    if whole is not None:
+        where = all_labels[whole][0].location if whole in all_labels else None
+        at = f" at {view.relative(where.file)}:{where.range.start.line + 1}" if where is not None else ""
+        message = (f"undefined reference `{ref.label}`: it is part of the label `{whole}`{at}, which has a "
+                   f"comma (one \\label defines one name: write a \\label for each)")
+    elif ref.label in all_labels:
         elsewhere = all_labels[ref.label][0].location
         message = (f"undefined reference `{ref.label}` in this build: its \\label is in "
                    f"{view.relative(elsewhere.file)}, which this root does not include")
@@ -316,6 +329,7 @@ class References:
             near = self.near[root] = NearMisses(defined)  # kept from now on, following the labels
         find = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
         memo = self.suggested.setdefault(root, {})
+        parts = comma_parts(defined) if missing else None
 
         def lookup(name: str) -> list[str]:
             found = memo.get(name)
@@ -324,7 +338,7 @@ class References:
             return found
         for ref in missing:
             undefined.add(ref)
-            findings.set(("undefined", root, ref), [(undefined_finding(view, ref, lookup), root)])
+            findings.set(("undefined", root, ref), [(undefined_finding(view, ref, lookup, parts), root)])
 
 
 def _external_labels(documents: tuple[tuple[str, Path], ...],

@@ -229,6 +229,18 @@ def test_obligations_in_solve_order(make_project, tmp_path, capsys):
     assert [re.match(r"\d+\. (\S+) ", line).group(1) for line in text.splitlines()] == ids
 
 
+def test_obligations_text_is_numbered_as_a_list_with_the_generation_apart(make_project, tmp_path, capsys):
+    # one obligation resting on proved claims printed as "3. ob:top ..." (its DAG generation)
+    root = make_project(tmp_path, {"main.tex": doc(
+        "\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n\\begin{proof}Clear.\\end{proof}\n"
+        "\\begin{lemma}\\label{lem:b}B.\\end{lemma}\n\\begin{proof}By \\cref{lem:a}.\\end{proof}\n"
+        "\\begin{theorem}\\label{ob:top}\\obligation By \\cref{lem:b}.\\end{theorem}\n")})
+    code, text, _ = run(capsys, "obligations", str(root))
+    assert code == 0
+    (line,) = text.splitlines()
+    assert line.startswith("1. ob:top [obligation] main.tex:") and "(generation 3)" in line
+
+
 def test_obligations_none(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{a}x\\end{lemma}")})
     code, out, _ = run(capsys, "obligations", str(root))

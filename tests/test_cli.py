@@ -241,6 +241,17 @@ def test_obligations_text_is_numbered_as_a_list_with_the_generation_apart(make_p
     assert line.startswith("1. ob:top [obligation] main.tex:") and "(generation 3)" in line
 
 
+def test_a_folder_of_pdfs_is_told_that_colosseum_reads_the_latex_sources(tmp_path, capsys):
+    # "no root file (no .tex file with \\documentclass)" for a folder with no .tex file at all
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.4\n")
+    code, _, err = run(capsys, "check", str(tmp_path))
+    assert code == 2
+    assert "no .tex file in this folder (only paper.pdf: colosseum reads the LaTeX sources, not a PDF)" in err
+    (tmp_path / "notes.tex").write_text("No document class here.\n")
+    code, _, err = run(capsys, "check", str(tmp_path))
+    assert code == 2 and "no root file (no .tex file with \\documentclass)" in err
+
+
 def test_obligations_none(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{a}x\\end{lemma}")})
     code, out, _ = run(capsys, "obligations", str(root))

@@ -252,6 +252,13 @@ def test_a_folder_of_pdfs_is_told_that_colosseum_reads_the_latex_sources(tmp_pat
     assert code == 2 and "no root file (no .tex file with \\documentclass)" in err
 
 
+def test_the_check_summary_says_one_claim_not_one_claims(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{lem:a}See \\ref{lem:none}.\\end{lemma}\n")})
+    code, _, err = run(capsys, "check", str(root))
+    assert code == 1
+    assert "1 claim, 0 sections, 0 edges in 1 root: 1 error, 0 warnings, 1 note" in err
+
+
 def test_obligations_none(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{a}x\\end{lemma}")})
     code, out, _ = run(capsys, "obligations", str(root))

@@ -119,7 +119,13 @@ def report(index, diagnostics: list, args) -> int:
             print(text)
     if not args.quiet and args.format == "text":
         counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in SEVERITIES}
-        print(f"{len(index.claims)} claims, {len(index.sections)} sections, {len(index.graph.edges)} edges in "
-              f"{len(index.roots)} root(s): {counts['error']} errors, {counts['warning']} warnings, "
-              f"{counts['hint'] + counts['information']} notes", file=sys.stderr)
+        print(f"{_count(len(index.claims), 'claim')}, {_count(len(index.sections), 'section')}, "
+              f"{_count(len(index.graph.edges), 'edge')} in {_count(len(index.roots), 'root')}: "
+              f"{_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')}, "
+              f"{_count(counts['hint'] + counts['information'], 'note')}", file=sys.stderr)
     return 1 if any(d.severity == "error" for d in diagnostics) else 0
+
+
+def _count(n: int, noun: str) -> str:
+    """"1 claim", "2 claims" (the summary said "1 claims ... in 1 root(s) ... 1 notes")."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -259,6 +259,19 @@ def test_the_check_summary_says_one_claim_not_one_claims(make_project, tmp_path,
     assert "1 claim, 0 sections, 0 edges in 1 root: 1 error, 0 warnings, 1 note" in err
 
 
+def test_a_chapter_given_alone_is_said_to_be_checked_alone(make_project, tmp_path, capsys):
+    # FLT's chapter/ch04overview.tex given to check: 11 "undefined reference" errors, each label
+    # defined in another chapter, and no word of why
+    root = make_project(tmp_path, {"main.tex": doc("\\input{ch1}\n\\input{ch2}\n"),
+                                   "ch1.tex": "\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n",
+                                   "ch2.tex": "\\begin{theorem}\\label{thm:b}By \\cref{lem:a}.\\end{theorem}\n"})
+    code, _, err = run(capsys, "check", str(root / "ch2.tex"))
+    assert code == 1
+    assert "ch2.tex has no \\documentclass, so it is checked alone" in err
+    code, _, err = run(capsys, "check", str(root / "main.tex"))
+    assert code == 0 and "checked alone" not in err
+
+
 def test_obligations_none(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{a}x\\end{lemma}")})
     code, out, _ = run(capsys, "obligations", str(root))

@@ -272,6 +272,16 @@ def test_a_chapter_given_alone_is_said_to_be_checked_alone(make_project, tmp_pat
     assert code == 0 and "checked alone" not in err
 
 
+def test_a_part_given_by_its_absolute_path_names_its_root_absolutely(make_project, tmp_path, capsys, monkeypatch):
+    root = make_project(tmp_path / "p", {"main.tex": doc("\\input{ch/b}\n"),
+                                         "ch/b.tex": "% !TEX root = ../main.tex\nText.\n"})
+    elsewhere = tmp_path / "elsewhere" / "deep"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    _, _, err = run(capsys, "check", str(root / "ch" / "b.tex"))
+    assert f"is part of {(root / 'main.tex').resolve()}: reading that project" in err
+
+
 def test_obligations_none(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{a}x\\end{lemma}")})
     code, out, _ = run(capsys, "obligations", str(root))

@@ -128,3 +128,19 @@ def test_knowledge_add_writes_a_valid_result_entry_for_a_claim(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "lem:nowhere"],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no claim `lem:nowhere`" in missing.stderr
+
+
+def test_knowledge_add_quotes_the_statement_without_blueprint_metadata(tmp_path):
+    # FLT's `FLT`: the entry's statement began "\\lean{flt}\\n  \\leanok\\n  Fermat's Last Theorem"
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n"
+        "\\begin{theorem}\n  \\label{FLT}\n  \\lean{flt}\n  \\leanok\n  \\uses{lem:a}\n"
+        "  There are no positive integers $a,b,c$\\leanok{} with\n  $a^n+b^n=c^n$.\n\\end{theorem}\n\\end{document}\n")
+    run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "FLT"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    entry, problems = read_entry(written_entry(project / "knowledge", "flt"))
+    assert problems == []
+    assert entry.data["statement"] == "There are no positive integers $a,b,c${} with\n  $a^n+b^n=c^n$."

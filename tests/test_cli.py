@@ -229,6 +229,59 @@ def test_obligations_in_solve_order(make_project, tmp_path, capsys):
     assert [re.match(r"\d+\. (\S+) ", line).group(1) for line in text.splitlines()] == ids
 
 
+def test_obligations_text_is_numbered_as_a_list_with_the_generation_apart(make_project, tmp_path, capsys):
+    # one obligation resting on proved claims printed as "3. ob:top ..." (its DAG generation)
+    root = make_project(tmp_path, {"main.tex": doc(
+        "\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n\\begin{proof}Clear.\\end{proof}\n"
+        "\\begin{lemma}\\label{lem:b}B.\\end{lemma}\n\\begin{proof}By \\cref{lem:a}.\\end{proof}\n"
+        "\\begin{theorem}\\label{ob:top}\\obligation By \\cref{lem:b}.\\end{theorem}\n")})
+    code, text, _ = run(capsys, "obligations", str(root))
+    assert code == 0
+    (line,) = text.splitlines()
+    assert line.startswith("1. ob:top [obligation] main.tex:") and "(generation 3)" in line
+
+
+def test_a_folder_of_pdfs_is_told_that_colosseum_reads_the_latex_sources(tmp_path, capsys):
+    # "no root file (no .tex file with \\documentclass)" for a folder with no .tex file at all
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.4\n")
+    code, _, err = run(capsys, "check", str(tmp_path))
+    assert code == 2
+    assert "no .tex file in this folder (only paper.pdf: colosseum reads the LaTeX sources, not a PDF)" in err
+    (tmp_path / "notes.tex").write_text("No document class here.\n")
+    code, _, err = run(capsys, "check", str(tmp_path))
+    assert code == 2 and "no root file (no .tex file with \\documentclass)" in err
+
+
+def test_the_check_summary_says_one_claim_not_one_claims(make_project, tmp_path, capsys):
+    root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{lem:a}See \\ref{lem:none}.\\end{lemma}\n")})
+    code, _, err = run(capsys, "check", str(root))
+    assert code == 1
+    assert "1 claim, 0 sections, 0 edges in 1 root: 1 error, 0 warnings, 1 note" in err
+
+
+def test_a_chapter_given_alone_is_said_to_be_checked_alone(make_project, tmp_path, capsys):
+    # FLT's chapter/ch04overview.tex given to check: 11 "undefined reference" errors, each label
+    # defined in another chapter, and no word of why
+    root = make_project(tmp_path, {"main.tex": doc("\\input{ch1}\n\\input{ch2}\n"),
+                                   "ch1.tex": "\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n",
+                                   "ch2.tex": "\\begin{theorem}\\label{thm:b}By \\cref{lem:a}.\\end{theorem}\n"})
+    code, _, err = run(capsys, "check", str(root / "ch2.tex"))
+    assert code == 1
+    assert "ch2.tex has no \\documentclass, so it is checked alone" in err
+    code, _, err = run(capsys, "check", str(root / "main.tex"))
+    assert code == 0 and "checked alone" not in err
+
+
+def test_a_part_given_by_its_absolute_path_names_its_root_absolutely(make_project, tmp_path, capsys, monkeypatch):
+    root = make_project(tmp_path / "p", {"main.tex": doc("\\input{ch/b}\n"),
+                                         "ch/b.tex": "% !TEX root = ../main.tex\nText.\n"})
+    elsewhere = tmp_path / "elsewhere" / "deep"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    _, _, err = run(capsys, "check", str(root / "ch" / "b.tex"))
+    assert f"is part of {(root / 'main.tex').resolve()}: reading that project" in err
+
+
 def test_obligations_none(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{a}x\\end{lemma}")})
     code, out, _ = run(capsys, "obligations", str(root))

@@ -222,6 +222,17 @@ def test_html_page_is_offline_with_legend_arrows_search_and_every_claim(diamond,
     assert ("lem:a", "thm:d") in {(e["source"], e["target"]) for e in data["edges"]}
 
 
+def test_html_legend_counts_claims_and_names_only_the_edges_it_draws(diamond, capsys):
+    # da2020 (120 claims, 216 sections): the legend said "proved (323)", counting sections, and
+    # "contains: dotted" for a line the page never draws
+    _, page, _ = run(capsys, "dag", str(diamond), "--format", "html")
+    legend = re.search(r'<span class="legend" id="legend">(.*?)</span></header>', page, re.S).group(1)
+    counts = [int(n) for n in re.findall(r'data-status="\w+"><i[^>]*></i>\w+ \((\d+)\)', legend)]
+    assert sum(counts) == 6  # lem:a..f; the section sec:main is not a result
+    assert "contains" not in legend and "statement-uses: solid" in legend
+    assert "6 claims, 1 section, " in page
+
+
 def test_html_data_cannot_end_its_script_early(make_project, tmp_path, capsys):
     root = make_project(tmp_path, {"main.tex": doc(
         "\\begin{lemma}[Bad </script><script>alert(1)</script> <!-- title]\\label{lem:a}A.\\end{lemma}\n")})

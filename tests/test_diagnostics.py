@@ -90,6 +90,27 @@ def test_reference_to_a_label_only_another_root_defines(make_project, tmp_path):
     assert "defs.tex" in diag.message
 
 
+def test_a_label_only_in_a_file_no_root_reads_is_named_with_that_file(make_project, tmp_path):
+    # FLT: an included chapter cites `mazur`, defined only in an orphan chapter (content.tex has
+    # its \input commented out); "no \label{mazur} in the project" was untrue of the folder
+    index = open_doc(make_project, tmp_path, "See \\ref{thm:mazur} and \\ref{thm:none}.\n",
+                     extra={"old.tex": "\\begin{theorem}\\label{thm:mazur}Old.\\end{theorem}\n"})
+    found = {d.message.split("`")[1]: d.message for d in diags(index, "undefined-reference")}
+    assert "its \\label is in old.tex, which no root includes" in found["thm:mazur"]
+    assert "no \\label{thm:none} in the project" in found["thm:none"]
+
+
+def test_the_unread_file_named_follows_edits_of_that_file(make_project, tmp_path):
+    index = open_doc(make_project, tmp_path, "See \\ref{thm:mazur}.\n",
+                     extra={"old.tex": "\\begin{theorem}\\label{thm:mazur}Old.\\end{theorem}\n"})
+    index.update_document(index.root_dir / "old.tex", "Nothing here now.\n")
+    (diag,) = diags(index, "undefined-reference")
+    assert "no \\label{thm:mazur} in the project" in diag.message
+    index.update_document(index.root_dir / "old.tex", "\\label{thm:mazur}\n")
+    (diag,) = diags(index, "undefined-reference")
+    assert "its \\label is in old.tex, which no root includes" in diag.message
+
+
 # ---- duplicate labels --------------------------------------------------------------------------------
 
 
@@ -114,6 +135,15 @@ def test_label_with_comma_warning(make_project, tmp_path):
     (diag,) = diags(index, "label-with-comma")
     assert diag.severity == "warning"
     assert not diags(index, "undefined-reference")
+
+
+def test_a_reference_to_one_name_of_a_label_with_a_comma_says_so(make_project, tmp_path):
+    # FLT's blueprint: \label{A,\n B} then \uses{A}: "no \label{A} in the project" sent the
+    # reader looking for a label that is right there, inside the comma label
+    index = open_doc(make_project, tmp_path, lemma("lem:a,\n  lem:b") + lemma("lem:c", proof="\\uses{lem:a} Clear."))
+    (diag,) = diags(index, "undefined-reference")
+    assert "part of the label `lem:a, lem:b` at main.tex:" in diag.message
+    assert "no \\label{lem:a} in the project" not in diag.message
 
 
 # ---- dependency cycles -------------------------------------------------------------------------------

@@ -162,6 +162,18 @@ def test_the_dry_run_calls_nothing(tmp_path):
     assert server.requests == []
 
 
+def test_the_dry_run_of_an_untrusted_folder_gives_the_plan_and_says_a_run_needs_trust(tmp_path):
+    # a dry run executes nothing, so trust is not needed for it: it was refused (exit 2) while
+    # solve's and research's dry runs gave their plans and said what trust would change
+    folder = project(tmp_path)
+    with MessagesAPIDouble([]) as server:
+        done = run(folder, server.url, "--dry-run", trusted=False)
+    assert done.returncode == 0, done.stderr
+    assert "probe lem:euler: the prober in at most 8 model request(s)" in done.stdout
+    assert "a run would not start: the folder is not trusted" in done.stdout and "--trust" in done.stdout
+    assert server.requests == [] and not (folder / ".colosseum" / "runs").exists()
+
+
 def test_without_bubblewrap_the_probe_says_why_and_exits_1(tmp_path):
     folder = project(tmp_path)
     (tmp_path / "bin").mkdir()  # a PATH with no bwrap on it

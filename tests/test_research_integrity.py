@@ -184,6 +184,26 @@ def test_the_dry_run_prints_the_plan_that_will_run(make_project, tmp_path, capsy
     assert "adaptive: leaves in batches of 8" in capsys.readouterr().out
 
 
+def test_the_dry_run_prices_the_worst_case_too_not_only_the_typical_run(make_project, tmp_path, capsys):
+    # "up to about 3708 calls; at most about $18.86 ... for the typical run": the one price read as
+    # the bound of the whole run, a tenth of what every retry and round would cost
+    import re
+
+    import pytest
+
+    from colosseum.cli.main import main
+
+    project = make_project(tmp_path / "paper", {"main.tex": "\\documentclass{article}\n\\begin{document}\n"
+                                                "\\begin{theorem}\\label{thm:goal}True.\\end{theorem}\n"
+                                                "\\end{document}\n"})
+    assert main(["research", str(project), "--label", "thm:goal", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    typical_calls, upper_calls = map(int, re.search(r"about (\d+) calls with no retry.*up to about (\d+) calls", out).groups())
+    typical, worst = (float(x.replace(",", "")) for x in re.search(
+        r"at most about \$([\d,.]+) .* for the typical run, up to about \$([\d,.]+) with every retry and round", out).groups())
+    assert worst == pytest.approx(typical * upper_calls / typical_calls, rel=0.01)
+
+
 async def test_section_provers_get_the_route_the_plan_assigned_them(project):
     script = ResearchScript()
     run, provider = make_run(project, script)

@@ -99,6 +99,8 @@ def test_a_dry_run_without_an_api_key_gives_a_labelled_character_estimate(projec
               for r in (counted, estimated)]
     assert tokens[1] > 1000 and "3 model calls" in estimated.stdout  # the estimate is of the same request
     assert refused.returncode == 2 and "no API key" in refused.stderr  # a real review still needs the key
+    # a command line has no `api_key` to pass (the Python API's argument): the message named it
+    assert "api_key" not in estimated.stderr + refused.stderr
 
 
 def test_a_local_review_by_label_is_incremental_and_fails_on_a_concrete_critique(project):

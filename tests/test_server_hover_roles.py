@@ -35,3 +35,20 @@ def test_hover_on_a_claim_resting_on_assumed_claims_says_what_it_assumes(tmp_pat
     # a claim resting on an open conjecture assumes nothing: it is conditional
     other = _hover_on(root, "\\label{thm:open}")
     assert "status: **conditional**" in other and "assumes" not in other
+
+
+def test_hover_on_an_undefined_reference_says_what_its_finding_says(tmp_path):
+    # FLT's \\ref{mazur}: the hover said "not defined anywhere in the project" beside the finding
+    # that names the orphan chapter defining it
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "main.tex").write_text("\\documentclass{article}\n\\begin{document}\nSee \\ref{thm:mazur}.\n"
+                                   "\\end{document}\n")
+    (root / "old.tex").write_text("\\begin{theorem}\\label{thm:mazur}Old.\\end{theorem}\n")
+    index = ProjectIndex.open(root)
+    project = Project(root_dir=root, index=index)
+    fc = FeatureContext(path=root / "main.tex", project=project, snapshot=index.snapshot, options=None, spawn=None,
+                        progress=None, publish=lambda: None, state=project.state, document_version=lambda uri: None)
+    value = hover(fc, Position(2, len("See \\ref{") + 2)).contents.value
+    assert "not defined anywhere" not in value
+    assert "its \\label is in old.tex, which no root includes" in value

@@ -44,7 +44,10 @@ def project_path(path: str | Path, notice: Notice) -> Path:
             break
         part = named
     if part.resolve() != Path(path).resolve():
-        notice(f"{path} is part of {os.path.relpath(part)}: reading that project")
+        # named as the user named the part: an absolute path stays absolute ("../../../tmp/p/main.tex"
+        # was relative to wherever the command ran)
+        named_as = str(part.resolve()) if Path(path).is_absolute() else os.path.relpath(part)
+        notice(f"{path} is part of {named_as}: reading that project")
         return part
     return Path(path)
 

@@ -187,6 +187,19 @@ def _clean_statement(statement: str) -> str:
                      if not line.strip().startswith(("\\label", "%"))).strip()
 
 
+# leanblueprint's bookkeeping in a statement: what it links and whether it is formalized, no part of
+# the mathematics (FLT's entry for `FLT` began "\\lean{flt} \\leanok Fermat's Last Theorem is true")
+_BLUEPRINT_METADATA = re.compile(r"\\(?:lean|uses|proves|discussion|label)\s*\{[^{}]*\}[ \t]*"
+                                 r"|\\(?:leanok|notready|mathlibok|obligation)(?![A-Za-z])[ \t]*")
+
+
+def _entry_statement(statement: str) -> str:
+    """A claim's statement as a result entry quotes it: without blueprint metadata, and without
+    the lines that leaves empty."""
+    kept = (_BLUEPRINT_METADATA.sub("", line) for line in _clean_statement(statement).splitlines())
+    return "\n".join(line.rstrip() for line in kept if line.strip()).strip()
+
+
 def _observations_of(catalog, label: str, claim_text: str):
     """The active observations of ``label`` whose claim reads ``claim_text``, in catalog order."""
     return (entry for entry in catalog.entries.values()
@@ -305,7 +318,7 @@ def add_claim_entry(directory: Path, claim, author: str) -> Path:
     label = claim.label or claim.id
     with catalog_lock(directory):
         entry_id = _free_id(directory, _slug(label) or "claim")
-        statement = _clean_statement(claim.statement_text)
+        statement = _entry_statement(claim.statement_text)
         data = {"id": entry_id, "kind": "result", "title": (claim.title or f"{claim.kind} {label}")[:200],
                 "provenance": {"author": author, "run": None, "model": None, "date": today},
                 "links": {"labels": [label], "entries": []}, "status": "active", "tags": [claim.kind],

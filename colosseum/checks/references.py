@@ -9,6 +9,7 @@ label (or of a label within one edit of it) changed; a label's when its definiti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
@@ -18,6 +19,7 @@ from colosseum.checks.view import BuildView
 from colosseum.core.structure import Diagnostic, Label, Reference, RelatedInfo
 from colosseum.link.units import Unit
 
+_LABEL = re.compile(r"\\label\{([^{}]*)\}")
 MAX_PLACES = 5  # other places named in a duplicate-label message
 DIRECT_COMPARISONS = 1_000_000  # undefined references x labels compared directly before a NearMisses index
 
@@ -158,14 +160,65 @@ def comma_finding(name: str, labels: Sequence[Label]) -> Diagnostic | None:
                       + " and ".join(f"`{p.strip()}`" for p in name.split(",")))
 
 
-def undefined_finding(view: BuildView, ref: Reference, near: Callable[[str], list[str]]) -> Diagnostic:
+def comma_parts(defined: Iterable[str]) -> dict[str, str]:
+    """Each piece of a label with a comma in it, to that label: ``\\label{A, B}`` defines the one
+    label `A, B`, so ``\\uses{A}`` (which splits at commas) finds nothing and its finding says why."""
+    return {part.strip(): name for name in defined if "," in name for part in name.split(",")}
+
+
+class UnreadLabels:
+    """Where each label stands in the .tex files of the folder that no root reads (FLT's orphan
+    chapter defines `mazur`, which an included chapter cites: "no \\label{mazur} in the project"
+    sent the reader to search a folder that has one). Read as text (such a file is never parsed),
+    each file again only when its text changed; ``follow`` says which names moved, so the findings
+    that name them are judged again."""
+
+    def __init__(self):
+        self.files: dict[Path, tuple[object, tuple[str, ...]]] = {}  # path -> (its text, its labels)
+        self.where: dict[str, Path] = {}
+
+    def follow(self, view: BuildView) -> set[str]:
+        files = {}
+        for path in view.tex_files:
+            if path in view.file_roots:
+                continue
+            text = view.text_of(path)
+            if text is None or text.problem is not None:
+                continue
+            known = self.files.get(path)
+            files[path] = known if known is not None and known[0] is text else (
+                text, tuple(m.group(1).strip() for m in _LABEL.finditer(text.text)))
+        if files.keys() == self.files.keys() and all(files[p][0] is self.files[p][0] for p in files):
+            return set()
+        where: dict[str, Path] = {}
+        for path, (_, names) in files.items():
+            for name in names:
+                where.setdefault(name, path)
+        moved = {n for n in where.keys() | self.where.keys() if where.get(n) != self.where.get(n)}
+        self.files, self.where = files, where
+        return moved
+
+
+def undefined_finding(view: BuildView, ref: Reference, near: Callable[[str], list[str]],
+                      parts: Mapping[str, str] | None = None,
+                      unread: Callable[[str], Path | None] | None = None) -> Diagnostic:
     """A reference to a label this build does not define; ``near(name)``: the build's labels
-    within one edit of a name."""
+    within one edit of a name; ``parts``: the pieces of the build's labels with a comma;
+    ``unread(name)``: a .tex file of the folder that no root reads where the label stands."""
     all_labels = view.labels
-    if ref.label in all_labels:
+    whole = parts.get(ref.label) if parts else None
+    if whole is not None:
+        where = all_labels[whole][0].location if whole in all_labels else None
+        at = f" at {view.relative(where.file)}:{where.range.start.line + 1}" if where is not None else ""
+        message = (f"undefined reference `{ref.label}`: it is part of the label `{whole}`{at}, which has a "
+                   f"comma (one \\label defines one name: write a \\label for each)")
+    elif ref.label in all_labels:
         elsewhere = all_labels[ref.label][0].location
         message = (f"undefined reference `{ref.label}` in this build: its \\label is in "
                    f"{view.relative(elsewhere.file)}, which this root does not include")
+    elif unread is not None and (orphan := unread(ref.label)) is not None:
+        message = (f"undefined reference `{ref.label}`: its \\label is in {view.relative(orphan)}, which no root "
+                   f"includes (\\input it, or drop the reference)")
     else:
         message = f"undefined reference `{ref.label}`: no \\label{{{ref.label}}} in the project"
         found = near(ref.label)
@@ -181,7 +234,8 @@ class References:
 
     name = "references"
     codes = ("undefined-reference", "duplicate-label", "label-with-comma")
-    depends_on = ("root_results", "links", "labels", "relative", "external_documents")
+    depends_on = ("root_results", "links", "labels", "relative", "external_documents", "tex_files", "file_roots",
+                  "text_of")
 
     def __init__(self):
         self.defined: dict[Path, set[str]] = {}  # per root: the label names it defines
@@ -192,8 +246,11 @@ class References:
         # label within one edit of its name comes or goes: looking them up again for every moved
         # reference made each edit slower as undefined references accumulated (issue 17)
         self.suggested: dict[Path, dict[str, list[str]]] = {}
+        self.unread = UnreadLabels()
+        self.unread_moved: set[str] = set()  # this build: labels that came, went or moved in unread files
 
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
+        self.unread_moved = self.unread.follow(view)
         root_units = view.links.root_units
         units_of_root = {result.root: root_units.get(result.root, []) for result in view.root_results}
         labels_of_root = {result.root: result.labels for result in view.root_results}
@@ -293,6 +350,8 @@ class References:
             check.extend(ref for ref in undefined if any(within_one_edit(ref.label, n) for n in flipped))
         if not edit.full and edit.change.names:
             check.extend(ref for ref in undefined if ref.label in edit.change.names)
+        if self.unread_moved and undefined:
+            check.extend(ref for ref in undefined if ref.label in self.unread_moved)
         return list(dict.fromkeys(check)), placed
 
     def _judge_references(self, view: BuildView, findings: Findings, root: Path,
@@ -316,6 +375,8 @@ class References:
             near = self.near[root] = NearMisses(defined)  # kept from now on, following the labels
         find = near.lookup if near is not None else (lambda name: similar_labels(name, defined))
         memo = self.suggested.setdefault(root, {})
+        parts = comma_parts(defined) if missing else None
+        unread = self.unread.where.get
 
         def lookup(name: str) -> list[str]:
             found = memo.get(name)
@@ -324,7 +385,7 @@ class References:
             return found
         for ref in missing:
             undefined.add(ref)
-            findings.set(("undefined", root, ref), [(undefined_finding(view, ref, lookup), root)])
+            findings.set(("undefined", root, ref), [(undefined_finding(view, ref, lookup, parts, unread), root)])
 
 
 def _external_labels(documents: tuple[tuple[str, Path], ...],

@@ -172,11 +172,13 @@ def _run(argv: list[str] | None) -> int:
         elif not plan:
             print("no obligations (mark a claim with \\obligation or a line `% colosseum: obligation`)")
         else:
-            for item in plan:
+            # numbered 1, 2, ... as a list reads; the DAG generation (which the list was numbered by:
+            # FLT's one obligation came out as "9.") said apart
+            for position, item in enumerate(plan, 1):
                 waits = ", ".join(item["waits_on"]) if item["waits_on"] else "nothing"
                 status = f"draft of run {item['draft_run'] or '?'}" if item.get("draft") else item["status"]
-                print(f"{item['generation']}. {item['id']} [{status}] {item['file']}:{item['line']} "
-                      f"- waits on: {waits}")
+                print(f"{position}. {item['id']} [{status}] {item['file']}:{item['line']} "
+                      f"(generation {item['generation']}) - waits on: {waits}")
                 for computation in item.get("computation") or []:  # apart: small cases, never a proof
                     print(f"   computation (not a proof): {_computation_text(computation)}")
         return 0

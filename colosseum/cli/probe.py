@@ -47,11 +47,13 @@ def run_probe_command(args) -> int:
     except (ProjectNotOpened, RunRefused) as exc:
         return _fail(str(exc), EXIT_USAGE)
     trust = probe_trust(index.root_dir, flag=args.trust)
+    if args.dry_run:  # runs no code: it says what a run would do, and that an untrusted one would not start
+        print("\n".join(plan_lines(setup)))
+        if not trust:
+            print(f"a run would not start: {trust.reason}")
+        return EXIT_CONSISTENT
     if not trust:
         return _fail(trust.reason, EXIT_USAGE)
-    if args.dry_run:
-        print("\n".join(plan_lines(setup)))
-        return EXIT_CONSISTENT
     if not setup.runnable:
         return _fail(setup.sandbox, EXIT_INCOMPLETE)
     return _run(args, setup)

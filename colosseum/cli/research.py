@@ -125,13 +125,23 @@ def _selection_fits(args, configured) -> bool:
     return False
 
 
+def _price_scope(estimate, plan: dict) -> str:
+    """What the price covers: the typical run, and what every retry and round would cost (the same
+    tokens a call). The bound for the typical run alone read as the bound of the whole run, printed
+    right after "up to about 3708 calls"."""
+    if estimate.upper_cost_usd is None or not estimate.typical_calls:
+        return " for the typical run"
+    worst = estimate.upper_cost_usd * plan["upper"] * estimate.runs / estimate.typical_calls
+    return f" for the typical run, up to about ${worst:,.2f} with every retry and round"
+
+
 def _dry_run(args, index, setup) -> int:
     from colosseum.app.research import estimate_research, plan_lines
 
     config, inner_config, selection = setup.config, setup.inner_config, setup.selection
     estimate = estimate_research(index, setup, bool(args.select_with))
     plan, model = estimate.plan, estimate.model
-    money = price_phrase(estimate.upper_cost_usd, model, " for the typical run", batch=setup.settings.overrides.batch)
+    money = price_phrase(estimate.upper_cost_usd, model, _price_scope(estimate, plan), batch=setup.settings.overrides.batch)
     print(f"{args.label}: exploration {plan['exploration']} calls (widths {config.exploration_widths}, k = {config.k}, "
           f"{'adaptive' if config.adaptive_widths else 'fixed'} widths, then the readiness gate); decomposition "
           f"{plan['decomposition']}; each obligation {plan['per_obligation']} (inner loop widths "

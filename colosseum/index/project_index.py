@@ -30,6 +30,7 @@ from colosseum.project.files import (
     PathProblem,
     discover_roots,
     list_project_files,
+    no_root_reason,
     project_folder,
     read_file,
     root_outside,
@@ -198,8 +199,7 @@ class ProjectIndex:
         index = cls(root_dir, config or load_config(root_dir), explicit_root, for_edits)
         index.rebuild(discover=True)
         if not index.roots:
-            raise ProjectError(f"{path}: no root file (no .tex file with \\documentclass)"
-                               + (": " + "; ".join(map(str, index.root_problems)) if index.root_problems else ""))
+            raise ProjectError(no_root_reason(path, index._tex_files, index.root_problems))
         return index
 
     def relative(self, path: Path) -> str:

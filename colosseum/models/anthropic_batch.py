@@ -40,7 +40,7 @@ class AnthropicBatchExecutor:
                 raise ProviderError(self.name, exc.message) from exc
             key = api_key or os.environ.get("ANTHROPIC_API_KEY")
             if not key:
-                raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY (or pass api_key)")
+                raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY")
             client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=2)
         self._client = client
         # the arguments of a request are the interactive provider's: one place decides them

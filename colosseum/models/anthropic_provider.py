@@ -69,7 +69,7 @@ class AnthropicProvider:
                 raise ProviderError(self.name, exc.message) from exc
             key = api_key or os.environ.get("ANTHROPIC_API_KEY")
             if not key:
-                raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY (or pass api_key)")
+                raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY")
             client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0,
                                               timeout=self.idle_timeout)
         self._client = client

@@ -192,6 +192,17 @@ def is_within(path: Path, directory: Path) -> bool:
         return False
 
 
+def no_root_reason(path: Path, tex_files: list[Path], root_problems) -> str:
+    """Why a path gave no root file, as the command line says it. A folder of PDFs (what a reader of
+    papers has first) was told "no .tex file with \\documentclass", as though its .tex files lacked one."""
+    if path.is_dir() and not tex_files:
+        pdfs = sorted(p.name for p in path.glob("*.pdf"))
+        return (f"{path}: no .tex file in this folder" + (f" (only {', '.join(pdfs[:3])}"
+                f"{' ...' if len(pdfs) > 3 else ''}: colosseum reads the LaTeX sources, not a PDF)" if pdfs else ""))
+    return (f"{path}: no root file (no .tex file with \\documentclass)"
+            + (": " + "; ".join(map(str, root_problems)) if root_problems else ""))
+
+
 def list_tex_files(root_dir: Path, exclude: list[str] | None = None) -> list[Path]:
     return list_project_files(root_dir, exclude).tex_files
 

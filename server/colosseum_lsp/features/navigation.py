@@ -48,6 +48,15 @@ def _describer(snap):
     return describe
 
 
+def _undefined_text(snap, path, name: str, where) -> str:
+    """Why a name is undefined, as its finding says it: the hover said "not defined anywhere in the
+    project" right beside a finding naming the file (read by no root) where its \\label stands."""
+    for diag in snap.diagnostics or ():
+        if diag.code == "colosseum/undefined-reference" and diag.file == path and diag.range == where:
+            return f"**`{name}`** is undefined: " + diag.message.split(": ", 1)[-1]
+    return f"**`{name}`** has no \\label in the files this build reads"
+
+
 def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
     hit = fc.project.item_at(fc.path, pos)
     if hit is None:
@@ -57,7 +66,7 @@ def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
     name = item.label if kind == "ref" else item.name
     labels = snap.labels_through_documents(name, fc.path)
     if not labels:
-        return markdown_hover(f"**`{name}`** is not defined anywhere in the project", item.location.range)
+        return markdown_hover(_undefined_text(snap, fc.path, name, item.location.range), item.location.range)
     owner = labels[0].owner
     claim = snap.claims.get(owner) if owner else None
     section = snap.sections.get(owner) if owner else None

@@ -167,6 +167,9 @@ class ProjectIndex:
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
         self._link_order: list[tuple[Path, Visit]] = []  # the last walk's roots, in linking order
         self._tex_files: list[Path] = []  # the project's .tex files, as the last discovery listed them
+        self._signatures: dict[Path, tuple[str, tuple]] = {}  # path -> (a text, its root_signature)
+        # the last count of theorem declarations: (path -> what it declares, environments, styles)
+        self._declarations: tuple[dict, frozenset[str], dict] | None = None
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -265,7 +268,7 @@ class ProjectIndex:
             if (old is not None and old.problem is not None) or (new is not None and new.problem is not None):
                 self._structural_dirty = True  # a reading problem came or went
             if old is not None and new is not None:
-                if root_signature(old.text) == root_signature(new.text):
+                if self._root_signature(path, old.text) == self._root_signature(path, new.text):
                     same_root.add(path)  # a root (or not) for the same reasons: no discovery needed
                 else:
                     signature_changed = True  # e.g. a shared preamble lost its \documentclass
@@ -279,11 +282,20 @@ class ProjectIndex:
         self.rebuild(discover=rediscover, changed=changed)
         return True
 
+    def _root_signature(self, path: Path, text: str) -> tuple:
+        """root_signature of a file's text, kept for its last text: each keystroke then reads
+        only the new text (the old one was read at the keystroke before)."""
+        kept = self._signatures.get(path)
+        if kept is None or kept[0] is not text:
+            kept = self._signatures[path] = (text, root_signature(text))
+        return kept[1]
+
     def _forget_build_state(self) -> None:
         self._link_memo = {}
         self._link_state = LinkState()
         self._diagnostic_state = DiagnosticState()
         self._walker.last = None
+        self._declarations = None
 
     def reload(self, config: ProjectConfig | None = None) -> None:
         """Forget every cached reading of the files the editor does not hold, and index again."""
@@ -306,6 +318,7 @@ class ProjectIndex:
         self._overlays.pop(path, None)
         self._texts.pop(path, None)
         self._scans.pop(path, None)
+        self._signatures.pop(path, None)
         self.rebuild(discover=True)
 
     def _refuse_edits_of_a_report(self) -> None:
@@ -354,14 +367,11 @@ class ProjectIndex:
         walks = walk.walks
         work = self.last_work = BuildWork(files_walked=0 if walk.reused is not None else len(walk.visits))
         snap.include_problems = walk.problems
-        snap.external_documents = _external_documents(walks)
-        # theorem-like environments declared anywhere in the project count everywhere
-        envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
-        styles: dict[str, tuple[str, str]] = {}
-        for _path, result, _ft in walk.scanned():
-            for decl in result.theorem_declarations(theorem_declarations):
-                envs.add(decl.env)
-                styles.setdefault(decl.env, (decl.title, decl.style))
+        # the same walk: the same structural events (colosseum.project.walk._shape), so the same
+        # \\externaldocument commands; else read them again from every file
+        snap.external_documents = (self.snapshot.external_documents if walk.reused is not None
+                                   else _external_documents(walks))
+        envs, styles = self._declared_environments(walk)
         snap.theorem_environments = frozenset(envs)
         snap.kind_names = {env: title.strip() for env, (title, _style) in styles.items()
                            if title and title.strip() and "\\" not in title}
@@ -426,6 +436,37 @@ class ProjectIndex:
         if snap.file_roots == self.snapshot.file_roots:
             snap.file_roots = self.snapshot.file_roots  # the same: keep the last one
         snap.graph = DependencyGraph.build(self._graph_input(), self.snapshot.graph, self.last_change)
+
+    def _declared_environments(self, walk) -> tuple[set[str], dict[str, tuple[str, str]]]:
+        """The theorem-like environments (declared anywhere in the project, they count everywhere)
+        and the title and style of each declaration. When the walk was kept, only the edited files'
+        declarations are looked at: the same as before (a keystroke in a paragraph), the last
+        build's answer stands."""
+        if walk.reused is not None and self._declarations is not None:
+            if all(self._declared_in(walk, visit.path) == self._declarations[0].get(visit.path)
+                   for visit in walk.reused):
+                return set(self._declarations[1]), dict(self._declarations[2])
+        envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
+        styles: dict[str, tuple[str, str]] = {}
+        by_path: dict[Path, tuple] = {}
+        for path, result, _ft in walk.scanned():
+            found = result.theorem_declarations(theorem_declarations)
+            for decl in found:
+                envs.add(decl.env)
+                styles.setdefault(decl.env, (decl.title, decl.style))
+            if found:
+                by_path[path] = self._declared_in(walk, path)
+        self._declarations = (by_path, frozenset(envs), dict(styles))
+        return envs, styles
+
+    @staticmethod
+    def _declared_in(walk, path: Path) -> tuple | None:
+        """What the readings of one file declare, in order (None: nothing)."""
+        found = tuple((decl.env, decl.title, decl.style)
+                      for visit in walk.by_path.get(path, ())
+                      for scan in ((visit.first_scan,) if visit.scan is visit.first_scan else (visit.first_scan, visit.scan))
+                      for decl in scan.theorem_declarations(theorem_declarations))
+        return found or None
 
     def _discover(self) -> None:
         self._walker.forget()

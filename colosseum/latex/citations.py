@@ -16,7 +16,6 @@ _COMMAND = re.compile(r"\\([A-Za-z]*cite[A-Za-z]*|bibliography|addbibresource|ad
 _CITATION_NAME = re.compile(r"^cite|cites?$")
 _OPTIONAL = re.compile(r"\s*\[[^\]]*\]")
 _THEBIBLIOGRAPHY = re.compile(r"\\begin\s*\{thebibliography\}")
-_COMMENT = re.compile(r"(?<!\\)%.*")
 # names that look like citations but set things up (natbib's \citestyle{plain}, biblatex's resets)
 _NOT_CITING = frozenset({"citestyle", "citeindextrue", "citeindexfalse", "citeindextype", "citereset",
                          "citeresetsection", "citeresetchapter", "citeauthorreset"})
@@ -44,11 +43,33 @@ def _blank(m: re.Match) -> str:
     return re.sub(r"[^\n]", " ", m.group(0))
 
 
+def _blank_comments(text: str) -> str:
+    """Each comment (a ``%`` not after a backslash, to the end of its line) blanked. A loop over
+    ``str.find`` in C: the pattern ``(?<!\\)%.*`` starts with a look-behind, which keeps the regular
+    expression engine from jumping to the next ``%`` (7 ms on a 10,000-line file, each keystroke)."""
+    parts, kept, pos = [], 0, 0
+    while (at := text.find("%", pos)) >= 0:
+        if at and text[at - 1] == "\\":
+            pos = at + 1
+            continue
+        end = text.find("\n", at)
+        if end < 0:
+            end = len(text)
+        parts += (text[kept:at], " " * (end - at))
+        kept = pos = end
+    parts.append(text[kept:])
+    return "".join(parts)
+
+
+# what _SKIPPED can match starts with one of these (an environment's name right after its brace)
+_SKIPPED_MARKS = ("{verbatim", "{Verbatim", "{lstlisting", "{minted", "{comment", "\\verb", "\\iffalse")
+
+
 def _without_comments(text: str) -> str:
     """The text with each comment, verbatim text and \\iffalse block blanked (offsets stay the same)."""
     if "%" in text:
-        text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)
-    if "\\begin" in text or "\\verb" in text or "\\iffalse" in text:
+        text = _blank_comments(text)
+    if any(mark in text for mark in _SKIPPED_MARKS):  # not every \\begin: every file has those
         text = _SKIPPED.sub(_blank, text)
     return text
 

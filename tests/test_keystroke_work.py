@@ -174,3 +174,25 @@ def test_a_reading_carried_over_is_the_reading_afresh(seed):
             carried += 1
             assert got == read_citations(new), (old, new)
     assert carried > 50  # not vacuous: many of these edits are carried over
+
+
+def test_the_catalog_findings_of_a_publication_look_at_the_claims_it_names_only(monkeypatch):
+    """They are made again at every publication (each keystroke): the paper's thousands of other
+    claims have no evidence in the catalog, and are not looked at."""
+    from types import SimpleNamespace
+
+    import colosseum.catalog.evidence as evidence
+    from colosseum.catalog.checks import counterexample_diagnostics
+    from colosseum.core.structure import Location, Position, Range
+
+    asked: list = []
+    real = evidence.evidence_by_claim
+    monkeypatch.setattr(evidence, "evidence_by_claim", lambda catalog, labels: asked.append(set(labels)) or real(catalog, labels))
+    entry = SimpleNamespace(id="e1", status="active", links={"labels": ["lem:3"]}, file=Path("k/e1.md"), data={
+        "evidence": [{"type": "computation", "verdict": "counterexample", "counterexample": "n = 4"}]})
+    catalog = SimpleNamespace(entries={"e1": entry})
+    where = Location(Path("a.tex"), Range(Position(0, 0), Position(0, 1)))
+    claims = {f"lem:{i}": SimpleNamespace(file=Path("a.tex"), location=where) for i in range(1000)}
+    found = counterexample_diagnostics(catalog, SimpleNamespace(claims=claims))
+    assert asked == [{"lem:3"}]
+    assert [d.code for d in found] == ["colosseum/counterexample-found"] and "n = 4" in found[0].message

@@ -17,13 +17,14 @@ from colosseum.checks.view import BuildView
 from colosseum.core.structure import Claim, Diagnostic, Label, Reference, Section
 from colosseum.graph.dag import DependencyGraph
 from colosseum.graph.view import GraphInput
+from colosseum.index.declarations import DeclaredEnvironments
 from colosseum.latex.events import ScanResult
 from colosseum.latex.incremental import rescan
 from colosseum.latex.macros import MacroTable
 from colosseum.latex.scanner import scan
 from colosseum.link.linker import Linker, RootResult, Unit
 from colosseum.link.state import LinkChange, LinkState
-from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
+from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS
 from colosseum.project.chunks import Chunk, split
 from colosseum.project.files import (
     FileText,
@@ -168,8 +169,7 @@ class ProjectIndex:
         self._link_order: list[tuple[Path, Visit]] = []  # the last walk's roots, in linking order
         self._tex_files: list[Path] = []  # the project's .tex files, as the last discovery listed them
         self._signatures: dict[Path, tuple[str, tuple]] = {}  # path -> (a text, its root_signature)
-        # the last count of theorem declarations: (path -> what it declares, environments, styles)
-        self._declarations: tuple[dict, frozenset[str], dict] | None = None
+        self._declarations = DeclaredEnvironments()  # the project's theorem declarations, kept with the walk
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -295,7 +295,7 @@ class ProjectIndex:
         self._link_state = LinkState()
         self._diagnostic_state = DiagnosticState()
         self._walker.last = None
-        self._declarations = None
+        self._declarations = DeclaredEnvironments()
 
     def reload(self, config: ProjectConfig | None = None) -> None:
         """Forget every cached reading of the files the editor does not hold, and index again."""
@@ -371,7 +371,7 @@ class ProjectIndex:
         # \\externaldocument commands; else read them again from every file
         snap.external_documents = (self.snapshot.external_documents if walk.reused is not None
                                    else _external_documents(walks))
-        envs, styles = self._declared_environments(walk)
+        envs, styles = self._declarations.of(walk, self.config.index.theorem_environments)
         snap.theorem_environments = frozenset(envs)
         snap.kind_names = {env: title.strip() for env, (title, _style) in styles.items()
                            if title and title.strip() and "\\" not in title}
@@ -436,37 +436,6 @@ class ProjectIndex:
         if snap.file_roots == self.snapshot.file_roots:
             snap.file_roots = self.snapshot.file_roots  # the same: keep the last one
         snap.graph = DependencyGraph.build(self._graph_input(), self.snapshot.graph, self.last_change)
-
-    def _declared_environments(self, walk) -> tuple[set[str], dict[str, tuple[str, str]]]:
-        """The theorem-like environments (declared anywhere in the project, they count everywhere)
-        and the title and style of each declaration. When the walk was kept, only the edited files'
-        declarations are looked at: the same as before (a keystroke in a paragraph), the last
-        build's answer stands."""
-        if walk.reused is not None and self._declarations is not None:
-            if all(self._declared_in(walk, visit.path) == self._declarations[0].get(visit.path)
-                   for visit in walk.reused):
-                return set(self._declarations[1]), dict(self._declarations[2])
-        envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
-        styles: dict[str, tuple[str, str]] = {}
-        by_path: dict[Path, tuple] = {}
-        for path, result, _ft in walk.scanned():
-            found = result.theorem_declarations(theorem_declarations)
-            for decl in found:
-                envs.add(decl.env)
-                styles.setdefault(decl.env, (decl.title, decl.style))
-            if found:
-                by_path[path] = self._declared_in(walk, path)
-        self._declarations = (by_path, frozenset(envs), dict(styles))
-        return envs, styles
-
-    @staticmethod
-    def _declared_in(walk, path: Path) -> tuple | None:
-        """What the readings of one file declare, in order (None: nothing)."""
-        found = tuple((decl.env, decl.title, decl.style)
-                      for visit in walk.by_path.get(path, ())
-                      for scan in ((visit.first_scan,) if visit.scan is visit.first_scan else (visit.first_scan, visit.scan))
-                      for decl in scan.theorem_declarations(theorem_declarations))
-        return found or None
 
     def _discover(self) -> None:
         self._walker.forget()

@@ -76,10 +76,13 @@ def _file_location(path):
 def counterexample_diagnostics(catalog, index) -> list[Diagnostic]:
     """``colosseum/counterexample-found`` on a claim the catalog holds a counterexample to (a
     computation item whose verdict is ``counterexample``, in an active entry)."""
-    from colosseum.catalog.evidence import computation_line, evidence_by_claim
+    from colosseum.catalog.evidence import computation_line, evidence_by_claim, labels_named
 
     out: list[Diagnostic] = []
-    for label, evidence in sorted(evidence_by_claim(catalog, index.claims).items()):
+    # the claims the catalog names, not every claim of the paper: this runs at every publication
+    # of the server's findings (each keystroke), and a paper has thousands of claims
+    named = labels_named(catalog) & index.claims.keys()
+    for label, evidence in sorted(evidence_by_claim(catalog, named).items()):
         claim = index.claims[label]
         for item in evidence.counterexamples:
             entry = catalog.entries[item.entry]

@@ -122,6 +122,17 @@ def claim_evidence(catalog, label: str) -> ClaimEvidence:
     return ClaimEvidence(label, tuple(items))
 
 
+def labels_named(catalog) -> set[str]:
+    """The labels the catalog's active entries name: the only claims it has evidence for."""
+    named: set[str] = set()
+    for entry in catalog.entries.values():
+        if entry.status == "active":
+            named.update(entry.links.get("labels") or [])
+            named.add((entry.data.get("target") or {}).get("label"))
+    named.discard(None)
+    return named
+
+
 def evidence_by_claim(catalog, labels) -> dict[str, ClaimEvidence]:
     """``claim_evidence`` of every label in ``labels`` (one pass over the catalog)."""
     wanted = set(labels)

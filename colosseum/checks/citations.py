@@ -20,7 +20,8 @@ from colosseum.checks.references import similar_labels
 from colosseum.checks.view import BuildView
 from colosseum.core.structure import Diagnostic, RelatedInfo, Location
 from colosseum.latex.citations import Citations as FileCitations
-from colosseum.latex.citations import read_citations
+from colosseum.latex.citations import read_citations, reread
+from colosseum.latex.incremental import common_prefix, common_suffix
 from colosseum.project.bibliography import BibEntry, BibFile, read_bib
 from colosseum.settings.boundary import Boundary
 
@@ -34,6 +35,7 @@ class Citations(EveryBuild):
 
     def __init__(self):
         self._readings: dict[Path, tuple[str, FileCitations]] = {}  # file -> (its text, its reading)
+        self.full_readings = 0  # files read afresh (not from their reading before an edit), counted
         super().__init__()
         self._bibs: dict[Path, tuple[str, BibFile]] = {}
         # per root: its keys, and the near misses of each undefined name among them
@@ -48,7 +50,15 @@ class Citations(EveryBuild):
             return None
         kept = self._readings.get(path)
         if kept is None or kept[0] is not ft.text:
-            kept = self._readings[path] = (ft.text, read_citations(ft.text))
+            reading = None
+            if kept is not None:  # an edit of a paragraph changes no citation: the items only move
+                prefix = common_prefix(kept[0], ft.text)
+                suffix = common_suffix(kept[0], ft.text, min(len(kept[0]), len(ft.text)) - prefix)
+                reading = reread(kept[0], ft.text, kept[1], prefix, suffix)
+            if reading is None:
+                self.full_readings += 1
+                reading = read_citations(ft.text)
+            kept = self._readings[path] = (ft.text, reading)
         return kept[1]
 
     def _bib(self, view: BuildView, path: Path) -> BibFile | None:

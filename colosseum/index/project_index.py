@@ -17,13 +17,14 @@ from colosseum.checks.view import BuildView
 from colosseum.core.structure import Claim, Diagnostic, Label, Reference, Section
 from colosseum.graph.dag import DependencyGraph
 from colosseum.graph.view import GraphInput
+from colosseum.index.declarations import DeclaredEnvironments
 from colosseum.latex.events import ScanResult
 from colosseum.latex.incremental import rescan
 from colosseum.latex.macros import MacroTable
 from colosseum.latex.scanner import scan
 from colosseum.link.linker import Linker, RootResult, Unit
 from colosseum.link.state import LinkChange, LinkState
-from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
+from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS
 from colosseum.project.chunks import Chunk, split
 from colosseum.project.files import (
     FileText,
@@ -168,6 +169,8 @@ class ProjectIndex:
         self._previous_scans: dict[Path, tuple[str, _ScanEntry]] = {}
         self._link_order: list[tuple[Path, Visit]] = []  # the last walk's roots, in linking order
         self._tex_files: list[Path] = []  # the project's .tex files, as the last discovery listed them
+        self._signatures: dict[Path, tuple[str, tuple]] = {}  # path -> (a text, its root_signature)
+        self._declarations = DeclaredEnvironments()  # the project's theorem declarations, kept with the walk
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -265,7 +268,7 @@ class ProjectIndex:
             if (old is not None and old.problem is not None) or (new is not None and new.problem is not None):
                 self._structural_dirty = True  # a reading problem came or went
             if old is not None and new is not None:
-                if root_signature(old.text) == root_signature(new.text):
+                if self._root_signature(path, old.text) == self._root_signature(path, new.text):
                     same_root.add(path)  # a root (or not) for the same reasons: no discovery needed
                 else:
                     signature_changed = True  # e.g. a shared preamble lost its \documentclass
@@ -279,11 +282,20 @@ class ProjectIndex:
         self.rebuild(discover=rediscover, changed=changed)
         return True
 
+    def _root_signature(self, path: Path, text: str) -> tuple:
+        """root_signature of a file's text, kept for its last text: each keystroke then reads
+        only the new text (the old one was read at the keystroke before)."""
+        kept = self._signatures.get(path)
+        if kept is None or kept[0] is not text:
+            kept = self._signatures[path] = (text, root_signature(text))
+        return kept[1]
+
     def _forget_build_state(self) -> None:
         self._link_memo = {}
         self._link_state = LinkState()
         self._diagnostic_state = DiagnosticState()
         self._walker.last = None
+        self._declarations = DeclaredEnvironments()
 
     def reload(self, config: ProjectConfig | None = None) -> None:
         """Forget every cached reading of the files the editor does not hold, and index again."""
@@ -306,6 +318,7 @@ class ProjectIndex:
         self._overlays.pop(path, None)
         self._texts.pop(path, None)
         self._scans.pop(path, None)
+        self._signatures.pop(path, None)
         self.rebuild(discover=True)
 
     def _refuse_edits_of_a_report(self) -> None:
@@ -354,14 +367,11 @@ class ProjectIndex:
         walks = walk.walks
         work = self.last_work = BuildWork(files_walked=0 if walk.reused is not None else len(walk.visits))
         snap.include_problems = walk.problems
-        snap.external_documents = _external_documents(walks)
-        # theorem-like environments declared anywhere in the project count everywhere
-        envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(self.config.index.theorem_environments)
-        styles: dict[str, tuple[str, str]] = {}
-        for _path, result, _ft in walk.scanned():
-            for decl in result.theorem_declarations(theorem_declarations):
-                envs.add(decl.env)
-                styles.setdefault(decl.env, (decl.title, decl.style))
+        # the same walk: the same structural events (colosseum.project.walk._shape), so the same
+        # \\externaldocument commands; else read them again from every file
+        snap.external_documents = (self.snapshot.external_documents if walk.reused is not None
+                                   else _external_documents(walks))
+        envs, styles = self._declarations.of(walk, self.config.index.theorem_environments)
         snap.theorem_environments = frozenset(envs)
         snap.kind_names = {env: title.strip() for env, (title, _style) in styles.items()
                            if title and title.strip() and "\\" not in title}

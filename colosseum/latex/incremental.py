@@ -161,12 +161,20 @@ def _sync_point(old: ScanResult, old_text: str, restart: int, old_end: int) -> i
     events, skips = old.events, old.skips
     newline = old_text.find("\n", old_end)
     sync_old = len(old_text) if newline == -1 else newline + 1
+    # the furthest extent of the events read so far, extended by the events each step adds (not
+    # the whole stretch again each step: a group left open made that tens of thousands of events)
+    read, furthest = bisect_left(events, restart, key=_START), -1
     for _ in range(64):
-        later = [_extent(ev) for ev in events[bisect_left(events, restart, key=_START):bisect_left(events, sync_old, key=_START)]
-                 if _extent(ev) > sync_old]
+        upto = bisect_left(events, sync_old, key=_START)
+        if upto > read:
+            furthest = max(furthest, max(map(_extent, events[read:upto])))
+            read = upto
+        later = [furthest] if furthest > sync_old else []
         later += [end for start, end in skips if start < sync_old < end]
         if not later:
             return sync_old
+        if sync_old == len(old_text):
+            return None  # straddled at the end of the text (a group left open): no line start after it
         newline = old_text.find("\n", max(later))
         sync_old = len(old_text) if newline == -1 else newline + 1
     return None

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from colosseum.checks.family import Edit, Findings, code
 from colosseum.checks.view import BuildView, LinkedReadings
 from colosseum.core.structure import Claim, Diagnostic, Label
+from colosseum.link.units import filed
 
 
 def unused_label_findings(claim: Claim, is_referenced: bool, labels: Mapping[str, list[Label]]) -> list[Diagnostic]:
@@ -129,4 +130,4 @@ def _used_elsewhere(links: LinkedReadings, name: str, cid: str) -> bool:
     """Whether a label inside claim ``cid`` (a second label, an equation, an item) is referenced
     from outside the claim and its proof: an item of an exercise that names its sibling is no use."""
     return any(ref.owner != cid and (ref.part != "proof-title" or ref.command == "proves")
-               for unit in links.by_ref.get(name, ()) for ref in unit.refs_by_label.get(name, ()))
+               for unit in filed(links.by_ref, name) for ref in filed(unit.refs_by_label, name))

@@ -27,7 +27,7 @@ from colosseum.core.structure import Claim, Edge, Reference, Section
 from colosseum.graph.status import keep_cycles, settle_statuses, update_statuses
 from colosseum.graph.view import GraphInput, LinkedUnits
 from colosseum.link.state import LinkChange
-from colosseum.link.units import Unit
+from colosseum.link.units import Unit, filed
 
 if TYPE_CHECKING:
     from colosseum.graph.dag import DependencyGraph
@@ -324,7 +324,7 @@ class _Update:
                     self._move_claim(node, old[0] if old else None, claim.section)
                     if old is not None and old[0] != claim.section:
                         for name in [claim.label, *claim.inner_labels]:
-                            recount.update(self.state.by_ref.get(name, ()))
+                            recount.update(filed(self.state.by_ref, name))
                     if old is not None and old[1] != claim.role:
                         roles_changed.append(node)
             else:
@@ -398,9 +398,9 @@ class _Update:
             recount.update(change.root_added.get(root, ()))
             recount.update(change.root_removed.get(root, ()))
         for name in names:
-            recount.update(by_ref.get(name, ()))
+            recount.update(filed(by_ref, name))
             for prefix in prefixes:  # xr: \ref{prefix+name} in the documents that name its document
-                recount.update(by_ref.get(prefix + name, ()))
+                recount.update(filed(by_ref, prefix + name))
         return recount
 
     # ---- edges
@@ -506,12 +506,12 @@ class _Update:
         nodes.update(cid for cid, info in graph._claim_info.items() if info[0] in affected)
         nodes.update(cid for cid, claim in self.build.claims.items() if claim.section in affected)
         for node in nodes:
-            units = state.by_node.get(node, ())
+            units = filed(state.by_node, node)
             recount.update(units)
             for unit in units:
                 for label in unit.labels:
                     if label.owner == node:
-                        recount.update(state.by_ref.get(label.name, ()))
+                        recount.update(filed(state.by_ref, label.name))
 
     def _move_claim(self, cid: str, old: str | None, new: str | None) -> None:
         graph, sections = self.graph, self.build.sections

@@ -4,7 +4,7 @@ results per root."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -148,7 +148,7 @@ class Unit:
     borrowed: list["Unit"] = field(default_factory=list)  # the readings that made them
     fallbacks: tuple[str, ...] = ()  # ids claims wanted but could not have (taken before)
     # the same, by key, for link_state, the graph and the checks
-    # (each value a 1-tuple, or a list from two items on: read them as sequences)
+    # (each value the item itself, or a list from two items on: read them with ``filed``)
     labels_by_name: dict[str, Sequence[Label]] = field(default_factory=dict)
     refs_by_owner: dict[str | None, Sequence[Reference]] = field(default_factory=dict)  # not proofs'
     refs_by_label: dict[str, Sequence[Reference]] = field(default_factory=dict)  # proofs' too
@@ -206,15 +206,25 @@ class Unit:
 
 
 def _file(table: dict, key, item) -> None:
-    """File ``item`` under ``key``: a 1-tuple for the first (most names have one definition and
-    one reference in a unit: a tuple is two thirds of a list), a list from the second on."""
+    """File ``item`` under ``key``: the item itself for the first (most names have one definition
+    and one reference in a unit: no container at all), a list from the second on. Read with
+    ``filed``."""
     found = table.get(key)
     if found is None:
-        table[key] = (item,)
-    elif type(found) is tuple:
-        table[key] = [*found, item]
-    else:
+        table[key] = item
+    elif type(found) is list:
         found.append(item)
+    else:
+        table[key] = [found, item]
+
+
+def filed(table, key) -> Sequence | Set:
+    """What ``_file`` filed under ``key`` (or LinkState its units), as a collection: empty when
+    nothing is, a 1-tuple for a lone item."""
+    found = table.get(key)
+    if found is None:
+        return ()
+    return found if type(found) in (list, set) else (found,)
 
 
 _SEALED_LISTS = ("claims", "sections", "labels", "refs", "pendings", "problems", "marked_sections", "named")

@@ -47,10 +47,9 @@ def claim_findings(claim: Claim, is_referenced: bool, labels: Mapping[str, list[
 class _PerClaim(ABC):
     """A family keyed by claim: its findings are dropped with the claim."""
 
+    # no set of the claims judged (it held every claim id, in each family): a claim's findings
+    # are its key in Findings, and clearing a key that holds nothing does nothing
     name: str
-
-    def __init__(self):
-        self.judged: set[str] = set()  # claims whose findings are kept
 
     def _touched(self, view: BuildView, edit: Edit, findings: Findings) -> set[str]:
         if edit.full:
@@ -62,11 +61,8 @@ class _PerClaim(ABC):
         for cid in todo:
             claim = view.claims.get(cid)
             if claim is None or claim.kind == "leannode":
-                if cid in self.judged:
-                    self.judged.discard(cid)
-                    findings.set((self.name, cid), [])
+                findings.set((self.name, cid), [])
                 continue
-            self.judged.add(cid)
             findings.set((self.name, cid), [(d, None) for d in self.find(view, claim)])
 
     @abstractmethod

@@ -93,7 +93,7 @@ class Linker(Splicing):
         if state is None:
             state = _State()
             self._visit(visit, state, result, units)
-        self.root_links[root] = RootLink(units, self._spans, state.copy(), list(result.files), self._blocks)
+        self.root_links[root] = RootLink(units, self._spans, state.frozen(), list(result.files), self._blocks)
         problems = list(chain.from_iterable(unit.problems for unit in units if unit.problems))
         for env, path, anchor, start, end in state.envs:
             problems.append(EnvProblem(path, start, end, "unterminated-environment",
@@ -132,7 +132,7 @@ class Linker(Splicing):
                 places.add(unit)
 
     def _seal(self, unit: Unit, state: _State) -> None:
-        unit.exit = state.copy()
+        unit.exit = state.frozen()
         unit.seal()
         places = self._places.get(unit.path)
         if places is not None:
@@ -145,7 +145,7 @@ class Linker(Splicing):
         path = visit.path
         leaf = not visit.children
         if leaf:  # where its units are in the root's, for splicing it in the next build
-            span_start, span_entry = len(units), state.copy()
+            span_start, span_entry = len(units), state.frozen()
         # read before in this build (another root, or twice): its places may exist already
         again = path in self._read
         record_key = None
@@ -201,9 +201,9 @@ class Linker(Splicing):
                         if unit.child_is_subfile:
                             state.ended = False  # a subfile's own \end{document} ends only the subfile
         if leaf:
-            self._spans[visit] = (span_start, len(units), span_entry, state.copy())
+            self._spans[visit] = (span_start, len(units), span_entry, state.frozen())
         if record_key is not None:
-            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.copy(), key=record_key, shared=again)
+            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.frozen(), key=record_key, shared=again)
             for unit in record.units:
                 record.claim_map.update(unit.claim_map)
                 record.section_map.update(unit.section_map)

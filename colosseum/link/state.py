@@ -254,7 +254,7 @@ class LinkState:
             if base is None and unit.claim_map.get(cid) is claim:
                 base = unit.claim_bases[cid]
             own.extend(filed(unit.refs_by_owner, cid))
-            pendings.extend(unit.by_target.get(cid, ()))
+            pendings.extend(filed(unit.by_target, cid))
         pendings.extend(self.named_by_target.get(cid, ()))
         if len(units) > 1:
             own = list(dict.fromkeys(own))

@@ -85,7 +85,13 @@ class _State:
         return (self.section, tuple(self.section_stack), self.last_claim, tuple(self.envs), self.ended)
 
     def copy(self) -> "_State":
+        """A state to read on from (its stacks are lists)."""
         return _State(self.section, list(self.section_stack), self.last_claim, list(self.envs), self.ended)
+
+    def frozen(self) -> "_State":
+        """A snapshot, kept and only ever copied (its stacks are tuples: an empty one is shared,
+        and a unit keeps one at its exit)."""
+        return _State(self.section, tuple(self.section_stack), self.last_claim, tuple(self.envs), self.ended)
 
 
 @dataclass(slots=True, eq=False)
@@ -152,7 +158,7 @@ class Unit:
     labels_by_name: dict[str, Sequence[Label]] = field(default_factory=dict)
     refs_by_owner: dict[str | None, Sequence[Reference]] = field(default_factory=dict)  # not proofs'
     refs_by_label: dict[str, Sequence[Reference]] = field(default_factory=dict)  # proofs' too
-    by_target: dict[str, list[PendingProof]] = field(default_factory=dict)  # unnamed proofs
+    by_target: dict[str, PendingProof | list[PendingProof]] = field(default_factory=dict)  # unnamed proofs (filed)
     named: list[PendingProof] = field(default_factory=list)
     nodes: set[str] = field(default_factory=set)  # ids whose derived data this unit feeds
     semantic: tuple = ()  # equal for two readings that differ only in where the chunk sits
@@ -172,7 +178,7 @@ class Unit:
                 pending_refs.update(map(id, more[0]))
             if pending.named is None:
                 if pending.fallback is not None:
-                    self.by_target.setdefault(pending.fallback, []).append(pending)
+                    _file(self.by_target, pending.fallback, pending)
             else:
                 self.named.append(pending)
         # each place is read once in a unit: no object comes twice

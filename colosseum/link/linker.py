@@ -35,6 +35,7 @@ from colosseum.link.units import (  # noqa: F401 (re-exported: the linker's voca
     RootResult,
     Unit,
     Visit,
+    claim_base,
     _FileRecord,
     _Places,
     _State,
@@ -385,7 +386,7 @@ class Linker(Splicing):
             self.claims[existing.id] = existing
             unit.claims.append((existing, wanted))
             unit.claim_map[existing.id] = existing
-            unit.claim_bases[existing.id] = (crec.obligation, tuple(lab.name for lab in crec.inner_labels))
+            unit.claim_bases[existing.id] = claim_base(crec.obligation, tuple(lab.name for lab in crec.inner_labels))
             return existing.id
         cid = self._unique_id(wanted, unit, visit.rel, crec.begin[0])
         if cid != wanted:
@@ -406,7 +407,7 @@ class Linker(Splicing):
         self.claims[cid] = claim
         unit.claims.append((claim, wanted))
         unit.claim_map[cid] = claim
-        unit.claim_bases[cid] = (crec.obligation, tuple(inner))
+        unit.claim_bases[cid] = claim_base(crec.obligation, tuple(inner))
         return cid
 
 

@@ -224,6 +224,17 @@ def _file(table: dict, key, item) -> None:
         table[key] = [found, item]
 
 
+_NO_INNER_BASES = {False: (False, ()), True: (True, ())}
+
+
+def claim_base(obligation: bool, inner: tuple[str, ...]) -> tuple[bool, tuple[str, ...]]:
+    """A claim's (obligation, inner label names) in its unit: most claims have no inner labels,
+    and share one of two such tuples."""
+    if inner or obligation not in _NO_INNER_BASES:
+        return (obligation, inner)
+    return _NO_INNER_BASES[obligation]
+
+
 def filed(table, key) -> Sequence | Set:
     """What ``_file`` filed under ``key`` (or LinkState its units), as a collection: empty when
     nothing is, a 1-tuple for a lone item."""

@@ -357,6 +357,29 @@ def test_a_report_imports_none_of_the_heavy_packages(clean, command):
     assert out.stdout.split("HEAVY", 1)[1].strip() == "[]"
 
 
+def test_check_loads_neither_the_exporters_nor_the_run_settings(clean):
+    """`check` writes diagnostics only: the DAG exporters (and their LaTeX-to-text tables) and the
+    run settings' dataclasses (built only for a [catalog] table that is written) stay unloaded."""
+    probe = ("import sys, contextlib, io\nfrom colosseum.cli.main import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n    main(['check', sys.argv[1]])\n"
+             "print('LOADED', sorted(m for m in ('colosseum.graph.export', 'colosseum.graph.plain_text', "
+             "'colosseum.settings.tables') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", probe, str(clean)], capture_output=True, text=True, timeout=60)
+    assert "LOADED" in out.stdout, out.stderr
+    assert out.stdout.split("LOADED", 1)[1].strip() == "[]"
+
+
+def test_a_lazy_regex_compiles_when_first_used_and_reads_as_the_pattern():
+    from colosseum.core.lazy_regex import lazy_regex
+
+    lazy = lazy_regex(r"\\(ref|label)\{([^}]*)\}", 0)
+    assert "_compiled" not in vars(lazy)
+    text = "a \\ref{x} b \\label{y}"
+    assert [m.groups() for m in lazy.finditer(text)] == [("ref", "x"), ("label", "y")]
+    assert "_compiled" in vars(lazy) and lazy.pattern == r"\\(ref|label)\{([^}]*)\}"
+    assert lazy.compiled() is lazy.compiled()
+
+
 def test_dag_formal_is_the_blueprint_marks(make_project, tmp_path, capsys):
     """`formal` is true where the author wrote \\leanok or \\mathlibok (the public format; no Lean
     run is needed to see it), and DOT titles break their line the way DOT reads it."""

@@ -26,7 +26,9 @@ def catalog_directory(path: Path) -> Path:
     no solve or ``knowledge add`` ever writes outside the project. Raises CatalogOutsideProject
     when ``knowledge/`` itself is a symbolic link out of the project: there is no place left to write."""
     project = path if path.is_dir() else path.parent
-    configured = table(load_config(project), "catalog").path
+    config = load_config(project)
+    # the [catalog] table's class is built only when the table is written: check starts without it
+    configured = table(config, "catalog").path if "catalog" in (getattr(config, "raw", None) or {}) else None
     if configured is not None:
         return (project / configured).resolve()
     default = project / "knowledge"

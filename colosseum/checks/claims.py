@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from colosseum.checks.family import Edit, Findings, code
 from colosseum.checks.view import BuildView, LinkedReadings
 from colosseum.core.structure import Claim, Diagnostic, Label
+from colosseum.link.units import filed
 
 
 def unused_label_findings(claim: Claim, is_referenced: bool, labels: Mapping[str, list[Label]]) -> list[Diagnostic]:
@@ -46,10 +47,9 @@ def claim_findings(claim: Claim, is_referenced: bool, labels: Mapping[str, list[
 class _PerClaim(ABC):
     """A family keyed by claim: its findings are dropped with the claim."""
 
+    # no set of the claims judged (it held every claim id, in each family): a claim's findings
+    # are its key in Findings, and clearing a key that holds nothing does nothing
     name: str
-
-    def __init__(self):
-        self.judged: set[str] = set()  # claims whose findings are kept
 
     def _touched(self, view: BuildView, edit: Edit, findings: Findings) -> set[str]:
         if edit.full:
@@ -61,11 +61,8 @@ class _PerClaim(ABC):
         for cid in todo:
             claim = view.claims.get(cid)
             if claim is None or claim.kind == "leannode":
-                if cid in self.judged:
-                    self.judged.discard(cid)
-                    findings.set((self.name, cid), [])
+                findings.set((self.name, cid), [])
                 continue
-            self.judged.add(cid)
             findings.set((self.name, cid), [(d, None) for d in self.find(view, claim)])
 
     @abstractmethod
@@ -129,4 +126,4 @@ def _used_elsewhere(links: LinkedReadings, name: str, cid: str) -> bool:
     """Whether a label inside claim ``cid`` (a second label, an equation, an item) is referenced
     from outside the claim and its proof: an item of an exercise that names its sibling is no use."""
     return any(ref.owner != cid and (ref.part != "proof-title" or ref.command == "proves")
-               for unit in links.by_ref.get(name, ()) for ref in unit.refs_by_label.get(name, ()))
+               for unit in filed(links.by_ref, name) for ref in filed(unit.refs_by_label, name))

@@ -17,7 +17,7 @@ from pathlib import Path
 from colosseum.checks.family import Edit, Findings, code
 from colosseum.checks.view import BuildView
 from colosseum.core.structure import Diagnostic, Label, Reference, RelatedInfo
-from colosseum.link.units import Unit
+from colosseum.link.units import Unit, filed
 
 _LABEL = re.compile(r"\\label\{([^{}]*)\}")
 MAX_PLACES = 5  # other places named in a duplicate-label message
@@ -341,9 +341,9 @@ class References:
         if flipped:
             by_ref = view.links.by_ref
             for name in flipped:
-                for unit in by_ref.get(name, ()):
+                for unit in filed(by_ref, name):
                     if unit in in_root:
-                        check.extend(unit.refs_by_label.get(name, ()))
+                        check.extend(filed(unit.refs_by_label, name))
         # the message names near labels, or where else the label is: found again when a
         # label within one edit of it came or went, or its own definitions changed
         if flipped and undefined:

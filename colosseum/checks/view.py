@@ -36,8 +36,8 @@ class LinkedReadings(Protocol):
     def units(self) -> Sequence[Unit]: ...
 
     @property
-    def by_ref(self) -> Mapping[str, Set[Unit]]:
-        """label name -> the units that refer to it"""
+    def by_ref(self) -> Mapping[str, Unit | Set[Unit]]:
+        """label name -> the units that refer to it (a lone unit itself: read with link.units.filed)"""
         ...
 
     @property

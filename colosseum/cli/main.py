@@ -139,8 +139,6 @@ def _run(argv: list[str] | None) -> int:
     index = open_project(args.path, for_edits=False)  # a report, never edited: kept lean
     if index is None:
         return 2
-    from colosseum.graph import export
-
     if args.command == "check":
         from colosseum.settings.user import user_config_diagnostics
 
@@ -165,6 +163,8 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "dag":
         return _print_dag(index, args)
     if args.command == "obligations":
+        from colosseum.graph import export  # not on check's path: check starts without it
+
         evidence = _claim_evidence(index)
         plan = export.obligation_plan(export.WithEvidence(index, evidence) if evidence is not None else index)
         if args.format == "json":

@@ -38,8 +38,8 @@ class DependencyGraph:
         self._edges: list[Edge] | None = []  # materialized from the edge tables when first read
         self._dependencies: dict[tuple[str, str, str], Edge] = {}  # (source, target, kind) -> edge
         self._counts: dict[tuple[str, str, str], int] = {}  # how many references make each
-        self._contains: dict[tuple[str, str], Edge] = {}  # section -> claim
-        self._section_contains: dict[tuple[str, str], Edge] = {}  # section -> subsection
+        self._contains: dict[str, Edge] = {}  # claim -> its section's edge to it
+        self._section_contains: dict[str, Edge] = {}  # subsection -> its parent's edge to it
         self.succ: dict[str, set[str]] = defaultdict(set)  # dependency edges only
         self._pred: dict[str, set[str]] | None = defaultdict(set)
         self.proof_succ: dict[str, set[str]] = defaultdict(set)  # proof-uses only: what carries conditionality

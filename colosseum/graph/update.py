@@ -27,7 +27,7 @@ from colosseum.core.structure import Claim, Edge, Reference, Section
 from colosseum.graph.status import keep_cycles, settle_statuses, update_statuses
 from colosseum.graph.view import GraphInput, LinkedUnits
 from colosseum.link.state import LinkChange
-from colosseum.link.units import Unit
+from colosseum.link.units import Unit, filed
 
 if TYPE_CHECKING:
     from colosseum.graph.dag import DependencyGraph
@@ -225,18 +225,26 @@ def _full(cls: type[DependencyGraph], build: GraphInput, parents: dict[str, str 
         if claim.section is not None:
             contained[claim.section] = contained.get(claim.section, 0) + 1
             if claim.section in sections:
-                graph._contains[(claim.section, cid)] = Edge(claim.section, cid, "contains")
+                graph._contains[cid] = Edge(claim.section, cid, "contains")
     for sid, parent in parents.items():
         if parent is not None:
             contained[parent] = contained.get(parent, 0) + 1
             if parent in sections:
-                graph._section_contains[(parent, sid)] = Edge(parent, sid, "contains")
+                graph._section_contains[sid] = Edge(parent, sid, "contains")
     graph._contained = contained
     if not keep:
         graph._counts = None  # only the next graph reads them, and a report's graph has none
     settle_statuses(graph, build)
     graph._edges = None
     return graph
+
+
+def _drop_contains(table: dict[str, Edge], parent: str, child: str) -> None:
+    """Forget the edge from ``parent`` to ``child`` (a node has one parent: the tables are keyed
+    by the child alone, no (parent, child) tuple beside each edge)."""
+    edge = table.get(child)
+    if edge is not None and edge.source == parent:
+        del table[child]
 
 
 def _freeze(adjacency: dict[str, set[str]]) -> None:
@@ -324,7 +332,7 @@ class _Update:
                     self._move_claim(node, old[0] if old else None, claim.section)
                     if old is not None and old[0] != claim.section:
                         for name in [claim.label, *claim.inner_labels]:
-                            recount.update(self.state.by_ref.get(name, ()))
+                            recount.update(filed(self.state.by_ref, name))
                     if old is not None and old[1] != claim.role:
                         roles_changed.append(node)
             else:
@@ -398,9 +406,9 @@ class _Update:
             recount.update(change.root_added.get(root, ()))
             recount.update(change.root_removed.get(root, ()))
         for name in names:
-            recount.update(by_ref.get(name, ()))
+            recount.update(filed(by_ref, name))
             for prefix in prefixes:  # xr: \ref{prefix+name} in the documents that name its document
-                recount.update(by_ref.get(prefix + name, ()))
+                recount.update(filed(by_ref, prefix + name))
         return recount
 
     # ---- edges
@@ -485,12 +493,12 @@ class _Update:
         for sid in changed:
             before, after = old.get(sid), new.get(sid)  # a section gone or new has no parent there
             if before is not None:
-                graph._section_contains.pop((before, sid), None)
+                _drop_contains(graph._section_contains, before, sid)
                 self._count_in(before, -1)
             if after is not None:
                 self._count_in(after, +1)
                 if after in sections:
-                    graph._section_contains[(after, sid)] = Edge(after, sid, "contains")
+                    graph._section_contains[sid] = Edge(after, sid, "contains")
         below: dict[str, set[str]] = {}
         for table in (old, new):
             for sid, parent in table.items():
@@ -506,24 +514,24 @@ class _Update:
         nodes.update(cid for cid, info in graph._claim_info.items() if info[0] in affected)
         nodes.update(cid for cid, claim in self.build.claims.items() if claim.section in affected)
         for node in nodes:
-            units = state.by_node.get(node, ())
+            units = filed(state.by_node, node)
             recount.update(units)
             for unit in units:
                 for label in unit.labels:
                     if label.owner == node:
-                        recount.update(state.by_ref.get(label.name, ()))
+                        recount.update(filed(state.by_ref, label.name))
 
     def _move_claim(self, cid: str, old: str | None, new: str | None) -> None:
         graph, sections = self.graph, self.build.sections
         if old == new:
             return
         if old is not None:
-            graph._contains.pop((old, cid), None)
+            _drop_contains(graph._contains, old, cid)
             self._count_in(old, -1)
         if new is not None:
             self._count_in(new, +1)
             if new in sections:
-                graph._contains[(new, cid)] = Edge(new, cid, "contains")
+                graph._contains[cid] = Edge(new, cid, "contains")
 
     def _count_in(self, section: str, delta: int) -> None:
         """One claim or subsection more (+1) or fewer (-1) in a section (its status depends on it)."""

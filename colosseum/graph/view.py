@@ -29,13 +29,13 @@ class LinkedUnits(Protocol):
     def unit_set(self) -> Set[Unit]: ...
 
     @property
-    def by_ref(self) -> Mapping[str, Set[Unit]]:
-        """label name -> the units that refer to it"""
+    def by_ref(self) -> Mapping[str, Unit | Set[Unit]]:
+        """label name -> the units that refer to it (a lone unit itself: read with link.units.filed)"""
         ...
 
     @property
-    def by_node(self) -> Mapping[str, Set[Unit]]:
-        """node id -> the units that feed its data"""
+    def by_node(self) -> Mapping[str, Unit | Set[Unit]]:
+        """node id -> the units that feed its data (a lone unit itself: read with link.units.filed)"""
         ...
 
 

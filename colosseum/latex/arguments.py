@@ -10,10 +10,11 @@ import re
 from sys import intern
 
 from colosseum.latex.state import ScanState, report_error
+from colosseum.core.lazy_regex import lazy_regex
 
-_GROUP_TOKEN = re.compile(r"\\.|[{}%\[\]]", re.S)
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
-_CONTROL_SEQUENCE = re.compile(r"\\(?:[A-Za-z@]+|.)", re.S)
+_GROUP_TOKEN = lazy_regex(r"\\.|[{}%\[\]]", re.S)
+_BLANK_LINE = lazy_regex(r"\n[ \t]*\n")
+_CONTROL_SEQUENCE = lazy_regex(r"\\(?:[A-Za-z@]+|.)", re.S)
 MAX_SHORT_ARGUMENT = 4000  # a \label or \ref argument longer than this is a runaway
 MAX_LONG_ARGUMENT = 200_000  # a macro body or section title
 

@@ -11,17 +11,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_COMMAND = re.compile(r"\\([A-Za-z]*cite[A-Za-z]*|bibliography|addbibresource|addglobalbib|addsectionbib|bibitem)"
+from colosseum.core.lazy_regex import lazy_regex
+
+_COMMAND = lazy_regex(r"\\([A-Za-z]*cite[A-Za-z]*|bibliography|addbibresource|addglobalbib|addsectionbib|bibitem)"
                       r"(?![A-Za-z@])\*?")
-_CITATION_NAME = re.compile(r"^cite|cites?$")
-_OPTIONAL = re.compile(r"\s*\[[^\]]*\]")
-_THEBIBLIOGRAPHY = re.compile(r"\\begin\s*\{thebibliography\}")
+_CITATION_NAME = lazy_regex(r"^cite|cites?$")
+_OPTIONAL = lazy_regex(r"\s*\[[^\]]*\]")
+_THEBIBLIOGRAPHY = lazy_regex(r"\\begin\s*\{thebibliography\}")
 # names that look like citations but set things up (natbib's \citestyle{plain}, biblatex's resets)
 _NOT_CITING = frozenset({"citestyle", "citeindextrue", "citeindexfalse", "citeindextype", "citereset",
                          "citeresetsection", "citeresetchapter", "citeauthorreset"})
 # a key as written; a macro parameter (#1 in a wrapper's definition) or a command is none
-_KEY = re.compile(r"[^\s\\#{}%~,]+")
-
+_KEY = lazy_regex(r"[^\s\\#{}%~,]+")
 
 @dataclass(slots=True)
 class Citations:
@@ -38,7 +39,7 @@ class Citations:
 
 # what TeX does not read as commands here (colosseum.latex.skipped reads them exactly for the scanner;
 # this is the plain case of each): verbatim-like environments, \\verb, \\iffalse ... \\fi
-_SKIPPED = re.compile(r"\\begin\s*\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}.*?\\end\s*\{\1\}"
+_SKIPPED = lazy_regex(r"\\begin\s*\{(verbatim\*?|Verbatim\*?|lstlisting|minted|comment)\}.*?\\end\s*\{\1\}"
                       r"|\\verb\*?([^A-Za-z\s*])[^\n]*?\2|\\iffalse(?![A-Za-z@]).*?\\fi(?![A-Za-z@])", re.S)
 
 

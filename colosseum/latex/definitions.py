@@ -18,11 +18,12 @@ from colosseum.latex.arguments import (MAX_LONG_ARGUMENT, read_group, read_optio
 from colosseum.latex.events import Event
 from colosseum.latex.macros import MacroDef, parse_xparse_spec
 from colosseum.latex.state import ScanState, use_table
+from colosseum.core.lazy_regex import lazy_regex
 
 MAX_EXPANSION_DEPTH = 8
 MAX_EXPANSIONS = 20_000  # per file: bounds pathological recursive wrappers
-_LET = re.compile(r"\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+)")
-_DEF = re.compile(r"\s*\\([A-Za-z@]+)((?:#[1-9])*)\s*(?=\{)")
+_LET = lazy_regex(r"\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+)")
+_DEF = lazy_regex(r"\s*\\([A-Za-z@]+)((?:#[1-9])*)\s*(?=\{)")
 _ENVIRONMENT_DEFINITIONS = frozenset(("newenvironment", "renewenvironment", "NewDocumentEnvironment",
                                       "RenewDocumentEnvironment"))
 
@@ -205,7 +206,7 @@ def keep_expansion_events(state: ScanState, inner: ScanState, segments: list[tup
             state.table_changes.append((call_end, inner.table))
 
 
-_CONDITIONAL = re.compile(r"\\If(NoValue|Value|Boolean)(TF|T|F)\s*\{\s*#([1-9])\s*\}")
+_CONDITIONAL = lazy_regex(r"\\If(NoValue|Value|Boolean)(TF|T|F)\s*\{\s*#([1-9])\s*\}")
 
 
 def choose_branches(body: str, kinds: tuple[str, ...], args: list[tuple[str, int]]) -> str:

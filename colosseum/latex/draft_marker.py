@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 
+from colosseum.core.lazy_regex import lazy_regex
+
 MARKER_PREFIX = "% colosseum: draft"
-_BEGIN_PROOF = re.compile(r"\\begin\{proof\}(\[[^\]\n]*\])?")
+_BEGIN_PROOF = lazy_regex(r"\\begin\{proof\}(\[[^\]\n]*\])?")
 # the run id is a run folder's name: letters, digits and . _ - (no spaces, nothing to escape)
-_MARKER = re.compile(r"%[ \t]*colosseum:[ \t]*draft(?:[ \t]+([A-Za-z0-9._-]+))?")
+_MARKER = lazy_regex(r"%[ \t]*colosseum:[ \t]*draft(?:[ \t]+([A-Za-z0-9._-]+))?")
 
 
 def marker(run_id: str) -> str:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-_MACRO = re.compile(r"\\([A-Za-z@]+)\s*")
+from colosseum.core.lazy_regex import lazy_regex
+
+_MACRO = lazy_regex(r"\\([A-Za-z@]+)\s*")
 MAX_EXPANSIONS = 20  # a macro defined through itself must not loop
 
 

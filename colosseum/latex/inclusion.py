@@ -13,8 +13,9 @@ import re
 from colosseum.latex.arguments import label_items, read_group, read_optional, read_star
 from colosseum.latex.events import Event
 from colosseum.latex.state import ScanState
+from colosseum.core.lazy_regex import lazy_regex
 
-_BARE_INPUT = re.compile(r"[ \t]+([^\s{}%\\]+)")  # TeX's primitive form: \input file
+_BARE_INPUT = lazy_regex(r"[ \t]+([^\s{}%\\]+)")  # TeX's primitive form: \input file
 _TWO_ARGUMENT_INCLUDES = frozenset(("import", "subimport", "inputfrom", "includefrom", "subinputfrom",
                                     "subincludefrom"))
 

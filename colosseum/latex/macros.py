@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from colosseum.core.lazy_regex import lazy_regex
+
 # Commands whose meaning the scanner knows. A project macro whose body uses one is "relevant".
 SECTION_LEVELS = ("part", "chapter", "section", "subsection", "subsubsection", "paragraph", "subparagraph")
 LABEL_COMMANDS = ("label",)
@@ -48,7 +50,7 @@ STRUCTURAL_COMMANDS = frozenset(
 # blueprint's print mode redefines \uses to typeset nothing, but the dependency is still there).
 PROTECTED = STRUCTURAL_COMMANDS | frozenset(DEFINITION_COMMANDS) | frozenset(("verb", "iffalse"))
 
-_CONTROL_WORD = re.compile(r"\\([A-Za-z@]+)")
+_CONTROL_WORD = lazy_regex(r"\\([A-Za-z@]+)")
 
 
 @dataclass(frozen=True, slots=True)

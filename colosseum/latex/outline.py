@@ -17,6 +17,7 @@ from colosseum.latex.braces import environment_in_group
 from colosseum.latex.events import Event
 from colosseum.latex.skipped import skip_verbatim
 from colosseum.latex.state import ScanState
+from colosseum.core.lazy_regex import lazy_regex
 
 VERBATIM_ENVIRONMENTS = frozenset((
     "verbatim", "verbatim*", "Verbatim", "Verbatim*", "BVerbatim", "LVerbatim", "lstlisting",
@@ -25,7 +26,7 @@ VERBATIM_ENVIRONMENTS = frozenset((
 
 # thm-restate: \begin{restatable}[title]{theorem}{macro} is a claim of the theorem-like environment named
 RESTATABLE = frozenset(("restatable", "restatable*"))
-_DECLARATION_TITLE = re.compile(r"(?:^|,)\s*(?:name|title)\s*=\s*\{?([^,}]*)")
+_DECLARATION_TITLE = lazy_regex(r"(?:^|,)\s*(?:name|title)\s*=\s*\{?([^,}]*)")
 
 
 def read_section(state: ScanState, name: str, start: int, after: int) -> int:

@@ -50,11 +50,12 @@ from colosseum.latex.references import (read_hyperref, read_label, read_list_ref
                                         read_single_reference)
 from colosseum.latex.skipped import endinput_line_end, read_iffalse, read_verb
 from colosseum.latex.state import BUILTIN_NAMES, PACKAGE_COMMANDS, ScanState, use_table  # noqa: F401 (re-exported)
+from colosseum.core.lazy_regex import lazy_regex
 
 Reader = Callable[[ScanState, str, int, int], int]  # (state, name, start, end of the name) -> where to go on
 
-_MAGIC_ROOT = re.compile(r"%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
-_MAGIC_OBLIGATION = re.compile(r"%+\s*colosseum\s*:\s*obligation\b", re.IGNORECASE)
+_MAGIC_ROOT = lazy_regex(r"%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
+_MAGIC_OBLIGATION = lazy_regex(r"%+\s*colosseum\s*:\s*obligation\b", re.IGNORECASE)
 
 
 def new_scanner(text: str, table: MacroTable) -> ScanState:

@@ -14,10 +14,11 @@ from colosseum.latex.braces import UNBOUNDED
 from colosseum.latex.arguments import read_group, read_optional, read_star
 from colosseum.latex.events import Event
 from colosseum.latex.state import ScanState, report_error
+from colosseum.core.lazy_regex import lazy_regex
 
-_CONDITIONAL_TOKEN = re.compile(r"(?<!\\)\\(if[A-Za-z@]*|fi|else)(?![A-Za-z@])|(?<!\\)%")
-_NEWIF = re.compile(r"\\newif\s*\\(if[A-Za-z@]+)")
-_AFTER_NEWIF = re.compile(r"\\newif\s*$")
+_CONDITIONAL_TOKEN = lazy_regex(r"(?<!\\)\\(if[A-Za-z@]*|fi|else)(?![A-Za-z@])|(?<!\\)%")
+_NEWIF = lazy_regex(r"\\newif\s*\\(if[A-Za-z@]+)")
+_AFTER_NEWIF = lazy_regex(r"\\newif\s*$")
 _TEX_CONDITIONALS = frozenset((
     "if", "ifcat", "ifnum", "ifdim", "ifodd", "ifvmode", "ifhmode", "ifmmode", "ifinner", "ifvoid",
     "ifhbox", "ifvbox", "ifx", "ifeof", "iftrue", "iffalse", "ifcase", "ifdefined", "ifcsname",

@@ -35,6 +35,7 @@ from colosseum.link.units import (  # noqa: F401 (re-exported: the linker's voca
     RootResult,
     Unit,
     Visit,
+    claim_base,
     _FileRecord,
     _Places,
     _State,
@@ -93,7 +94,7 @@ class Linker(Splicing):
         if state is None:
             state = _State()
             self._visit(visit, state, result, units)
-        self.root_links[root] = RootLink(units, self._spans, state.copy(), list(result.files), self._blocks)
+        self.root_links[root] = RootLink(units, self._spans, state.frozen(), list(result.files), self._blocks)
         problems = list(chain.from_iterable(unit.problems for unit in units if unit.problems))
         for env, path, anchor, start, end in state.envs:
             problems.append(EnvProblem(path, start, end, "unterminated-environment",
@@ -132,7 +133,7 @@ class Linker(Splicing):
                 places.add(unit)
 
     def _seal(self, unit: Unit, state: _State) -> None:
-        unit.exit = state.copy()
+        unit.exit = state.frozen()
         unit.seal()
         places = self._places.get(unit.path)
         if places is not None:
@@ -145,7 +146,7 @@ class Linker(Splicing):
         path = visit.path
         leaf = not visit.children
         if leaf:  # where its units are in the root's, for splicing it in the next build
-            span_start, span_entry = len(units), state.copy()
+            span_start, span_entry = len(units), state.frozen()
         # read before in this build (another root, or twice): its places may exist already
         again = path in self._read
         record_key = None
@@ -201,9 +202,9 @@ class Linker(Splicing):
                         if unit.child_is_subfile:
                             state.ended = False  # a subfile's own \end{document} ends only the subfile
         if leaf:
-            self._spans[visit] = (span_start, len(units), span_entry, state.copy())
+            self._spans[visit] = (span_start, len(units), span_entry, state.frozen())
         if record_key is not None:
-            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.copy(), key=record_key, shared=again)
+            record = _FileRecord(visit.chunks, units[first_unit:], exit=state.frozen(), key=record_key, shared=again)
             for unit in record.units:
                 record.claim_map.update(unit.claim_map)
                 record.section_map.update(unit.section_map)
@@ -385,7 +386,7 @@ class Linker(Splicing):
             self.claims[existing.id] = existing
             unit.claims.append((existing, wanted))
             unit.claim_map[existing.id] = existing
-            unit.claim_bases[existing.id] = (crec.obligation, tuple(lab.name for lab in crec.inner_labels))
+            unit.claim_bases[existing.id] = claim_base(crec.obligation, tuple(lab.name for lab in crec.inner_labels))
             return existing.id
         cid = self._unique_id(wanted, unit, visit.rel, crec.begin[0])
         if cid != wanted:
@@ -406,7 +407,7 @@ class Linker(Splicing):
         self.claims[cid] = claim
         unit.claims.append((claim, wanted))
         unit.claim_map[cid] = claim
-        unit.claim_bases[cid] = (crec.obligation, tuple(inner))
+        unit.claim_bases[cid] = claim_base(crec.obligation, tuple(inner))
         return cid
 
 

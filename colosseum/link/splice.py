@@ -54,7 +54,7 @@ class Splicing:
         spans = {}
         for other, (a2, b2, entry2, exit2) in old.spans.items():
             if other is visit:
-                spans[other] = (a, a + len(fresh), entry, state.copy())
+                spans[other] = (a, a + len(fresh), entry, state.frozen())
             else:
                 spans[other] = (a2, b2, entry2, exit2) if b2 <= a else (a2 + shift, b2 + shift, entry2, exit2)
         self._spans = spans

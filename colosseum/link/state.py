@@ -17,6 +17,7 @@ from operator import attrgetter
 from pathlib import Path
 
 from colosseum.link.linker import Linker, PendingProof, Unit
+from colosseum.link.units import filed
 from colosseum.core.structure import Claim, Label, Section
 
 _MISSING = object()
@@ -60,9 +61,9 @@ class LinkState:
         self.units: list[Unit] = []
         self.unit_set: set[Unit] = set()
         # label name -> units defining it; each value a 1-tuple or, from two units on, a set
-        self.by_name: dict[str, tuple[Unit] | set[Unit]] = {}
-        self.by_node: dict[str, tuple[Unit] | set[Unit]] = {}  # node id -> units feeding its data
-        self.by_ref: dict[str, tuple[Unit] | set[Unit]] = {}  # label name -> units referring to it
+        self.by_name: dict[str, Unit | set[Unit]] = {}  # read with filed
+        self.by_node: dict[str, Unit | set[Unit]] = {}  # node id -> units feeding its data
+        self.by_ref: dict[str, Unit | set[Unit]] = {}  # label name -> units referring to it
         self.labels: dict[str, list[Label]] = {}
         self.label_owner: dict[str, str | None] = {}
         self.references: list = []
@@ -203,31 +204,29 @@ class LinkState:
                 found = table.get(key)
                 if sign > 0:
                     if found is None:
-                        table[key] = (unit,)  # most keys have one unit: a tuple is a quarter of a set
-                    elif type(found) is tuple:
-                        if found[0] is not unit:
-                            table[key] = {found[0], unit}
-                    else:
+                        table[key] = unit  # most keys have one unit: the unit itself, no container
+                    elif type(found) is set:
                         found.add(unit)
+                    elif found is not unit:
+                        table[key] = {found, unit}
                 elif found is not None:
-                    if type(found) is tuple:
-                        if found[0] is unit:
-                            del table[key]
-                    else:
+                    if type(found) is set:
                         found.discard(unit)
                         if not found:
                             del table[key]
+                    elif found is unit:
+                        del table[key]
 
     def _definitions(self, name: str, pos: _Positions) -> list[Label]:
-        units = self.by_name.get(name)
+        units = filed(self.by_name, name)
         if not units:
             return []
         if len(units) == 1:
             (unit,) = units
-            return list(unit.labels_by_name[name])
+            return list(filed(unit.labels_by_name, name))
         out: list[Label] = []
         for unit in sorted(units, key=pos.__getitem__):
-            for label in unit.labels_by_name[name]:
+            for label in filed(unit.labels_by_name, name):
                 if not any(label is x for x in out):
                     out.append(label)
         return out
@@ -245,7 +244,7 @@ class LinkState:
 
     def _settle_claim(self, claim: Claim, pos: _Positions, rank: dict[Path, int]) -> None:
         cid = claim.id
-        units = self.by_node.get(cid, ())
+        units = filed(self.by_node, cid)
         if len(units) > 1:
             units = sorted(units, key=pos.__getitem__)
         base = None
@@ -254,8 +253,8 @@ class LinkState:
         for unit in units:
             if base is None and unit.claim_map.get(cid) is claim:
                 base = unit.claim_bases[cid]
-            own.extend(unit.refs_by_owner.get(cid, ()))
-            pendings.extend(unit.by_target.get(cid, ()))
+            own.extend(filed(unit.refs_by_owner, cid))
+            pendings.extend(filed(unit.by_target, cid))
         pendings.extend(self.named_by_target.get(cid, ()))
         if len(units) > 1:
             own = list(dict.fromkeys(own))
@@ -280,7 +279,7 @@ class LinkState:
 
     def _settle_section(self, section: Section, pos: _Positions) -> None:
         sid = section.id
-        units = self.by_node.get(sid, ())
+        units = filed(self.by_node, sid)
         if len(units) > 1:
             units = sorted(units, key=pos.__getitem__)
         base = None
@@ -291,7 +290,7 @@ class LinkState:
                 base = unit.section_bases[sid]
             if not marked and sid in unit.marked_sections:
                 marked = True
-            refs.extend(unit.refs_by_owner.get(sid, ()))
+            refs.extend(filed(unit.refs_by_owner, sid))
         if len(units) > 1:
             refs = list(dict.fromkeys(refs))
         obligation = bool(base) or marked
@@ -364,11 +363,11 @@ class LinkState:
         self.root_units, self.root_labels = new_units, new_labels
 
     def _root_definitions(self, name: str, occurrences: dict[Unit, list[int]]) -> list[Label]:
-        units = self.by_name.get(name)
+        units = filed(self.by_name, name)
         if not units:
             return []
         readings = sorted((i, unit) for unit in units for i in occurrences.get(unit, ()))
-        return [label for _i, unit in readings for label in unit.labels_by_name[name]]
+        return [label for _i, unit in readings for label in filed(unit.labels_by_name, name)]
 
 
 def _better_proof(candidate, chosen) -> bool:

@@ -4,7 +4,7 @@ results per root."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -85,7 +85,13 @@ class _State:
         return (self.section, tuple(self.section_stack), self.last_claim, tuple(self.envs), self.ended)
 
     def copy(self) -> "_State":
+        """A state to read on from (its stacks are lists)."""
         return _State(self.section, list(self.section_stack), self.last_claim, list(self.envs), self.ended)
+
+    def frozen(self) -> "_State":
+        """A snapshot, kept and only ever copied (its stacks are tuples: an empty one is shared,
+        and a unit keeps one at its exit)."""
+        return _State(self.section, tuple(self.section_stack), self.last_claim, tuple(self.envs), self.ended)
 
 
 @dataclass(slots=True, eq=False)
@@ -148,11 +154,11 @@ class Unit:
     borrowed: list["Unit"] = field(default_factory=list)  # the readings that made them
     fallbacks: tuple[str, ...] = ()  # ids claims wanted but could not have (taken before)
     # the same, by key, for link_state, the graph and the checks
-    # (each value a 1-tuple, or a list from two items on: read them as sequences)
+    # (each value the item itself, or a list from two items on: read them with ``filed``)
     labels_by_name: dict[str, Sequence[Label]] = field(default_factory=dict)
     refs_by_owner: dict[str | None, Sequence[Reference]] = field(default_factory=dict)  # not proofs'
     refs_by_label: dict[str, Sequence[Reference]] = field(default_factory=dict)  # proofs' too
-    by_target: dict[str, list[PendingProof]] = field(default_factory=dict)  # unnamed proofs
+    by_target: dict[str, PendingProof | list[PendingProof]] = field(default_factory=dict)  # unnamed proofs (filed)
     named: list[PendingProof] = field(default_factory=list)
     nodes: set[str] = field(default_factory=set)  # ids whose derived data this unit feeds
     semantic: tuple = ()  # equal for two readings that differ only in where the chunk sits
@@ -172,7 +178,7 @@ class Unit:
                 pending_refs.update(map(id, more[0]))
             if pending.named is None:
                 if pending.fallback is not None:
-                    self.by_target.setdefault(pending.fallback, []).append(pending)
+                    _file(self.by_target, pending.fallback, pending)
             else:
                 self.named.append(pending)
         # each place is read once in a unit: no object comes twice
@@ -206,15 +212,36 @@ class Unit:
 
 
 def _file(table: dict, key, item) -> None:
-    """File ``item`` under ``key``: a 1-tuple for the first (most names have one definition and
-    one reference in a unit: a tuple is two thirds of a list), a list from the second on."""
+    """File ``item`` under ``key``: the item itself for the first (most names have one definition
+    and one reference in a unit: no container at all), a list from the second on. Read with
+    ``filed``."""
     found = table.get(key)
     if found is None:
-        table[key] = (item,)
-    elif type(found) is tuple:
-        table[key] = [*found, item]
-    else:
+        table[key] = item
+    elif type(found) is list:
         found.append(item)
+    else:
+        table[key] = [found, item]
+
+
+_NO_INNER_BASES = {False: (False, ()), True: (True, ())}
+
+
+def claim_base(obligation: bool, inner: tuple[str, ...]) -> tuple[bool, tuple[str, ...]]:
+    """A claim's (obligation, inner label names) in its unit: most claims have no inner labels,
+    and share one of two such tuples."""
+    if inner or obligation not in _NO_INNER_BASES:
+        return (obligation, inner)
+    return _NO_INNER_BASES[obligation]
+
+
+def filed(table, key) -> Sequence | Set:
+    """What ``_file`` filed under ``key`` (or LinkState its units), as a collection: empty when
+    nothing is, a 1-tuple for a lone item."""
+    found = table.get(key)
+    if found is None:
+        return ()
+    return found if type(found) in (list, set) else (found,)
 
 
 _SEALED_LISTS = ("claims", "sections", "labels", "refs", "pendings", "problems", "marked_sections", "named")

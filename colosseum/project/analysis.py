@@ -19,6 +19,7 @@ from colosseum.project.draft_proofs import draft_mark
 from colosseum.project.claim_roles import cites_literature, claim_role, needs_proof  # noqa: F401 (re-exported)
 from colosseum.project.records import (INCOMING, ClaimRec, FileAnalysis, LabelRec, ProofRec, RefRec,  # noqa: F401 (re-exported)
                                        SectionRec, ThmDecl)
+from colosseum.core.lazy_regex import lazy_regex
 
 DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
     "theorem", "lemma", "proposition", "corollary", "definition", "remark", "example", "conjecture",
@@ -28,8 +29,8 @@ DEFAULT_THEOREM_ENVIRONMENTS = frozenset((
 PROOF_ENVIRONMENTS = frozenset(("proof", "proof*"))
 RUN_IN_HEADINGS = frozenset(("paragraph", "subparagraph"))  # a heading in a run of text: no break
 
-_SPACE = re.compile(r"\s*")
-_MARKER_COMMAND = re.compile(
+_SPACE = lazy_regex(r"\s*")
+_MARKER_COMMAND = lazy_regex(
     r"\\(?:label|uses|proves|lean|leanok|notready|mathlibok|obligation|discussion)(?![A-Za-z@])\*?\s*(?:\{[^{}]*\})?")
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from colosseum.core.lazy_regex import lazy_regex
+
 _SKIPPED = frozenset({"string", "comment", "preamble"})
-_ENTRY_START = re.compile(r"@\s*([A-Za-z][\w-]*)\s*([{(])")
-_FIELD_NAME = re.compile(r"\s*([A-Za-z][\w:.+-]*)\s*=\s*")
-_KEY = re.compile(r"\s*([^\s,{}()=\"#%'~\\]+)\s*,?")
+_ENTRY_START = lazy_regex(r"@\s*([A-Za-z][\w-]*)\s*([{(])")
+_FIELD_NAME = lazy_regex(r"\s*([A-Za-z][\w:.+-]*)\s*=\s*")
+_KEY = lazy_regex(r"\s*([^\s,{}()=\"#%'~\\]+)\s*,?")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,23 +7,25 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_ASSERTION = re.compile(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
-_NON_ASSERTION = re.compile(
+from colosseum.core.lazy_regex import lazy_regex
+
+_ASSERTION = lazy_regex(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
+_NON_ASSERTION = lazy_regex(
     r"^(def|dfn|rem|ex|note|notation|conv|conj|question|problem|assum|hyp|axiom|algo|setup|param|"
     r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice)",
     re.I,
 )
 
 
-_DEFINITION = re.compile(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
+_DEFINITION = lazy_regex(r"^(def|dfn|notation|conv|setup|param|constr)", re.I)
 # unproved by nature: a proof that rests on one is conditional (colosseum.graph.status)
-_CONJECTURE = re.compile(r"^(conj|question|quest|problem|open)", re.I)
+_CONJECTURE = lazy_regex(r"^(conj|question|quest|problem|open)", re.I)
 # assumed by the author: no proof is owed, and what rests on one is not conditional
-_ASSUMED = re.compile(r"^(axiom|ax\b|assum|hyp|postulate)", re.I)
+_ASSUMED = lazy_regex(r"^(axiom|ax\b|assum|hyp|postulate)", re.I)
 
 
-_CONTROL_WORD = re.compile(r"\\([A-Za-z]+)")
-_CITATION_NAME = re.compile(r"^cite|cites?$|citetext$")
+_CONTROL_WORD = lazy_regex(r"\\([A-Za-z]+)")
+_CITATION_NAME = lazy_regex(r"^cite|cites?$|citetext$")
 
 
 def cites_literature(title: str | None) -> bool:

@@ -16,15 +16,16 @@ from colosseum.project.preamble_roots import (begins_document, never_compiled, p
 from colosseum.core.paths import STATE_DIR_NAME
 from colosseum.core.source_text import MAX_LINE_CHARS, LineIndex, longest_line_over
 from colosseum.settings.boundary import PATH_OUTSIDE_PROJECT, Boundary, is_under, resolved
+from colosseum.core.lazy_regex import lazy_regex
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # larger files are reported, not read
 MAX_PROJECT_FILES = 20_000
 SKIPPED_DIRS = frozenset((".git", ".hg", ".svn", "node_modules", STATE_DIR_NAME, "__pycache__", ".lake",
                           "_minted", "build", "out", ".venv", "venv"))
-_DOCUMENTCLASS = re.compile(r"^[^%\n]*?\\documentclass\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", re.MULTILINE)
-_MAGIC_ROOT = re.compile(r"^\s*%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
+_DOCUMENTCLASS = lazy_regex(r"^[^%\n]*?\\documentclass\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}", re.MULTILINE)
+_MAGIC_ROOT = lazy_regex(r"^\s*%\s*!\s*TEX\s+root\s*=\s*(\S[^\n]*?)\s*$", re.IGNORECASE | re.MULTILINE)
 NOT_ROOT_CLASSES = frozenset(("subfiles", "standalone"))
-_CLASS_OPTIONS = re.compile(r"\\documentclass\s*\[([^\]]*)\]")
+_CLASS_OPTIONS = lazy_regex(r"\\documentclass\s*\[([^\]]*)\]")
 
 
 @dataclass(slots=True)

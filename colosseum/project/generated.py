@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from colosseum.core.lazy_regex import lazy_regex
+
 # what LaTeX, BibTeX/biber, makeindex, glossaries, beamer and hyperref write next to the document
 GENERATED_EXTENSIONS = frozenset((
     ".aux", ".out", ".toc", ".bbl", ".lof", ".lot", ".loa", ".ind", ".idx", ".gls", ".glo", ".acr", ".nav",
@@ -19,7 +21,7 @@ BUILD_OUTPUT_EXTENSIONS = GENERATED_EXTENSIONS | frozenset((
 ))
 # the names exercise packages (answers, exsheets, probsoln, xsim, a \newwrite of the author's) give
 # the files of answers, solutions and hints they write
-_ANSWER_NAME = re.compile(r"(?:^|[^a-z])(answers?|ans|solutions?|sols?|hints?)(?:$|[^a-z])", re.IGNORECASE)
+_ANSWER_NAME = lazy_regex(r"(?:^|[^a-z])(answers?|ans|solutions?|sols?|hints?)(?:$|[^a-z])", re.IGNORECASE)
 _WRITER = (r"\\(?:immediate\s*)?\\openout\s*\\?[A-Za-z@]+\s*=?\s*\{?\s*NAME(?:\.tex)?\s*\}?"
            r"|\\Opensolutionfile\s*\{[^}]*\}\s*\[\s*NAME\s*\]")
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-_BEGIN_DOCUMENT = re.compile(r"^[^%\n]*?\\begin\s*\{document\}", re.MULTILINE)
+from colosseum.core.lazy_regex import lazy_regex
+
+_BEGIN_DOCUMENT = lazy_regex(r"^[^%\n]*?\\begin\s*\{document\}", re.MULTILINE)
 # what a preamble reads: \input{x}, \include{x}, \input x (TeX's primitive form)
-_PREAMBLE_INPUT = re.compile(r"^[^%\n]*?\\(?:input|include)(?:\s*\{([^{}\\%]+)\}|[ \t]+([^\s{}%\\]+))",
+_PREAMBLE_INPUT = lazy_regex(r"^[^%\n]*?\\(?:input|include)(?:\s*\{([^{}\\%]+)\}|[ \t]+([^\s{}%\\]+))",
                              re.MULTILINE)
 MAX_PREAMBLE_DEPTH = 8  # a preamble read through a preamble read through ... stops somewhere
 
@@ -61,7 +63,7 @@ def never_compiled(roots: list[Path], texts: dict[Path, str]) -> set[Path]:
     return alone if len(alone) < len(roots) else set()
 
 
-_OTHER_INCLUDES = re.compile(r"\\(?:sub)?(?:import|subfile|inputfrom|includefrom|subinputfrom|subincludefrom)\b")
+_OTHER_INCLUDES = lazy_regex(r"\\(?:sub)?(?:import|subfile|inputfrom|includefrom|subinputfrom|subincludefrom)\b")
 
 
 def reads_by_other_includes(text: str) -> bool:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from colosseum.settings.schema import TABLE_CLASSES, rules
+from colosseum.core.lazy_regex import lazy_regex
 
 UNKNOWN_KEY = "config-unknown-key"
 
@@ -21,8 +22,8 @@ class ConfigProblem:
 
 
 # a key's dotted parts: bare (A-Za-z0-9_-) or quoted; used on the text before a `=` or inside `[...]`
-_PART = re.compile(r"""\s*(?:([A-Za-z0-9_-]+)|"((?:[^"\\]|\\.)*)"|'([^']*)')\s*""")
-_HEADER = re.compile(r"\s*\[\[?([^\]]*)\]\]?")
+_PART = lazy_regex(r"""\s*(?:([A-Za-z0-9_-]+)|"((?:[^"\\]|\\.)*)"|'([^']*)')\s*""")
+_HEADER = lazy_regex(r"\s*\[\[?([^\]]*)\]\]?")
 
 
 def _dotted(text: str) -> tuple[str, ...] | None:

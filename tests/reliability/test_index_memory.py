@@ -24,9 +24,13 @@ import synthetic  # noqa: E402
 
 LINES = 20_000
 # bytes of traced heap per source line at the peak. Before the one-shot build (1c6bf6f's parent):
-# 871 for either index; after: about 500 for one report, 790 for the editor's
-REPORT_BYTES_PER_LINE = 560
-EDITOR_BYTES_PER_LINE = 840
+# 871 for either index; after: about 500 for one report, 790 for the editor's; at bc09c6d 442 and
+# 788; with a lone label, reference or unit filed as itself, not in a 1-tuple: 420 and 766; with no
+# set of judged claims per check family: 420 and 761; with frozen state snapshots and unnamed
+# proofs filed bare: 414 and 755; with shared claim bases and contains edges keyed by the child: 408
+# and 749
+REPORT_BYTES_PER_LINE = 420
+EDITOR_BYTES_PER_LINE = 760
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from colosseum.core.extras import MissingExtra, import_extra
 from colosseum.models.executor import BatchStatus, CallOutcome
 from colosseum.models.provider import ModelRequest, ModelResponse, ProviderError
 
@@ -30,18 +29,11 @@ class AnthropicBatchExecutor:
     name = NAME
 
     def __init__(self, model: str, *, api_key: str | None = None, base_url: str | None = None, client=None):
-        import os
+        from colosseum.models.anthropic_provider import anthropic_client
 
         self.model = model
         if client is None:
-            try:
-                anthropic = import_extra("anthropic", "models")
-            except MissingExtra as exc:
-                raise ProviderError(self.name, exc.message) from exc
-            key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-            if not key:
-                raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY")
-            client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=2)
+            client = anthropic_client(self.name, api_key, base_url, max_retries=2)
         self._client = client
         # the arguments of a request are the interactive provider's: one place decides them
         from colosseum.models.anthropic_provider import AnthropicProvider

@@ -44,6 +44,18 @@ STATUS_OF_STREAM_ERROR = {"overloaded_error": 529, "api_error": 500, "rate_limit
                           "timeout_error": 504}
 
 
+def anthropic_client(name: str, api_key: str | None, base_url: str | None, **options):
+    """The SDK's async client with the key given or ANTHROPIC_API_KEY; ProviderError (a message the
+    author reads) when the extra is not installed or there is no key."""
+    try:
+        anthropic = import_extra("anthropic", "models")
+    except MissingExtra as exc:
+        raise ProviderError(name, exc.message) from exc
+    key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+    if not key:
+        raise ProviderError(name, "no API key: set ANTHROPIC_API_KEY")
+    return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, **options)
+
 class AnthropicProvider:
     name = "anthropic"
     exact_token_counts = True  # the Messages API has a counter
@@ -63,15 +75,7 @@ class AnthropicProvider:
         self.max_concurrency = max_concurrency  # [models] max_concurrency: requests in flight at once
         self._limit = asyncio.Semaphore(max_concurrency)
         if client is None:
-            try:
-                anthropic = import_extra("anthropic", "models")
-            except MissingExtra as exc:
-                raise ProviderError(self.name, exc.message) from exc
-            key = api_key or os.environ.get("ANTHROPIC_API_KEY")
-            if not key:
-                raise ProviderError(self.name, "no API key: set ANTHROPIC_API_KEY")
-            client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0,
-                                              timeout=self.idle_timeout)
+            client = anthropic_client(self.name, api_key, base_url, max_retries=0, timeout=self.idle_timeout)
         self._client = client
 
     # ---- one request ---------------------------------------------------------------------------

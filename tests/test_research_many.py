@@ -47,16 +47,23 @@ def status_line(stdout: str, label: str) -> str:
 
 
 def test_two_theorems_with_batch_share_their_stages_and_end_as_their_single_runs(make_two):
-    singles = {label: make_two(label.replace(":", "-")) for label in LABELS}
+    singles = {label: make_two(f"single-{n}") for n, label in enumerate(LABELS)}
     together = make_two("together")
-    with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
+    scripts = []  # a fresh script for each command (its counts are per run)
+
+    def answer(body: dict):
+        return responder(scripts[-1])(body)
+
+    with MessagesAPIDouble([], responder=answer) as server:
         alone = {}
         for label, project in singles.items():
+            scripts.append(ResearchScript(generations=(2, 1)))
             done = research(project, server.url, "--label", label, "--batch")
-            assert done.returncode == 0, done.stderr
+            assert done.returncode == 0, (label, done.stderr[:3000])
             alone[label] = done.stdout
         singles_creates = len(server.batch_creates)
         assert singles_creates > 0
+        scripts.append(ResearchScript(generations=(2, 1)))
         sent = research(together, server.url, "--labels", ",".join(LABELS), "--batch")
         creates = server.batch_creates[singles_creates:]
         assert server.requests == []  # not one interactive call

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from colosseum.app.research import (ResearchOutcome, ResearchRuns, ResearchSetup, default_output, research_setup,
                                     research_target, start_research)
@@ -36,19 +37,26 @@ class ResearchTarget:
     out: Path
 
 
-def plan_research_many(index, labels: list[str], overrides: RunOverrides,
-                       rounds: int | None = None) -> list[ResearchTarget]:
+def plan_research_many(index, labels: list[str], overrides: RunOverrides, rounds: int | None = None,
+                       open_index: Callable[[], object] | None = None) -> list[ResearchTarget]:
     """Every label's run set up (each with its own budget); raises RunRefused, before any call, when
-    there is no label, one cannot take a draft, or its draft file exists already."""
+    there is no label, one cannot take a draft, or its draft file exists already. ``open_index``
+    opens another index of the project: each run overlays its draft on the index it works on, so
+    the second and later theorems each get their own (one index shared, a run would read another's
+    skeleton)."""
     if not labels:
         raise RunRefused("--labels names no theorem")
-    targets = []
-    for label in labels:
+    for label in labels:  # every label checked before any index is opened again
         draft = research_target(index, label)
         out = default_output(draft.file, label)
         if out.exists():
             raise RunRefused(f"{out} exists; the research pipeline never overwrites a file")
-        targets.append(ResearchTarget(label, draft, research_setup(index, overrides, rounds), out))
+    targets = []
+    for n, label in enumerate(labels):
+        own = index if n == 0 or open_index is None else open_index()
+        draft = research_target(own, label)
+        targets.append(ResearchTarget(label, draft, research_setup(own, overrides, rounds),
+                                      default_output(draft.file, label)))
     return targets
 
 

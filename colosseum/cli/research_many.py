@@ -9,6 +9,7 @@ from colosseum.cli.terminal import price_phrase, print_cache_reuse, progress_for
 
 
 def run_research_many(args, index) -> int:
+    from colosseum.app.project import open_for_run
     from colosseum.app.research_many import many_research_summary, plan_research_many, start_many
     from colosseum.app.run_settings import RunOverrides
     from colosseum.app.solve_many import label_list
@@ -22,7 +23,8 @@ def run_research_many(args, index) -> int:
         return 2
     overrides = RunOverrides(args.model, args.max_calls, not args.no_cache, trust=args.trust, batch=args.batch)
     try:
-        targets = plan_research_many(index, label_list(args.labels), overrides, args.rounds)
+        targets = plan_research_many(index, label_list(args.labels), overrides, args.rounds,
+                                     lambda: open_for_run(args.path, say))
     except RunRefused as exc:
         say(f"{exc} (nothing was sent)")
         return 2

@@ -73,6 +73,9 @@ def test_two_theorems_with_batch_share_their_stages_and_end_as_their_single_runs
     for label in LABELS:
         assert f"{label}: accepted" in alone[label]
         assert status_line(sent.stdout, label) == "accepted"
+        single_calls = int(alone[label].split(" model calls")[0].split()[-1])
+        (row,) = [line for line in sent.stdout.splitlines() if line.startswith(label + " ")]
+        assert int(row.split(" calls")[0].split()[-1]) == single_calls  # the same run, in company
     assert f"total: 2 theorems: 2 accepted" in sent.stdout and f"{len(creates)} batches" in sent.stdout
     # each theorem its own run folder and its own draft file, beside the theorem's file
     folders = sorted((together / ".colosseum" / "runs").iterdir())

@@ -96,6 +96,17 @@ def test_a_bad_label_refuses_before_any_call(make_two):
     assert not (project / ".colosseum" / "runs").exists()
 
 
+def test_what_labels_does_not_take_is_refused(make_two, capsys):
+    project = make_two("paper")
+    for extra in (("--select-with", "m2"), ("--resume", "some-run"), ("--out", str(project / "new.tex"))):
+        assert main(["research", str(project), "--labels", ",".join(LABELS), *extra]) == 2
+        assert f"--labels takes no {extra[0]}" in capsys.readouterr().err
+    (project / "sections" / "result-thm-other-skeleton.tex").write_text("mine")  # one draft file exists
+    assert main(["research", str(project), "--labels", ",".join(LABELS)]) == 2
+    assert "never overwrites" in capsys.readouterr().err
+    assert not (project / ".colosseum" / "runs").exists()
+
+
 def test_a_dry_run_sums_the_theorems_estimates(make_two, capsys):
     project = make_two("paper")
     assert main(["research", str(project), "--label", "thm:goal", "--dry-run"]) == 0

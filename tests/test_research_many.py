@@ -118,3 +118,27 @@ def test_a_dry_run_sums_the_theorems_estimates(make_two, capsys):
     assert f"total for 2 theorems: about {2 * typical} calls" in out and "Nothing was sent" in out
     assert "one batch per stage for all" in out
     assert not (project / ".colosseum").exists()
+
+
+def test_the_exit_code_is_the_worst_runs(tmp_path):
+    from types import SimpleNamespace
+
+    from colosseum.app.research import ModelRun, ResearchOutcome
+    from colosseum.app.research_many import many_research_summary
+    from colosseum.app.stops import StopReason
+
+    def outcome(label: str, status: str | None, stop: StopReason | None = None) -> ResearchOutcome:
+        result = SimpleNamespace(status=status, message="") if status else None
+        return ResearchOutcome(label, tmp_path / label, [ModelRun("m", 3, 1, 0.5)], result, None, stop)
+
+    def code(*outcomes) -> int:
+        return many_research_summary(list(outcomes), tmp_path, None)["totals"]["exit_code"]
+
+    accepted, rejected = outcome("a", "accepted"), outcome("b", "rejected")
+    refused = outcome("c", None, StopReason("refused", "the theorem now has a proof"))
+    cancelled = outcome("d", None, StopReason("cancelled", "Ctrl-C"))
+    assert code(accepted, accepted) == 0 and code(accepted, rejected) == 1
+    assert code(rejected, refused) == 2 and code(refused, cancelled, accepted) == 130
+    totals = many_research_summary([accepted, rejected], tmp_path, 4)["totals"]
+    assert (totals["theorems"], totals["accepted"], totals["calls"], totals["cost_usd"], totals["batches"]) == \
+        (2, 1, 6, 1.0, 4)

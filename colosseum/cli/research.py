@@ -1,4 +1,4 @@
-"""``colosseum research PATH --label LABEL [--resume RUN] [--batch]``: the research pipeline on a theorem with no proof
+"""``colosseum research PATH --label LABEL [--resume RUN] [--batch]`` (``--labels A,B``: several, cli/research_many.py): the research pipeline on a theorem with no proof
 yet, from strategy cards to a reviewed draft, written as a NEW file (never over the author's
 files; an existing file is refused). ``--select-with MODEL_B`` runs the pipeline with both
 models and submits by cross-model selection.
@@ -31,7 +31,11 @@ def _at_least_one(text: str) -> int:
 def add_arguments(sub) -> None:
     research = sub.add_parser("research", help="explore strategies, cut a skeleton, solve and review it")
     research.add_argument("path", help="project directory or its root .tex file")
-    research.add_argument("--label", required=True, help="the theorem to prove (a claim with no proof yet)")
+    which = research.add_mutually_exclusive_group(required=True)
+    which.add_argument("--label", help="the theorem to prove (a claim with no proof yet)")
+    which.add_argument("--labels", metavar="A,B,C",
+                       help="several theorems, each in a run folder of its own, sharing one provider (with --batch "
+                            "each stage of all of them goes out as one batch); a line per theorem at the end")
     research.add_argument("--out", help="where to write the draft (a new file; default <file>-<label>-skeleton.tex "
                                         "beside the theorem's file)")
     research.add_argument("--select-with", metavar="MODEL_B",
@@ -65,6 +69,10 @@ def run_research_command(args) -> int:
     index = open_project(args.path)
     if index is None:
         return 2
+    if args.labels is not None:
+        from colosseum.cli.research_many import run_research_many
+
+        return run_research_many(args, index)
     try:
         draft = research_target(index, args.label)
     except RunRefused as exc:

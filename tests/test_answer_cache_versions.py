@@ -121,3 +121,20 @@ def test_the_research_dry_run_says_it_too(tmp_path, capsys, monkeypatch):
     _aged(tmp_path)
     assert main(["research", str(tmp_path), "--label", "thm:goal", "--dry-run"]) == 0
     assert "2 cached answers can be reused by the current prompts; 2 were written" in capsys.readouterr().out
+
+
+def test_a_real_run_says_how_many_answers_a_prompt_change_made_useless_before_its_first_call(tmp_path, capsys,
+                                                                                             monkeypatch):
+    """Not only the dry run: a run that will pay again for answers the cache held says so on stderr
+    before anything is sent (here the API is unreachable, so the run stops at its first call)."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens: no call succeeds
+    project = tmp_path / "paper"
+    shutil.copytree(EXAMPLE, project)
+    _aged(project)
+    main(["solve", str(project), "--label", "lem:resampling"])
+    err = capsys.readouterr().err
+    assert ("2 cached answers were written for older prompts or formats: what they answered is asked (and paid "
+            "for) again") in err
+    main(["solve", str(project), "--label", "lem:resampling", "--quiet"])
+    assert "written for older prompts" not in capsys.readouterr().err

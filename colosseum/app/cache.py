@@ -72,6 +72,17 @@ def prune_cache(root_dir: Path, *, everything: bool) -> Pruned:
     return Pruned(removed, freed, kept)
 
 
+def stale_line(root_dir: Path) -> str:
+    """What a run says before its first call when a change of prompts or format has made cached
+    answers useless (empty when none has): those calls are paid for again."""
+    stale = cache_stats(root_dir).stale
+    if not stale:
+        return ""
+    return (f"{stale} cached answer{'s' if stale != 1 else ''} {'was' if stale == 1 else 'were'} written for older "
+            "prompts or formats: what they answered is asked (and paid for) again "
+            "(`colosseum cache prune --stale` removes them)")
+
+
 def reuse_line(root_dir: Path, use_cache: bool = True) -> str:
     """What a dry run says of the cache before any money is spent; empty when there is none."""
     if not use_cache:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, print_json, progress_for, say,
-                                    show_batch_progress)
+                                    say_stale_answers, show_batch_progress)
 
 
 def add_arguments(sub) -> None:
@@ -66,6 +66,7 @@ def run_bench_command(args) -> int:
     except ProviderError as exc:
         say(exc.message)
         return EXIT_BAD_INPUT
+    say_stale_answers(index.root_dir, args)
     progress = progress_for(args)
     show_batch_progress(provider, progress)
     outcome = run_in_terminal(lambda: plan.run(progress, provider, folder),

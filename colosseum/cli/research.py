@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
-                                    print_cache_reuse, progress_for, say, show_batch_progress)
+                                    print_cache_reuse, progress_for, say, say_stale_answers,
+                                    show_batch_progress)
 
 
 def _at_least_one(text: str) -> int:
@@ -183,6 +184,7 @@ def _run(args, draft, setup, out: Path, directory: Path | None = None) -> int:
     except ProviderError as exc:
         say(exc.message)
         return 2
+    say_stale_answers(setup.settings.root_dir, args)
     progress = progress_for(args)
     for run in runs.runs:
         show_batch_progress(run.provider, progress)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 
 from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
-                                    print_cache_reuse, print_json, progress_for, say, show_batch_progress)
+                                    print_cache_reuse, print_json, progress_for, say, say_stale_answers,
+                                    show_batch_progress)
 from colosseum.core.paths import STATE_DIR_NAME
 
 EXIT_REJECTED = 3
@@ -75,6 +76,8 @@ def run_review(args) -> int:
     if provider_and_model is None:
         return 2
     run = _dry_run if args.dry_run else _local_many if args.labels is not None else _local if args.label else _global
+    if not args.dry_run:
+        say_stale_answers(index.root_dir, args)
     progress = progress_for(args)
     show_batch_progress(provider_and_model[0], progress)
     try:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import sys
 
 from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
-                                    print_cache_reuse, print_json, progress_for, say, show_batch_progress)
+                                    print_cache_reuse, print_json, progress_for, say, say_stale_answers,
+                                    show_batch_progress)
 
 
 def add_arguments(sub) -> None:
@@ -73,6 +74,7 @@ def run_solve(args) -> int:
         return EXIT_BAD_INPUT
     if plan.probe_tools is None and plan.probes is not None and not args.quiet:
         say(f"refuters run no code: {plan.probes.reason}")  # once per run; the run's record says it too
+    say_stale_answers(index.root_dir, args)
     progress = progress_for(args)
     show_batch_progress(run.provider, progress)
     outcome = run_in_terminal(lambda: run.run(progress), run.outcome)

@@ -39,6 +39,17 @@ def print_cache_reuse(settings) -> None:
         print(line)
 
 
+def say_stale_answers(root_dir, args) -> None:
+    """Before a run's first call: how many cached answers a change of prompts made useless."""
+    if getattr(args, "quiet", False) or getattr(args, "no_cache", False):
+        return
+    from colosseum.app.cache import stale_line
+
+    line = stale_line(root_dir)
+    if line:
+        say(line)
+
+
 def is_terminal(stream) -> bool:
     try:
         return stream.isatty()

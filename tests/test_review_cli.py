@@ -95,6 +95,7 @@ def test_a_dry_run_without_an_api_key_gives_a_labelled_character_estimate(projec
     assert estimated.returncode == 0, estimated.stderr
     assert "character-based estimate" in estimated.stdout and "No model call was made" in estimated.stdout
     assert "no API key" in estimated.stderr
+    assert (estimated.stdout + estimated.stderr).count("no API key") == 1  # said once, not again on stdout
     tokens = [int(re.search(r"the document is ([\d,]+) tokens", r.stdout).group(1).replace(",", ""))
               for r in (counted, estimated)]
     assert tokens[1] > 1000 and "3 model calls" in estimated.stdout  # the estimate is of the same request

@@ -123,7 +123,8 @@ async def estimate_global_review(index, provider, model: str, config, prices: di
     values = _reviewer_values(config, 0, WHOLE_SCOPE, document_text(index).render_all(), NO_RELIED_ON)
     if provider is None:
         tokens = _estimated_tokens("global_reviewer", values)
-        how = "a character-based estimate, one token per four characters: no API key, so the API's counter was not asked"
+        # why there is no provider (no API key, most often) was said once, on stderr: not said again here
+        how = "a character-based estimate, one token per four characters: the API's counter was not asked"
     else:
         tokens = await reviewer_step(provider, config).count("global_reviewer", values)
         how = "counted by the API's token counter" if getattr(provider, "exact_token_counts", False) else \

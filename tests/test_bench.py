@@ -401,6 +401,11 @@ def test_the_command_writes_the_report_and_a_rerun_asks_nothing(make_project, tm
         dry = run("--dry-run")
         assert dry.returncode == 0 and "Nothing was sent" in dry.stdout and "lem:c: no proof" in dry.stdout
         assert server.requests == []
+        # a total, as solve and research dry runs give one: the method, the three baselines and the graders
+        total = float(re.search(r"at most about \$([\d,.]+) at .* for the whole bench", dry.stdout).group(1))
+        one = run("--dry-run", "--labels", "lem:a", "--graders", "1")
+        alone = float(re.search(r"at most about \$([\d,.]+)", one.stdout).group(1))
+        assert 0 < alone < total  # three problems and three graders cost more than one problem and one grader
         first = run("--labels", "lem:a", "--graders", "2")
         assert first.returncode == 0, first.stderr
         assert "method" in first.stdout and "report written to" in first.stdout

@@ -53,6 +53,33 @@ class BenchPlan:
 
         return describe_calls(self.config)
 
+    def upper_cost_usd(self) -> float | None:
+        """A dry run's bound on the whole bench at list price: the method's bound on each problem
+        (as ``solve --dry-run`` gives it), each baseline at that cost plus the 10% it may overrun,
+        and every grader call with the longest answer it may read; None when a price is unknown."""
+        from colosseum.app.solve import OUTPUT_TOKENS_PER_CALL, SolvePlan
+        from colosseum.bench.records import BASELINES
+        from colosseum.bench.run import GRADER_MAX_TOKENS
+        from colosseum.models.pricing import cost_usd
+        from colosseum.models.prompts import load_prompt
+        from colosseum.models.provider import Usage
+
+        grader_model = self.bench.grader_model or self.pricing.model
+        template = len(load_prompt("bench_grader").system_template)
+        total = 0.0
+        for problem in self.problems:
+            method = SolvePlan(self.index, problem.label, self.settings, self.config, problem.context).estimate()
+            c = problem.context
+            grader_input = (template + len(c.statement) + len(c.assumable) + len(problem.reference)) // 4 \
+                + max(self.bench.max_tokens, OUTPUT_TOKENS_PER_CALL)  # an answer as long as one may be
+            calls = self.bench.graders * (1 + len(BASELINES))
+            grading = cost_usd(Usage(input_tokens=calls * grader_input, output_tokens=calls * GRADER_MAX_TOKENS),
+                               grader_model, self.settings.prices)
+            if method.upper_cost_usd is None or grading is None:
+                return None
+            total += method.upper_cost_usd * (1 + 1.1 * len(BASELINES)) + grading
+        return total
+
     async def run(self, progress: Callable[[str, int, int], None], provider=None,
                   directory: Path | None = None, run_stage: RunStage | None = None) -> BenchOutcome:
         """The run to its report (``provider``: the configured one when None; raises ProviderError

@@ -104,6 +104,7 @@ def _copy_problems(destination: str | None) -> int:
 def _print_plan(plan) -> None:
     """What a run would do; nothing is sent."""
     from colosseum.bench.records import BASELINES
+    from colosseum.cli.terminal import price_phrase
 
     for problem in plan.problems:
         reference = "its proof in the paper is the reference" if problem.has_reference else "no proof: graded alone"
@@ -112,7 +113,9 @@ def _print_plan(plan) -> None:
     print(f"method: the inner loop on each problem ({plan.calls_described()}); then {', '.join(BASELINES)}, "
           f"each at the method's list-price cost on the problem (within 10%); then {plan.bench.graders} grader "
           f"call(s) for each of up to {answers} answers, at {plan.bench.grader_model or plan.pricing.model}'s "
-          "list price. Nothing was sent.")
+          "list price.")
+    money = price_phrase(plan.upper_cost_usd(), plan.pricing.model, " for the whole bench", batch=plan.settings.overrides.batch)
+    print(f"{len(plan.problems)} problems, {len(BASELINES) + 1} arms and the graders{money}. Nothing was sent.")
     if plan.settings.batch_line():
         print(plan.settings.batch_line())
 

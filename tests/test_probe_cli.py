@@ -243,3 +243,25 @@ def test_a_malformed_answer_is_repaired_by_the_answer_tool_alone(tmp_path, sandb
     assert server.requests[0]["tool_choice"] == {"type": "any"}
     assert server.requests[1]["tool_choice"] == {"type": "tool", "name": "answer"}  # not another run
     assert not (folder / "knowledge").exists()  # --no-catalog
+
+
+def test_a_rerun_replays_from_the_answer_cache_and_runs_nothing(tmp_path, sandbox):
+    """As solve's refuters do: the second probe asks the model nothing and runs no code; the run's
+    record has the execution, marked replayed, with the output the first run gave."""
+    folder = project(tmp_path)
+    with MessagesAPIDouble([run_python_call(PROBE), tool_answer(COUNTEREXAMPLE)]) as server:
+        first = run(folder, server.url, "--format", "json", "--no-catalog")
+        asked = len(server.requests)
+        again = run(folder, server.url, "--format", "json", "--no-catalog")
+        assert asked == 2 and len(server.requests) == asked  # the rerun sent nothing
+        server.script.extend([run_python_call(PROBE), tool_answer(COUNTEREXAMPLE)])
+        fresh = run(folder, server.url, "--format", "json", "--no-catalog", "--no-cache")
+        assert len(server.requests) == 2 * asked  # --no-cache asks again, and runs the code again
+    assert first.returncode == again.returncode == 3, again.stderr
+    report = json.loads(again.stdout)
+    assert report["verdict"] == "counterexample" and report["executions"] == 1
+    (execution,) = json.loads((Path(report["run"]) / "run.json").read_text())["executions"]
+    assert execution["replayed"] and execution["stdout"] == "first failure 40\n"  # nothing ran in the sandbox
+    for ran in (first, fresh):
+        (execution,) = json.loads((Path(json.loads(ran.stdout)["run"]) / "run.json").read_text())["executions"]
+        assert not execution.get("replayed") and execution["stdout"] == "first failure 40\n"

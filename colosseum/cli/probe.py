@@ -24,6 +24,8 @@ def add_arguments(sub) -> None:
     probe.add_argument("--format", choices=("text", "json"), default="text")
     probe.add_argument("--dry-run", action="store_true", help="say what would run; no model call, no execution")
     probe.add_argument("--trust", action="store_true", help="trust this project to run probes")
+    probe.add_argument("--no-cache", action="store_true", help="ask the model again even when its answers, and the "
+                       "runs they asked for, are on disk")
     probe.add_argument("--no-catalog", action="store_true",
                        help="do not record the verdict (consistent, or a counterexample) as computation evidence "
                        "in the catalog")
@@ -66,7 +68,9 @@ def _run(args, setup) -> int:
     from colosseum.app.run_settings import RunOverrides, RunSettings
     from colosseum.models.provider import ProviderError
 
-    settings = RunSettings.of(setup.index, RunOverrides(use_cache=False))  # a probe's runs are never replayed
+    # through the answer cache as every model command: a rerun replays the answers and the runs' outputs
+    # they were given, and the sandbox runs nothing (--no-cache asks and runs again)
+    settings = RunSettings.of(setup.index, RunOverrides(use_cache=not args.no_cache))
     try:
         provider, model = settings.provider()
     except ProviderError as exc:

@@ -522,3 +522,29 @@ async def test_a_research_run_hands_the_tool_to_its_falsifiers_and_its_sections_
     sections = sorted((folder / "sections").glob("*/run.json"))
     assert sections and all(json.loads(s.read_text())["probes"]["offered"] for s in sections)
     assert sum(len(json.loads(s.read_text())["executions"]) for s in sections) == asked["refuter"] // 2
+
+
+def test_the_retry_after_a_failed_local_review_offers_its_refuters_run_python(paper, monkeypatch, sandbox):
+    """The editor's retry (colosseum.retryClaim) is an inner loop as a solve is: in a trusted folder
+    its refuters are offered run_python, the run's record says so, and the counterexample its run
+    shows refutes the retry's draft."""
+    from colosseum.app.project import open_plain
+    from colosseum.app.run_settings import RunOverrides, RunSettings
+    from colosseum.app.solve import start_retry
+    from colosseum.loops.review.records import ClaimReview, ReviewCritique
+
+    provider = ScriptedProvider(script())
+    monkeypatch.setattr(RunSettings, "provider", lambda self, *a, **k: (provider, "scripted"))
+    index = open_plain(paper)
+    failed = ClaimReview("lem:euler", "failed", ["n = 40 is not checked"],
+                         [ReviewCritique("c1", "fatal", "gap", "the case n = 40 is not checked", STATEMENT)],
+                         "key", "Check that no prime divides it.", STATEMENT)
+    retry = start_retry(index, "lem:euler", RunOverrides(use_cache=False, trust=True))
+    outcome = asyncio.run(retry.run(failed, lambda *a: None))
+    refuters = [r for r in provider.calls if r.role == "refuter"]
+    assert refuters and all([t.name for t in r.tools] == ["run_python"] for r in refuters)
+    assert outcome.result.verdict == "refuted"  # the refuter's run showed n = 40
+    record = json.loads((outcome.directory / "run.json").read_text())
+    assert record["probes"]["offered"] is True
+    (execution,) = record["executions"]
+    assert execution["stdout"] == "first failure 40\n" and not execution.get("replayed")

@@ -303,6 +303,7 @@ class RetryRun:
     config: InnerLoopConfig
     catalog: object
     recorder: RunRecorder
+    probes: object = None  # ProbeDecision: whether the retry's refuters get run_python, as a solve's do
 
     def outcome(self, result: SolveResult | None = None, stop: StopReason | None = None) -> SolveOutcome:
         return SolveOutcome(self.label, "", self.model, self.config, self.recorder.directory, result, stop,
@@ -314,7 +315,8 @@ class RetryRun:
         async def work() -> SolveOutcome:
             async with Heartbeat(self.recorder.directory):  # a later command can tell this run alive
                 return self.outcome(await retry_claim(self.index, self.label, failed_review, self.provider,
-                                                      self.config, self.catalog, progress, self.recorder))
+                                                      self.config, self.catalog, progress, self.recorder,
+                                                      probes=getattr(self.probes, "tools", None)))
 
         return await until_stopped(work(), lambda reason: self.outcome(stop=reason))
 
@@ -325,6 +327,8 @@ def start_retry(index, label: str, overrides: RunOverrides) -> RetryRun:
     provider, model = settings.provider()
     config = settings.inner_loop(index)
     catalog = load_catalog(catalog_directory(index.root_dir))
+    # the retry is an inner loop as a solve is: in a trusted folder its refuters run code too
+    probes = settings.probes(index).for_provider(provider)
     recorder = RunRecorder(run_directory(index.root_dir, f"retry-{label}"), label, config, model, settings.prices,
-                           lambda: getattr(provider, "hits", 0))
-    return RetryRun(index, label, provider, model, config, catalog, recorder)
+                           lambda: getattr(provider, "hits", 0), probes=probes.record())
+    return RetryRun(index, label, provider, model, config, catalog, recorder, probes)

@@ -359,7 +359,7 @@ def test_a_retry_run_from_the_editor_beats_while_it_runs(tmp_path, monkeypatch):
 
     seen = {}
 
-    async def retry_claim(index, label, failed_review, provider, config, catalog, progress, recorder):
+    async def retry_claim(index, label, failed_review, provider, config, catalog, progress, recorder, probes=None):
         seen.update(read_heartbeat(recorder.directory))  # while the retry is going
         return None
 

@@ -382,3 +382,45 @@ def test_a_stage_runner_takes_any_ids_and_sends_identical_requests_once():
                                                         "self-refine/lem:y": {"x": 6}}
     (sent,) = executor.submitted
     assert len(sent) == 2 and all(len(custom_id) == 64 for custom_id in sent)
+
+
+def test_the_batches_a_run_left_running_are_cancelled_from_the_command_line(tmp_path):
+    """`colosseum batches cancel PATH RUN`: every batch in the run's batches.json that has not
+    ended is cancelled at the API (the double sees the cancel), an ended one is left alone."""
+    project = copy_example(tmp_path)
+    folder = project / ".colosseum" / "runs" / "20261204-120000-lem_resampling"
+    folder.mkdir(parents=True)
+    requests = {"a": ModelRequest("system", (Message("user", "a"),), schema=SCHEMA, role="generator")}
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test"}
+
+    def batches(*args: str, key: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "colosseum", "batches", "cancel", str(project), *args],
+                              capture_output=True, text=True, timeout=120,
+                              env={k: v for k, v in env.items() if key or k != "ANTHROPIC_API_KEY"})
+
+    with MessagesAPIDouble([], responder=lambda body: tool_answer({"x": 1})) as server:
+        env["ANTHROPIC_BASE_URL"] = server.url
+        executor = AnthropicBatchExecutor("claude-sonnet-4-5", api_key="sk-test", base_url=server.url)
+        store = BatchStore(folder)
+        server.batch_polls = 10**6  # the first batch runs until it is cancelled
+        running = asyncio.run(executor.submit(requests))
+        server.batch_polls = 0  # the second ends at its first retrieval
+        ended = asyncio.run(executor.submit(requests))
+        assert asyncio.run(executor.status(ended)).state == "ended"
+        for batch_id in (running, ended):
+            store.record(batch_id, ["a"], executor.name)
+        unkeyed = batches(folder.name, key=False)
+        assert unkeyed.returncode == 2 and "no API key" in unkeyed.stderr
+        assert server.batches[running]["status"] == "in_progress"  # nothing was cancelled without a key
+        done = batches(folder.name)
+        assert done.returncode == 0, done.stderr
+        assert server.batches[running]["status"] == "canceling" and server.batches[ended]["status"] == "ended"
+        assert f"cancelled 1 batch(es) of {folder.name}: {running}; 1 had ended already" in done.stdout
+        again = batches(str(folder))  # by its path; the cancelled batch has ended meanwhile
+        assert again.returncode == 0 and "nothing to cancel" in again.stdout
+        unknown = batches("no-such-run")
+        assert unknown.returncode == 2 and "no run 'no-such-run'" in unknown.stderr
+        (project / ".colosseum" / "runs" / "interactive").mkdir()
+        plain = batches("interactive")
+        assert plain.returncode == 2 and "batches.json" in plain.stderr
+    assert len(server.batch_creates) == 2  # nothing was sent again

@@ -261,20 +261,23 @@ async def _run_all(runs: list[ResearchRun]) -> list[ResearchResult]:
 
 def start_research(setup: ResearchSetup, draft: DraftDocument, second: SecondModel | None = None,
                    stop_after: str | None = None, directory: Path | None = None,
-                   shared: tuple | None = None) -> ResearchRuns:
+                   shared: tuple | None = None, shared_second: tuple | None = None) -> ResearchRuns:
     """The providers, the run folder and each model's run on ``draft`` (from ``research_target``);
     raises ProviderError, before any call, when a model's provider cannot be made. ``stop_after``
     "decompose": explore, pass the gate and cut the skeleton only. ``directory``: the folder of a
     run that is resumed (``research_to_resume``), written over as the run goes again. ``shared``:
     (provider, model) that several theorems' runs share (``research --labels``), wrapped here in the
-    answer cache so this run counts its own hits."""
+    answer cache so this run counts its own hits; ``shared_second`` the same for model B's runs."""
     index, label = draft.index, draft.target
     top = directory or run_directory(index.root_dir, f"research-{label}")
     if shared is None:
         inner_a, model_a = setup.settings.provider(run_dir=top)  # --batch keeps its batch ids in the run folder
     else:
         inner_a, model_a = setup.settings.cached(shared[0]), shared[1]
-    inner_b, model_b = setup.settings.provider(second.model, run_dir=top) if second is not None else (None, None)
+    inner_b, model_b = None, None
+    if second is not None:
+        inner_b, model_b = ((setup.settings.cached(shared_second[0]), shared_second[1]) if shared_second is not None
+                            else setup.settings.provider(second.model, run_dir=top))
     runs = [setup.new_run(index, label, inner_a, model_a, top / "model-a" if second is not None else top, None,
                           stop_after)]
     if second is not None:

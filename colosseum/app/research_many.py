@@ -18,32 +18,46 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from colosseum.app.research import (ResearchOutcome, ResearchRuns, ResearchSetup, default_output, research_setup,
-                                    research_target, start_research)
-from colosseum.app.run_settings import RunOverrides
+from colosseum.app.research import (DraftWritten, ResearchOutcome, ResearchRuns, ResearchSetup, ResumedResearch,
+                                    SecondModel, default_output, research_setup, research_target, research_to_resume,
+                                    start_research)
+from colosseum.app.run_settings import RunOverrides, RunSettings
 from colosseum.app.solve_many import worst_exit
 from colosseum.app.stops import RunRefused, StopReason
+from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.loops.inner.run_record import run_directory
 from colosseum.loops.research.draft import DraftDocument
 
 
 @dataclass
 class ResearchTarget:
-    """One theorem of the command: its draft document, its own settings and budget, where its draft goes."""
+    """One theorem of the command: its draft document, its own settings and budget, where its draft
+    goes, and the folder of the run it continues (``--resume``; None: a new run)."""
 
     label: str
     draft: DraftDocument
     setup: ResearchSetup
     out: Path
+    directory: Path | None = None
 
 
-def plan_research_many(index, labels: list[str], overrides: RunOverrides, rounds: int | None = None,
+@dataclass(frozen=True)
+class ManyOptions:
+    """What the command line sets for every theorem alike (None: colosseum.toml's or the default)."""
+
+    rounds: int | None = None
+    judges: int | None = None
+    threshold: int | None = None
+    resume: tuple[str, ...] = ()  # runs to continue, each for the theorem its record names
+
+
+def plan_research_many(index, labels: list[str], overrides: RunOverrides, options: ManyOptions = ManyOptions(),
                        open_index: Callable[[], object] | None = None) -> list[ResearchTarget]:
     """Every label's run set up (each with its own budget); raises RunRefused, before any call, when
-    there is no label, one cannot take a draft, or its draft file exists already. ``open_index``
-    opens another index of the project: each run overlays its draft on the index it works on, so
-    the second and later theorems each get their own (one index shared, a run would read another's
-    skeleton)."""
+    there is no label, one cannot take a draft, its draft file exists already, or a run to resume is
+    not one of these theorems' resumable runs. ``open_index`` opens another index of the project:
+    each run overlays its draft on the index it works on, so the second and later theorems each get
+    their own (one index shared, a run would read another's skeleton)."""
     if not labels:
         raise RunRefused("--labels names no theorem")
     for label in labels:  # every label checked before any index is opened again
@@ -51,13 +65,40 @@ def plan_research_many(index, labels: list[str], overrides: RunOverrides, rounds
         out = default_output(draft.file, label)
         if out.exists():
             raise RunRefused(f"{out} exists; the research pipeline never overwrites a file")
+    resumed = _resumed_by_label(index, labels, options.resume, RunSettings.of(index, overrides).model_name())
     targets = []
     for n, label in enumerate(labels):
         own = index if n == 0 or open_index is None else open_index()
         draft = research_target(own, label)
-        targets.append(ResearchTarget(label, draft, research_setup(own, overrides, rounds),
-                                      default_output(draft.file, label)))
+        again = resumed.get(label)
+        setup = research_setup(own, again.overrides(overrides) if again else overrides, options.rounds,
+                               options.judges, options.threshold)
+        targets.append(ResearchTarget(label, draft, again.setup(setup) if again else setup,
+                                      default_output(draft.file, label), again.folder if again else None))
     return targets
+
+
+def _resumed_by_label(index, labels: list[str], runs, model: str) -> dict[str, ResumedResearch]:
+    """The runs to resume by the theorem each one recorded: at most one per label, each of ``labels``,
+    each resumable and of the model the theorems share (one provider serves them all)."""
+    from colosseum.app.runs import find_run, read_run
+
+    by_label: dict[str, ResumedResearch] = {}
+    for run in runs:
+        folder = find_run(index.root_dir, run)
+        if folder is None:
+            raise RunRefused(f"no run {run!r} to resume")
+        label = read_run(folder).get("label")
+        if label not in labels:
+            raise RunRefused(f"run {folder.name} researched {label!r}, which is not among the labels")
+        if label in by_label:
+            raise RunRefused(f"two runs to resume for {label!r}: {by_label[label].folder.name} and {folder.name}")
+        again = research_to_resume(index, label, run)
+        if again.model and again.model != model:
+            raise RunRefused(f"run {folder.name} used {again.model}, and the theorems of --labels share one "
+                             f"model ({model}): pass --model {again.model}")
+        by_label[label] = again
+    return by_label
 
 
 def exit_code(outcome: ResearchOutcome) -> int:
@@ -73,6 +114,7 @@ def exit_code(outcome: ResearchOutcome) -> int:
 class ManyResearchRun:
     runs: list[ResearchRuns]
     provider: object  # the shared one (a BatchingProvider with --batch)
+    second_provider: object = None  # model B's shared one (--select-with)
     finished: dict[str, ResearchOutcome] = field(default_factory=dict)
 
     async def run(self, progress) -> list[ResearchOutcome]:
@@ -94,40 +136,69 @@ class ManyResearchRun:
         return [self.finished.get(runs.draft.target) or runs.outcome(stop=reason) for runs in self.runs]
 
 
-def start_many(index, targets: list[ResearchTarget]) -> ManyResearchRun:
-    """One provider for every run (raises ProviderError), each run behind its own answer cache."""
-    folders = [run_directory(index.root_dir, f"research-{target.label}") for target in targets]
+def start_many(index, targets: list[ResearchTarget], second: SecondModel | None = None) -> ManyResearchRun:
+    """One provider for every run (raises ProviderError), each run behind its own answer cache; with
+    ``second`` (``--select-with``) one more for model B's runs, each on an index of its own."""
+    folders = [target.directory or run_directory(index.root_dir, f"research-{target.label}") for target in targets]
     for folder in folders:  # run_directory picks a free name; taking it keeps the next label's apart
         folder.mkdir(parents=True, exist_ok=True)
-    shared = targets[0].setup.settings.shared_provider(folders)
-    runs = [start_research(target.setup, target.draft, directory=folder, shared=shared)
+    settings = targets[0].setup.settings
+    shared = settings.shared_provider(folders)
+    shared_second = settings.shared_provider(folders, second.model) if second is not None else None
+    runs = [start_research(target.setup, target.draft, second, directory=folder, shared=shared,
+                           shared_second=shared_second)
             for target, folder in zip(targets, folders)]
-    return ManyResearchRun(runs, shared[0])
+    return ManyResearchRun(runs, shared[0], shared_second[0] if shared_second is not None else None)
 
 
-def many_research_summary(outcomes: list[ResearchOutcome], root_dir: Path, batches: int | None) -> dict:
-    """One object: a row per theorem (status, calls, cost, run folder) and the totals."""
-    rows = []
-    for outcome in outcomes:
-        result = outcome.result
-        rows.append({"label": outcome.label,
-                     "status": result.status if result is not None else "stopped",
-                     "message": (result.message if result is not None else
-                                 outcome.stop.detail if outcome.stop is not None else ""),
-                     "calls": outcome.calls, "response_cache_hits": outcome.cache_hits,
-                     "cost_usd": outcome.cost_usd, "run": _relative(outcome.directory, root_dir),
-                     "exit_code": exit_code(outcome)})
-    costs = [row["cost_usd"] for row in rows if row["calls"]]
-    totals = {"theorems": len(rows), "accepted": sum(1 for row in rows if row["status"] == "accepted"),
-              "calls": sum(row["calls"] for row in rows),
-              "response_cache_hits": sum(row["response_cache_hits"] for row in rows),
+def research_summary(outcome: ResearchOutcome, root_dir: Path, out: Path | None = None,
+                     written: DraftWritten | None = None) -> dict:
+    """What a research run concluded, as one JSON object (``research --format json``): the status,
+    the draft file written (``out``, None when none was), the obligations that passed their local
+    review, the selection, why it stopped, its folder and report, and what each model spent."""
+    result = outcome.result
+    passed = None
+    if result is not None and result.decomposition is not None:
+        labels = result.decomposition.obligations
+        passed = {"passed": sum(1 for o in labels if result.sections.get(o) is not None
+                                and result.sections[o].status == "passed"), "total": len(labels)}
+    picked = outcome.selection
+    return {
+        "schema_version": SCHEMA_VERSION, "label": outcome.label,
+        "status": result.status if result is not None else "stopped",
+        "message": result.message if result is not None else outcome.stop.detail if outcome.stop is not None else "",
+        "draft": _relative(out, root_dir) if written is not None and written.written else None,
+        "catalog": list(written.catalog) if written is not None else [],
+        "obligations": passed,
+        "selection": None if picked is None else {
+            "chosen": picked.chosen, "failure": picked.failure or None,
+            "reason": picked.picked.reason if picked.picked is not None else None},
+        "stopped": None if outcome.stop is None else {"kind": outcome.stop.kind, "detail": outcome.stop.detail},
+        "run": _relative(outcome.directory, root_dir), "report": _relative(outcome.report, root_dir),
+        "usage": {"calls": outcome.calls, "response_cache_hits": outcome.cache_hits, "cost_usd": outcome.cost_usd,
+                  "by_model": [{"model": r.model, "calls": r.calls, "response_cache_hits": r.cache_hits,
+                                "cost_usd": r.cost_usd} for r in outcome.runs]},
+        "exit_code": exit_code(outcome),
+    }
+
+
+def many_research_summary(outcomes: list[ResearchOutcome], root_dir: Path, batches: int | None,
+                          drafts: dict[str, tuple[Path, DraftWritten | None]] | None = None) -> dict:
+    """One object: each run's ``research --format json`` object in ``runs`` (``drafts``: each label's
+    draft file and what writing it did), and the totals."""
+    drafts = drafts or {}
+    runs = [research_summary(outcome, root_dir, *drafts.get(outcome.label, (None, None))) for outcome in outcomes]
+    costs = [run["usage"]["cost_usd"] for run in runs if run["usage"]["calls"]]
+    totals = {"theorems": len(runs), "accepted": sum(1 for run in runs if run["status"] == "accepted"),
+              "calls": sum(run["usage"]["calls"] for run in runs),
+              "response_cache_hits": sum(run["usage"]["response_cache_hits"] for run in runs),
               "cost_usd": None if None in costs else round(sum(costs), 6), "batches": batches,
-              "exit_code": worst_exit(row["exit_code"] for row in rows)}
-    return {"runs": rows, "totals": totals}
+              "exit_code": worst_exit(run["exit_code"] for run in runs)}
+    return {"runs": runs, "totals": totals}
 
 
 def _relative(path: Path, root: Path) -> str:
     try:
-        return str(Path(path).relative_to(root))
+        return Path(path).relative_to(root).as_posix()
     except ValueError:
         return str(path)

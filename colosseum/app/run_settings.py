@@ -93,14 +93,15 @@ class RunSettings:
         return configured_provider(self.models, self.cache_dir, model or self.overrides.model,
                                    batch=self.overrides.batch, run_dir=run_dir)
 
-    def shared_provider(self, run_dirs: list[Path]):
+    def shared_provider(self, run_dirs: list[Path], model: str | None = None):
         """(provider, model name) for several runs in one process (``solve --labels``): no answer
         cache around it (each run wraps its own, to count its hits), one limit on the calls in
         flight for them all, and with ``--batch`` one batch per stage across the runs, stored in
-        each of ``run_dirs``. Raises ProviderError."""
+        each of ``run_dirs``; ``model``: another model than the runs' (``research --labels
+        --select-with``: model B's runs share one too). Raises ProviderError."""
         from colosseum.models.configured import configured_provider
 
-        return configured_provider(self.models, None, self.overrides.model, batch=self.overrides.batch,
+        return configured_provider(self.models, None, model or self.overrides.model, batch=self.overrides.batch,
                                    run_dir=list(run_dirs))
 
     def cached(self, provider):

@@ -1,4 +1,4 @@
-"""``colosseum research PATH --label LABEL [--resume RUN] [--batch]`` (``--labels A,B``: several, cli/research_many.py): the research pipeline on a theorem with no proof
+"""``colosseum research PATH --label LABEL [--format text|json] [--resume RUN] [--batch]`` (``--labels A,B``: several, cli/research_many.py): the research pipeline on a theorem with no proof
 yet, from strategy cards to a reviewed draft, written as a NEW file (never over the author's
 files; an existing file is refused). ``--select-with MODEL_B`` runs the pipeline with both
 models and submits by cross-model selection.
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
-                                    print_cache_reuse, progress_for, say, say_stale_answers,
+                                    print_cache_reuse, print_json, progress_for, say, say_stale_answers,
                                     show_batch_progress)
 
 
@@ -49,12 +49,17 @@ def add_arguments(sub) -> None:
     research.add_argument("--rounds", type=_at_least_one, help="global reviews at most (default 3)")
     research.add_argument("--max-calls", type=_at_least_one,
                           help="budget for the whole run, both models and the judges")
+    research.add_argument("--format", choices=("text", "json"), default="text",
+                          help="json: one object with the status, the draft file, the obligations that passed, the "
+                          "selection, the run's folder and what each model spent (several labels: those objects "
+                          "in `runs`, and `totals`)")
     research.add_argument("--dry-run", action="store_true", help="say what it would cost, spend nothing")
     research.add_argument("--model", help="model A (default: [models] model in colosseum.toml)")
     research.add_argument("--no-cache", action="store_true", help="ask the model even for answers already on disk")
     research.add_argument("--resume", metavar="RUN", help="continue an abandoned, failed, cancelled, budget-stopped "
                           "or incomplete run (its folder name under .colosseum/runs/ or its path): calls answered "
-                          "before come from the cache")
+                          "before come from the cache; with --labels, RUN,RUN,...: each run goes on for the theorem "
+                          "it researched, the other labels start anew")
     research.add_argument("--trust", action="store_true", help="trust this project: falsifiers and refuters may run "
                           "Python in the sandbox (the cards' falsifiable tests, small cases of a claim)")
     add_batch_argument(research)
@@ -85,7 +90,7 @@ def run_research_command(args) -> int:
         return 2
     if resumed is not None:
         overrides = resumed.overrides(overrides)
-    if args.select_with and (args.judges or args.threshold) and not _selection_fits(args, research_setup(index, overrides)):
+    if args.select_with and (args.judges or args.threshold) and not selection_fits(args, research_setup(index, overrides)):
         return 2
     setup = research_setup(index, overrides, args.rounds, args.judges, args.threshold)
     if resumed is not None:
@@ -123,7 +128,7 @@ def _resumed(args, index):
         return False
 
 
-def _selection_fits(args, configured) -> bool:
+def selection_fits(args, configured) -> bool:
     """The selection as it will run: the command line over colosseum.toml, compared once resolved."""
     judges = args.judges or configured.selection.judges
     threshold = args.threshold or configured.selection.threshold
@@ -190,10 +195,32 @@ def _run(args, draft, setup, out: Path, directory: Path | None = None) -> int:
         show_batch_progress(run.provider, progress)
     outcome = run_in_terminal(lambda: runs.run(lambda event: progress.show(event.line())), runs.outcome)
     progress.finish()
+    if args.format == "json":
+        return _print_json(draft, outcome, out)
     if outcome.result is None:
         return _stopped(outcome)
     _print_selection(outcome)
     return _finish(args, draft, outcome, out)
+
+
+def _print_json(draft, outcome, out: Path) -> int:
+    """The outcome as one JSON object on stdout (the draft file written first); stderr says what
+    went wrong as the text output does."""
+    from colosseum.app.research import write_draft_file
+    from colosseum.app.research_many import research_summary
+
+    written = None
+    if outcome.result is not None and outcome.result.draft.strip():
+        written = write_draft_file(draft, outcome.result, out)
+        if not written.written:
+            say(f"{out} appeared meanwhile; the draft is only in the run directory")
+        elif written.catalog_error:
+            say(f"the catalog was not updated: {written.catalog_error}")
+    elif outcome.result is None:
+        _stopped(outcome)  # says why on stderr; the exit code is the summary's (the same)
+    summary = research_summary(outcome, draft.index.root_dir, out, written)
+    print_json(summary)
+    return summary["exit_code"]
 
 
 def _stopped(outcome) -> int:

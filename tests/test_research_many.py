@@ -6,6 +6,7 @@ before any call (exit 2), and a dry run sums the estimates."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 
 from colosseum.cli.main import main
 from doubles.messages_api import MessagesAPIDouble
-from doubles.research_script import ResearchScript
+from doubles.research_script import ResearchScript, role_of
 from test_research_cli import MAIN, RESULT, TOML, responder
 
 OTHER = r"""
@@ -146,3 +147,67 @@ def test_the_exit_code_is_the_worst_runs(tmp_path):
     totals = many_research_summary([accepted, rejected], tmp_path, 4)["totals"]
     assert (totals["theorems"], totals["accepted"], totals["calls"], totals["cost_usd"], totals["batches"]) == \
         (2, 1, 6, 1.0, 4)
+
+
+def test_one_theorem_in_json_says_what_the_text_says(make_two):
+    project = make_two("paper")
+    with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
+        done = research(project, server.url, "--label", "thm:goal", "--format", "json")
+        asked = len(server.requests)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)  # one object: the text's lines are not on stdout
+    assert summary["schema_version"] == 1 and summary["label"] == "thm:goal" and summary["exit_code"] == 0
+    assert summary["status"] == "accepted" and summary["stopped"] is None and summary["selection"] is None
+    assert summary["draft"] == "sections/result-thm-goal-skeleton.tex" and (project / summary["draft"]).is_file()
+    assert summary["obligations"]["passed"] == summary["obligations"]["total"] > 0
+    assert summary["usage"]["calls"] == asked and summary["usage"]["by_model"][0]["calls"] == asked
+    assert (project / summary["run"] / "run.json").is_file() and (project / summary["report"]).is_file()
+
+
+def test_several_theorems_with_cross_model_selection_in_json(make_two):
+    """--labels with --select-with: each theorem runs with both models and B judges A's proof;
+    --format json gives each run's object of a single research in `runs`, and `totals`."""
+    project = make_two("paper")
+    model_a = ResearchScript(generations=(2, 1))
+    model_b = ResearchScript(generations=(2, 1), judges_correct=5)
+    with MessagesAPIDouble([], responder=responder(model_a, {"claude-haiku-4-5": model_b})) as server:
+        done = research(project, server.url, "--labels", ",".join(LABELS), "--model", "claude-opus-4-5",
+                        "--select-with", "claude-haiku-4-5", "--format", "json")
+        asked = list(server.requests)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["schema_version"] == 1 and [run["label"] for run in summary["runs"]] == list(LABELS)
+    judges = [r for r in asked if role_of("".join(b["text"] for b in r["system"])) == "selection_judge"]
+    assert len(judges) == 2 * 8 and {r["model"] for r in judges} == {"claude-haiku-4-5"}  # 8 for each theorem
+    for run in summary["runs"]:
+        assert run["status"] == "accepted" and run["selection"]["chosen"] == "A" and run["draft"]
+        assert [m["model"] for m in run["usage"]["by_model"]] == ["claude-opus-4-5", "claude-haiku-4-5"]
+        folder = project / run["run"]
+        assert (folder / "selection.json").is_file() and (folder / "model-a").is_dir() and (folder / "model-b").is_dir()
+    totals = summary["totals"]
+    assert totals == {**totals, "theorems": 2, "accepted": 2, "calls": len(asked), "batches": None, "exit_code": 0}
+
+
+def test_several_theorems_stopped_by_their_budget_resume_together(make_two):
+    """--labels with --resume RUN_A,RUN_B: each run goes on in its own folder for the theorem its
+    record names; what was answered before comes from the cache (never asked again)."""
+    project = make_two("paper")
+    with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
+        stopped = research(project, server.url, "--labels", ",".join(LABELS), "--max-calls", "6", "--format", "json")
+        before = {json.dumps([r["system"], r["messages"]], sort_keys=True) for r in server.requests}
+    assert stopped.returncode == 1, stopped.stderr
+    first = json.loads(stopped.stdout)
+    assert [run["status"] for run in first["runs"]] == ["budget-stopped"] * 2
+    folders = [project / run["run"] for run in first["runs"]]
+    with MessagesAPIDouble([], responder=responder(ResearchScript(generations=(2, 1)))) as server:
+        wrong = research(project, server.url, "--labels", "thm:other", "--resume", folders[0].name)
+        assert wrong.returncode == 2 and "not among the labels" in wrong.stderr and server.requests == []
+        resumed = research(project, server.url, "--labels", ",".join(LABELS), "--format", "json",
+                           "--resume", ",".join(f.name for f in reversed(folders)))
+        asked = {json.dumps([r["system"], r["messages"]], sort_keys=True) for r in server.requests}
+    assert resumed.returncode == 0, resumed.stderr
+    again = json.loads(resumed.stdout)
+    assert [run["run"] for run in again["runs"]] == [run["run"] for run in first["runs"]]  # the same folders
+    assert [run["status"] for run in again["runs"]] == ["accepted"] * 2
+    assert again["totals"]["response_cache_hits"] > 0 and not asked & before  # nothing asked twice
+    assert sorted((project / ".colosseum" / "runs").iterdir()) == sorted(folders)

@@ -122,6 +122,10 @@ def test_a_dry_run_sums_the_theorems_estimates(make_two, capsys):
     typical = int(goal.split("about ")[1].split()[0])
     assert f"total for 2 theorems: about {2 * typical} calls" in out and "Nothing was sent" in out
     assert "one batch per stage for all" in out
+    # with --select-with each theorem runs with both models, plus the judges (8 by default)
+    assert main(["research", str(project), "--labels", ",".join(LABELS), "--dry-run", "--select-with", "m2"]) == 0
+    out = capsys.readouterr().out
+    assert f"total for 2 theorems: about {2 * (2 * typical + 8)} calls" in out
     assert not (project / ".colosseum").exists()
 
 
@@ -211,3 +215,19 @@ def test_several_theorems_stopped_by_their_budget_resume_together(make_two):
     assert [run["status"] for run in again["runs"]] == ["accepted"] * 2
     assert again["totals"]["response_cache_hits"] > 0 and not asked & before  # nothing asked twice
     assert sorted((project / ".colosseum" / "runs").iterdir()) == sorted(folders)
+
+
+def test_cross_model_selection_of_several_theorems_with_batch_counts_both_models_batches(make_two):
+    project = make_two("paper")
+    model_a = ResearchScript(generations=(2, 1))
+    model_b = ResearchScript(generations=(2, 1), judges_correct=5)
+    with MessagesAPIDouble([], responder=responder(model_a, {"claude-haiku-4-5": model_b})) as server:
+        done = research(project, server.url, "--labels", ",".join(LABELS), "--model", "claude-opus-4-5",
+                        "--select-with", "claude-haiku-4-5", "--batch", "--format", "json")
+        assert server.requests == []  # not one interactive call: model B's runs batch too
+        models = [{item["params"]["model"] for item in create["requests"]} for create in server.batch_creates]
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert [run["status"] for run in summary["runs"]] == ["accepted"] * 2
+    assert summary["totals"]["batches"] == len(models)  # model A's batches and model B's
+    assert {"claude-opus-4-5"} in models and {"claude-haiku-4-5"} in models

@@ -4,7 +4,9 @@ Each theorem is a research run of its own, with its own folder, record, budget a
 exactly as a single ``research`` makes it; what they share is the provider under their answer
 caches. Interactive, that bounds the calls in flight for all of them together; with ``--batch``
 the stage's calls of every run are parked together and go out as one batch (``models.batching``),
-so two theorems cost about as many batches as one, not twice as many.
+so two theorems cost about as many batches as one, not twice as many. With ``--select-with`` each
+theorem runs with both models, and model B's runs share a provider of their own the same way;
+``--resume RUN,RUN`` continues each run for the theorem its record names (one model for all).
 
 The exit code is the worst of the runs' by ``WORST_FIRST`` (colosseum.app.solve_many): 130
 interrupted, then 2 (a run refused on the way), 1 not accepted, 0 only when every draft was

@@ -1,6 +1,7 @@
 """``colosseum research PATH --labels a,b``: several theorems through the research pipeline together
 (colosseum.app.research_many), each in a run folder of its own with its own draft file; a line per
-theorem at the end (status, calls, cost, run) and the totals. The exit code is the worst run's:
+theorem at the end (status, calls, cost, run) and the totals (``--format json``: each run's object
+in ``runs``, and ``totals``). The exit code is the worst run's:
 130 interrupted, 2 bad input, 1 not accepted, 0 every draft accepted."""
 
 from __future__ import annotations

@@ -390,7 +390,8 @@ def test_the_batches_a_run_left_running_are_cancelled_from_the_command_line(tmp_
     project = copy_example(tmp_path)
     folder = project / ".colosseum" / "runs" / "20261204-120000-lem_resampling"
     folder.mkdir(parents=True)
-    requests = {"a": ModelRequest("system", (Message("user", "a"),), schema=SCHEMA, role="generator")}
+    requests = {key: {key: ModelRequest("system", (Message("user", key),), schema=SCHEMA, role="generator")}
+                for key in ("a", "b")}
     env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test"}
 
     def batches(*args: str, key: bool = True) -> subprocess.CompletedProcess:
@@ -403,12 +404,12 @@ def test_the_batches_a_run_left_running_are_cancelled_from_the_command_line(tmp_
         executor = AnthropicBatchExecutor("claude-sonnet-4-5", api_key="sk-test", base_url=server.url)
         store = BatchStore(folder)
         server.batch_polls = 10**6  # the first batch runs until it is cancelled
-        running = asyncio.run(executor.submit(requests))
+        running = asyncio.run(executor.submit(requests["a"]))
         server.batch_polls = 0  # the second ends at its first retrieval
-        ended = asyncio.run(executor.submit(requests))
+        ended = asyncio.run(executor.submit(requests["b"]))
         assert asyncio.run(executor.status(ended)).state == "ended"
-        for batch_id in (running, ended):
-            store.record(batch_id, ["a"], executor.name)
+        for batch_id, key in ((running, "a"), (ended, "b")):
+            store.record(batch_id, [key], executor.name)
         unkeyed = batches(folder.name, key=False)
         assert unkeyed.returncode == 2 and "no API key" in unkeyed.stderr
         assert server.batches[running]["status"] == "in_progress"  # nothing was cancelled without a key
@@ -423,4 +424,8 @@ def test_the_batches_a_run_left_running_are_cancelled_from_the_command_line(tmp_
         (project / ".colosseum" / "runs" / "interactive").mkdir()
         plain = batches("interactive")
         assert plain.returncode == 2 and "batches.json" in plain.stderr
-    assert len(server.batch_creates) == 2  # nothing was sent again
+        assert len(server.batch_creates) == 2  # nothing was sent again
+        # the folder says it was cancelled: a resumed run asks its requests anew, not read back as cancelled
+        assert [bool(e.get("cancelled_at")) for e in BatchStore(folder).entries()] == [True, False]
+        resumed = asyncio.run(run_batched(executor, requests["a"], store=BatchStore(folder), polling=NOW))
+        assert resumed["a"].ok and len(server.batch_creates) == 3

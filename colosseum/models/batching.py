@@ -60,12 +60,13 @@ class BatchStore:
         return [b for b in batches or [] if isinstance(b, dict) and isinstance(b.get("batch_id"), str)]
 
     def find(self, custom_ids) -> str | None:
-        """The newest stored batch whose custom ids are exactly ``custom_ids`` and whose results
-        were never read (once read, its answers are in the answer cache, and its failures are to
-        be asked again, not read again)."""
+        """The newest stored batch whose custom ids are exactly ``custom_ids``, whose results were
+        never read (once read, its answers are in the answer cache, and its failures are to be
+        asked again, not read again) and that was not cancelled (``batches cancel``: its requests
+        are asked anew, rather than read back as cancelled)."""
         wanted = sorted(custom_ids)
         for entry in reversed(self.entries()):
-            if sorted(entry.get("custom_ids") or []) == wanted and not entry.get("fetched_at"):
+            if sorted(entry.get("custom_ids") or []) == wanted and not _done_with(entry):
                 return entry["batch_id"]
         return None
 
@@ -75,6 +76,9 @@ class BatchStore:
 
     def mark_fetched(self, batch_id: str) -> None:
         self._write([{**e, "fetched_at": _now()} if e["batch_id"] == batch_id else e for e in self.entries()])
+
+    def mark_cancelled(self, batch_id: str) -> None:
+        self._write([{**e, "cancelled_at": _now()} if e["batch_id"] == batch_id else e for e in self.entries()])
 
     def _write(self, entries: list[dict]) -> None:
         if self.path is None:
@@ -97,12 +101,12 @@ class SharedBatchStore:
         for store in self.stores:
             for entry in store.entries():
                 known = seen.get(entry["batch_id"])
-                if known is None or (entry.get("fetched_at") and not known.get("fetched_at")):
+                if known is None or (_done_with(entry) and not _done_with(known)):
                     seen[entry["batch_id"]] = entry
         return list(seen.values())
 
     def find(self, custom_ids) -> str | None:
-        fetched = {e["batch_id"] for e in self.entries() if e.get("fetched_at")}
+        fetched = {e["batch_id"] for store in self.stores for e in store.entries() if _done_with(e)}
         for store in self.stores:
             found = store.find(custom_ids)
             if found is not None and found not in fetched:
@@ -116,6 +120,15 @@ class SharedBatchStore:
     def mark_fetched(self, batch_id: str) -> None:
         for store in self.stores:
             store.mark_fetched(batch_id)
+
+    def mark_cancelled(self, batch_id: str) -> None:
+        for store in self.stores:
+            store.mark_cancelled(batch_id)
+
+
+def _done_with(entry: dict) -> bool:
+    """A stored batch not to be fetched again: its results were read, or it was cancelled."""
+    return bool(entry.get("fetched_at") or entry.get("cancelled_at"))
 
 
 def _now() -> str:
@@ -225,11 +238,14 @@ def _all_failed(requests: Mapping[str, ModelRequest], error: ProviderError) -> d
 
 
 async def cancel_batches(executor, store: BatchStore) -> list[str]:
-    """Cancels every batch the run folder names at the provider (an ended one is left as it is)."""
+    """Cancels every batch the run folder names at the provider (an ended one is left as it is), and
+    marks it so in the folder: a resumed run asks its requests anew instead of reading them back
+    as cancelled."""
     cancelled = []
     for entry in store.entries():
         if (await executor.status(entry["batch_id"])).state != "ended":
             await executor.cancel(entry["batch_id"])
+            store.mark_cancelled(entry["batch_id"])
             cancelled.append(entry["batch_id"])
     return cancelled
 

@@ -21,7 +21,8 @@ def add_arguments(sub) -> None:
     actions = batches.add_subparsers(dest="batches_action", required=True)
     cancel = actions.add_parser("cancel", help="cancel every batch of RUN that has not ended")
     cancel.add_argument("path", help="project directory or its root .tex file")
-    cancel.add_argument("run_name", metavar="RUN", help="the run's folder name under .colosseum/runs/ or .colosseum/bench/, or its path")
+    cancel.add_argument("run_name", metavar="RUN",
+                        help="the run's folder name under .colosseum/runs/ or .colosseum/bench/, or its path")
     cancel.set_defaults(run=run_cancel)
 
 

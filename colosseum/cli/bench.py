@@ -114,7 +114,8 @@ def _print_plan(plan) -> None:
           f"each at the method's list-price cost on the problem (within 10%); then {plan.bench.graders} grader "
           f"call(s) for each of up to {answers} answers, at {plan.bench.grader_model or plan.pricing.model}'s "
           "list price.")
-    money = price_phrase(plan.upper_cost_usd(), plan.pricing.model, " for the whole bench", batch=plan.settings.overrides.batch)
+    money = price_phrase(plan.upper_cost_usd(), plan.pricing.model, " for the whole bench",
+                         batch=plan.settings.overrides.batch)
     print(f"{len(plan.problems)} problems, {len(BASELINES) + 1} arms and the graders{money}. Nothing was sent.")
     if plan.settings.batch_line():
         print(plan.settings.batch_line())

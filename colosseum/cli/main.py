@@ -15,7 +15,8 @@ from colosseum import __version__
 # import their engine (asyncio, the model layer) inside ``run``: `colosseum check` starts fast.
 SUBCOMMAND_MODULES: tuple[str, ...] = ("colosseum.cli.solve", "colosseum.cli.review", "colosseum.cli.lean", "colosseum.cli.research",
                                       "colosseum.cli.drafts", "colosseum.cli.doctor", "colosseum.cli.probe",
-                                      "colosseum.cli.cache", "colosseum.cli.bench", "colosseum.cli.batches")
+                                      "colosseum.cli.cache", "colosseum.cli.bench",
+                                      "colosseum.cli.batches")
 
 
 def _print_dag(index, args) -> int:

@@ -151,6 +151,21 @@ def test_inputs_of_files_the_build_writes_are_hints_and_check_exits_0(project, c
     assert code == 0
 
 
+def test_a_blueprints_input_of_what_lake_builds_is_a_generated_input_and_check_exits_0(tmp_path, capsys):
+    """infinity-cosmos and PrimeNumberTheoremAnd \\input{../../.lake/build/blueprint/library/X}: Lake
+    writes it (``lake build :blueprint``), so before that build it is a hint, not a missing input."""
+    root = tmp_path / "blueprint" / "src"
+    root.mkdir(parents=True)
+    (root / "web.tex").write_text("\\documentclass{report}\n\\begin{document}\n"
+                                  "\\input{../../.lake/build/blueprint/library/Project}\n"
+                                  "\\input{./.lake/build/other}\n\\end{document}\n")
+    index = ProjectIndex.open(root)
+    hints = findings(index, "generated-input")
+    assert len(hints) == 2 and all("Lake build" in d.message and d.severity == "hint" for d in hints)
+    assert not findings(index, "missing-input")
+    assert _check(capsys, "check", str(root))[0] == 0
+
+
 def test_a_missing_chapter_is_still_an_error_beside_generated_inputs(project, capsys):
     root = project("generated-inputs")
     book = root / "book.tex"

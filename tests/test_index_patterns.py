@@ -243,7 +243,7 @@ def test_a_claim_with_a_sketch_and_a_full_proof_is_proved(placed):
 def test_assumed_claims_owe_no_proof_and_make_nothing_conditional_open_ones_do(placed):
     status = placed.graph.status
     assert placed.claims["ax:choice"].role == placed.claims["hyp:grh"].role == "assumption"
-    assert status["ax:choice"] == status["hyp:grh"] == "proved" and status["thm:assumed"] == "proved"
+    assert status["ax:choice"] == status["hyp:grh"] == "stated" and status["thm:assumed"] == "proved"
     assert status["conj:twin"] == "open" and status["thm:open"] == "conditional"
     assert not placed.claims["q:y"].needs_proof and not placed.claims["conj:twin"].needs_proof
     [conditional] = findings(placed, "depends-on-open-obligation")

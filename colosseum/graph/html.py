@@ -158,11 +158,13 @@ for (const n of data.nodes) {
   const g = el("g", {"class": "node" + (n.mark ? " " + n.mark : ""), "data-id": n.id}, nodeLayer);
   el("rect", {x: p.x, y: p.y, width: W, height: p.h, rx: 4, fill: colours[n.status]}, g);
   p.lines.forEach((line, i) => { el("text", {x: p.x + 6, y: p.y + 15 + i * LINE}, g).textContent = line; });
-  el("title", {}, g).textContent = n.id + " (" + n.status + ") " + n.file + ":" + n.line +
+  el("title", {}, g).textContent = n.id + " (" + said(n) + ") " + n.file + ":" + n.line +
     (n.mark ? "; " + data.marks[n.mark][1] + " (not a proof)" : "");
   g.addEventListener("click", () => select(n.id));
   shapes[n.id] = g;
 }
+// a section is not proved or open: it holds claims ("all 5 claims proved"); a stated claim owes no proof
+function said(n) { return n.holds !== undefined ? "holds: " + n.holds : n.status === "stated" ? "stated, no proof expected" : n.status; }
 function reach(start, next) {
   const seen = new Set([start]), stack = [start];
   while (stack.length) for (const m of next[stack.pop()]) if (!seen.has(m)) { seen.add(m); stack.push(m); }
@@ -177,7 +179,8 @@ function select(id) {
   const n = byId[id];
   document.getElementById("details").innerHTML =
     `<h3>${esc(n.kind)} <code>${esc(n.id)}</code></h3><p>${esc(n.text || "(no title)")}</p>` +
-    `<p>status: <b style="color:${colours[n.status]}">${esc(n.status)}</b>${n.draft ? " (a model's draft)" : ""}</p>` +
+    (n.holds !== undefined ? `<p>holds: <b style="color:${colours[n.status]}">${esc(n.holds)}</b></p>`
+      : `<p>status: <b style="color:${colours[n.status]}">${esc(said(n))}</b>${n.draft ? " (a model's draft)" : ""}</p>`) +
     `<p>at <a class="where" href="${esc(n.uri || n.file)}">${esc(n.file)}:${n.line}</a></p>` +
     (n.computation && n.computation.length ? `<p>Computation (not a proof):</p><ul>${n.computation.map(c => `<li>${esc(c)}</li>`).join("")}</ul>` : "") +
     `<p>uses: ${pred[id].map(link).join(", ") || "nothing"}</p><p>used by: ${succ[id].map(link).join(", ") || "nothing"}</p>`;
@@ -285,6 +288,10 @@ def _computation_text(item: dict) -> str:
     return f"checked for {bounds or 'the cases its run lists'}: {found}" + (f" (run {item['run']})" if item.get("run") else "")
 
 
+# what the legend says beside a colour, where the status's name alone would mislead
+_LEGEND_WORDS = {"stated": "stated: no proof expected"}
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
@@ -296,8 +303,10 @@ def dag_html(index: "ProjectIndex", title: str = "Dependency graph") -> str:
     # sections of a textbook as "proved" made 120 claims read as 323 proved results
     claims = [n for n in nodes if n["kind"] != "section"]
     counts = {s: sum(1 for n in claims if n["status"] == s) for s in STATUS_COLOURS}
-    legend = "".join(f'<span data-status="{s}"><i style="background:{c}"></i>{s} ({counts[s]})</span>'
+    legend = "".join(f'<span data-status="{s}"><i style="background:{c}"></i>{_LEGEND_WORDS.get(s, s)} ({counts[s]})</span>'
                      for s, c in STATUS_COLOURS.items())
+    # a section's box takes the colour of the worst claim it holds: it is not itself proved
+    legend += '<span data-kind="section">section: the colour of the least settled claim it holds</span>'
     legend += "".join(f'<span data-mark="{m}"><i class="mark" style="border-color:{c}"></i>{meaning} '
                       f'({sum(1 for n in claims if n["mark"] == m)})</span>' for m, (c, meaning) in COMPUTATION_MARKS.items())
     # only the kinds of edge the page draws (dependency edges: no "contains" line is ever drawn)

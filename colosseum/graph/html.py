@@ -107,10 +107,47 @@ function dagreLayout(ids, topDown) {  // ranks, crossings, coordinates and edge 
   for (const id of ids) g.setNode(id, {width: W, height: pos[id].h});
   edgeShapes.forEach(([e], i) => { if (ids.has(e.source) && ids.has(e.target)) g.setEdge(e.source, e.target, {}, "e" + i); });
   dagre.layout(g);
-  const at = {}, routes = {};
-  for (const id of ids) { const n = g.node(id); at[id] = {x: n.x - W / 2, y: n.y - pos[id].h / 2}; }
-  edgeShapes.forEach(([e], i) => { if (ids.has(e.source) && ids.has(e.target)) routes[i] = g.edge(e.source, e.target, "e" + i).points; });
+  const at = {}, routes = {}, bands = [];
+  for (const id of ids) {
+    const n = g.node(id); at[id] = {x: n.x - W / 2, y: n.y - pos[id].h / 2};
+    widen(bands, topDown ? n.y : n.x, topDown ? pos[id].h / 2 : W / 2);
+  }
+  edgeShapes.forEach(([e], i) => {
+    if (ids.has(e.source) && ids.has(e.target)) routes[i] = portRoute(g.edge(e.source, e.target, "e" + i).points, e, at, topDown, bands);
+  });
   return {at: at, routes: routes, width: g.graph().width, height: g.graph().height, engine: "dagre"};
+}
+// Every node of a rank has the same coordinate along the layout's axis (x left to right, y top
+// down): a rank is a band of boxes, and between two bands is a gap with no box. dagre's route
+// leaves a box on whatever side faces its first bend, so an edge to a box far below ran down
+// through the boxes under it in the same column (FLT's first column). Here an edge leaves on the
+// box's side that faces along the axis, crosses each band it passes in a straight line at the
+// height dagre kept free for it (its dummy node), and bends only inside gaps (pathOf's curves stay
+// between their two ends along the axis): no edge passes through a box it does not end at.
+function widen(bands, coord, half) {  // the rank at coord reaches half either side (its widest box)
+  const band = bands.find(b => Math.abs(b.at - coord) < 0.5);
+  if (band) band.half = Math.max(band.half, half); else bands.push({at: coord, half: half});
+}
+function bandAt(bands, coord) { const band = bands.find(b => Math.abs(b.at - coord) < 0.5); return band ? band.half : null; }
+function portRoute(points, e, at, topDown, bands) {
+  const ax = topDown ? "y" : "x", centre = id => ({x: at[id].x + W / 2, y: at[id].y + pos[id].h / 2});
+  const half = id => topDown ? pos[id].h / 2 : W / 2, moved = (p, by, straight) => {
+    const q = {x: p.x, y: p.y, straight: straight}; q[ax] += by; return q; };
+  const s = centre(e.source), t = centre(e.target), inner = points.slice(1, -1), out = [];
+  const dir = (from, to) => Math.sign(to[ax] - from[ax]) || 1;
+  const d0 = dir(s, inner.length ? inner[0] : t), sb = bandAt(bands, s[ax]) || half(e.source);
+  out.push(moved(s, d0 * half(e.source), false));
+  if (sb > half(e.source)) out.push(moved(s, d0 * sb, true));  // out of its rank's band, straight
+  inner.forEach((p, k) => {
+    const band = bandAt(bands, p[ax]);
+    if (band === null) { out.push({x: p.x, y: p.y, straight: false}); return; }  // a bend in a gap
+    const d = dir(out[out.length - 1], k + 1 < inner.length ? inner[k + 1] : t);
+    out.push(moved(p, -d * band, false), moved(p, d * band, true));  // across a band where dagre kept room
+  });
+  const d1 = dir(out[out.length - 1], t), tb = bandAt(bands, t[ax]) || half(e.target);
+  if (tb > half(e.target)) out.push(moved(t, -d1 * tb, false));
+  out.push(moved(t, -d1 * half(e.target), tb > half(e.target)));
+  return out;
 }
 function layeredLayout(ids, topDown) {  // by generation, each layer sorted by where its predecessors are: linear time
   const layers = data.layers.map(layer => layer.filter(id => ids.has(id))).filter(layer => layer.length), rel = {};
@@ -143,6 +180,16 @@ function layeredLayout(ids, topDown) {  // by generation, each layer sorted by w
 }
 function pathOf(points, topDown) {  // two points: one curve; dagre's bends: smoothed through their midpoints
   const a = points[0], b = points[points.length - 1];
+  if ("straight" in a) {  // portRoute's: straight across bands, curves that keep between their ends along the axis
+    let d = `M${a.x},${a.y}`;
+    for (let i = 1; i < points.length; i++) {
+      const p = points[i - 1], q = points[i];
+      if (q.straight) { d += ` L${q.x},${q.y}`; continue; }
+      d += topDown ? ` C${p.x},${(p.y + q.y) / 2} ${q.x},${(p.y + q.y) / 2} ${q.x},${q.y}`
+        : ` C${(p.x + q.x) / 2},${p.y} ${(p.x + q.x) / 2},${q.y} ${q.x},${q.y}`;
+    }
+    return d;
+  }
   if (points.length === 2) {
     const d = Math.max(30, Math.abs(topDown ? b.y - a.y : b.x - a.x) / 2);
     return topDown ? `M${a.x},${a.y} C${a.x},${a.y + d} ${b.x},${b.y - d} ${b.x},${b.y}`

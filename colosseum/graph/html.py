@@ -93,7 +93,8 @@ for (const n of data.nodes) {  // each node's box; the layout places it by a tra
 }
 for (const e of data.edges) {
   if (!(e.source in pos) || !(e.target in pos)) continue;
-  edgeShapes.push([e, el("path", {"class": "edge " + e.kind, "marker-end": "url(#arrow)"}, edgeLayer)]);
+  edgeShapes.push([e, el("path", {"class": "edge " + e.kind, "marker-end": "url(#arrow)", "data-source": e.source,
+    "data-target": e.target}, edgeLayer)]);
 }
 function layoutWork(ids) {
   let work = ids.size;

@@ -44,6 +44,37 @@ async function waitForLayout(page) {
 
 /** Boxes of (a sample of) the visible nodes as the browser draws them, and the pairs that overlap. */
 function geometry(sample) {
+  // (nested: page.evaluate sends this function's source alone)
+  /** Edges (a sample) that pass through a box they do not end at: [source, target, box], in the
+   *  drawing's own coordinates (each node's translation and rect; the path's points along its length,
+   *  every 2 units). A box's outer pixel does not count: an edge may touch a box's side. */
+  function edgesThroughBoxes(nodes, edges, sample) {
+    const CELL = 100, grid = new Map(), found = [];
+    for (const g of nodes) {
+      const m = /translate\(([-\d.e]+),\s*([-\d.e]+)\)/.exec(g.getAttribute("transform") || ""), r = g.querySelector("rect");
+      if (!m) continue;
+      const b = {id: g.dataset.id, x: Number(m[1]) + Number(r.getAttribute("x")), y: Number(m[2]) + Number(r.getAttribute("y")),
+        w: Number(r.getAttribute("width")), h: Number(r.getAttribute("height"))};
+      for (let cx = Math.floor(b.x / CELL); cx <= Math.floor((b.x + b.w) / CELL); cx++)
+        for (let cy = Math.floor(b.y / CELL); cy <= Math.floor((b.y + b.h) / CELL); cy++) {
+          const key = cx + "," + cy; if (!grid.has(key)) grid.set(key, []); grid.get(key).push(b);
+        }
+    }
+    const step = Math.max(1, Math.floor(edges.length / sample));
+    edges.filter((_, i) => i % step === 0).forEach(p => {
+      const ends = new Set([p.dataset.source, p.dataset.target]), hit = new Set(), length = p.getTotalLength();
+      for (let d = 0; d <= length; d += 2) {
+        const q = p.getPointAtLength(d);
+        for (const b of grid.get(Math.floor(q.x / CELL) + "," + Math.floor(q.y / CELL)) || []) {
+          if (ends.has(b.id) || hit.has(b.id)) continue;
+          if (q.x > b.x + 1 && q.x < b.x + b.w - 1 && q.y > b.y + 1 && q.y < b.y + b.h - 1) {
+            hit.add(b.id); found.push([p.dataset.source, p.dataset.target, b.id]);
+          }
+        }
+      }
+    });
+    return found;
+  }
   const nodes = [...document.querySelectorAll("g.node")].filter(g => !g.classList.contains("hidden"));
   const step = Math.max(1, Math.floor(nodes.length / sample));
   const boxes = nodes.filter((_, i) => i % step === 0).map(g => {
@@ -67,7 +98,9 @@ function geometry(sample) {
     const s = centre(e.source), t = centre(e.target);
     counted++; if (t.x > s.x) forward++; if (t.y > s.y) down++;
   }
+  const through = edgesThroughBoxes(nodes, edges, sample);
   return {nodes: nodes.length, sampled: boxes.length, overlaps: overlaps.slice(0, 20), overlapCount: overlaps.length,
+    throughBoxes: through.slice(0, 20), throughCount: through.length,
     unplaced: nodes.filter(g => !/^translate\(/.test(g.getAttribute("transform") || "")).length,
     edges: edges.length, withArrow: edges.filter(p => p.getAttribute("marker-end") === "url(#arrow)" && /^M/.test(p.getAttribute("d") || "")).length,
     arrowDrawn: !!marker && marker.getAttribute("d").length > 0, rightward: counted ? forward / counted : 1, downward: counted ? down / counted : 1,

@@ -28,6 +28,7 @@ PROJECTS = sorted(TRUTH["projects"])
 UNDEFINED = "colosseum/undefined-reference"
 DUPLICATE = "colosseum/duplicate-label"
 MISSING = "colosseum/missing-input"
+GENERATED = "colosseum/generated-input"
 NON_REF_COMMANDS = {"uses", "proves"}
 # API: the engine may tag references in a proof's optional argument and \proves as part
 # "proof-title"; the truth counts everything inside the proof environment as the proof.
@@ -277,6 +278,16 @@ def test_missing_inputs(project):
     builds = TRUTH["projects"][project]["builds"].values()
     expected = {(m["file"], m["target"]) for b in builds for m in b["missing_inputs"]}
     found = diagnostics_by_code(project, MISSING, {target for _, target in expected})
+    assert found == expected
+
+
+@pytest.mark.parametrize("project", PROJECTS)
+def test_generated_inputs(project):
+    """What a build writes (a Lake build's .lake/build/ in the blueprints) is a generated input, a
+    hint: not there before the build, and no error of the paper."""
+    builds = TRUTH["projects"][project]["builds"].values()
+    expected = {(m["file"], m["target"]) for b in builds for m in b["generated_inputs"]}
+    found = diagnostics_by_code(project, GENERATED, {target for _, target in expected})
     assert found == expected
 
 

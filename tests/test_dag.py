@@ -103,6 +103,29 @@ def test_networkx_mirror_matches(make_project, tmp_path):
     assert g.edges["lem:a", "lem:b"]["kinds"] == {"statement-uses", "proof-uses"}
 
 
+def test_a_proof_that_uses_its_own_claim_is_a_circular_argument_on_the_uses(make_project, tmp_path, capsys):
+    """\\begin{proof}\\uses{thm:a} under thm:a: a circle of length one, reported on the \\uses; no
+    self-edge, so the statuses settle (the claim is proved by its proof, not waiting on itself)."""
+    body = ("\\begin{lemma}\\label{lem:b}B\\end{lemma}\\begin{proof}ok\\end{proof}\n"
+            "\\begin{theorem}\\label{thm:a}A, see Theorem~\\ref{thm:a}.\\end{theorem}\n"
+            "\\begin{proof}\n\\uses{lem:b, thm:a}By \\cref{lem:b}.\\end{proof}\n")
+    root = make_project(tmp_path, {"main.tex": doc(body)})
+    index = ProjectIndex.open(root)
+    [finding] = [d for d in index.diagnostics() if d.code == "colosseum/dependency-cycle"]
+    assert finding.severity == "error" and "`thm:a` -> `thm:a`" in finding.message
+    line = doc(body).splitlines()[finding.range.start.line]
+    assert line.startswith("\\uses{lem:b, thm:a}") and "thm:a" in line[finding.range.start.character:finding.range.end.character]
+    assert ("thm:a", "thm:a") not in {(e.source, e.target) for e in index.graph.edges}
+    assert index.graph.status["thm:a"] == "proved" and index.graph.cycles() == []
+    # a statement's own \\ref of itself is a mention, not a use: nothing when the \\uses goes
+    (root / "main.tex").write_text(doc(body.replace("\\uses{lem:b, thm:a}", "\\uses{lem:b}")))
+    assert not [d for d in ProjectIndex.open(root).diagnostics() if d.code == "colosseum/dependency-cycle"]
+    from colosseum.cli.main import main
+    (root / "main.tex").write_text(doc(body))
+    assert main(["check", str(root)]) == 1
+    assert "circular argument" in capsys.readouterr().out
+
+
 # ---- random projects ----------------------------------------------------------------------------------
 
 
@@ -140,7 +163,9 @@ def test_random_projects_edges_match_the_citations(data):
             assert sum(set(cycle) <= comp for comp in circular) == 1
             assert all(proof_graph.has_edge(s, t) for s, t in zip(cycle, cycle[1:]))
         flagged = {d.range.start.line for d in index.diagnostics() if d.code == "colosseum/dependency-cycle"}
-        assert bool(flagged) == bool(circular)
+        # a proof that \uses its own claim is a circle of length one (no edge: a finding on the \uses)
+        self_uses = any(i in proof_cites[i] for i in range(n))
+        assert bool(flagged) == bool(circular or self_uses)
 
 
 # ---- graph queries against networkx on random graphs ---------------------------------------------------

@@ -270,3 +270,65 @@ def test_html_page_draws_selects_focuses_and_searches(diamond, capsys, tmp_path)
                            "no-dagre"], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[1] == f"layout done layered placed 7 routed {edges}"
     assert "focus layout layered" in done.stdout and "hits 1" in done.stdout.splitlines()
+
+
+ROLES = ("\\newtheorem{theorem}{Theorem}\\newtheorem{definition}{Definition}\\newtheorem{ex}{Exercise}"
+         "\\newtheorem{exs}{Exercise}\\newtheorem{axiom}{Axiom}\\newtheorem{conjecture}{Conjecture}\n"
+         "\\section{Results}\\label{sec:results}\n"
+         "\\begin{theorem}\\label{thm:a}A\\end{theorem}\\begin{proof}ok\\end{proof}\n"
+         "\\begin{theorem}\\label{thm:b}B\\end{theorem}\n"
+         "\\section{Exercises}\\label{sec:exercises}\n"
+         "\\begin{definition}\\label{def:x}X\\end{definition}\n\\begin{ex}\\label{ex:one}Show.\\end{ex}\n"
+         "\\begin{exs}\\label{ex:two}Show.\\end{exs}\n\\begin{axiom}\\label{ax:c}C\\end{axiom}\n"
+         "\\begin{conjecture}\\label{conj:d}D\\end{conjecture}\n"
+         "\\section{Empty}\\label{sec:empty}\n")
+
+
+def test_claims_that_owe_no_proof_are_stated_not_proved_in_every_output(make_project, tmp_path, capsys):
+    # da2020: exercises (ex, exs) were green "proved" though an exercise has no proof
+    root = make_project(tmp_path, {"main.tex": doc(ROLES)})
+    _, out, _ = run(capsys, "dag", str(root), "--format", "json")
+    status = {n["id"]: n["status"] for n in json.loads(out)["nodes"]}
+    assert {k: status[k] for k in ("def:x", "ex:one", "ex:two", "ax:c")} == dict.fromkeys(
+        ("def:x", "ex:one", "ex:two", "ax:c"), "stated")
+    assert status["conj:d"] == "open" and status["thm:a"] == "proved" and status["thm:b"] == "open"
+    _, page, _ = run(capsys, "dag", str(root), "--format", "html")
+    legend = re.search(r'<span class="legend" id="legend">(.*?)</span></header>', page, re.S).group(1)
+    assert '<span data-status="stated"><i style="background:#546e7a"></i>stated: no proof expected (4)</span>' in legend
+    assert re.search(r'data-status="proved"><i[^>]*></i>proved \(1\)', legend)
+    assert {n["id"]: n["status"] for n in page_data(page)["nodes"]}["ex:one"] == "stated"
+    _, dot, _ = run(capsys, "dag", str(root), "--format", "dot")
+    assert re.search(r'"ex:one" \[[^\n]*fillcolor="#546e7a"[^\n]*tooltip="ex ex:one \(stated \(no proof expected\)\)', dot)
+    assert '"colosseum-legend:stated" [label="stated"' in dot
+    _, mermaid, _ = run(capsys, "dag", str(root), "--format", "mermaid")
+    assert "classDef stated fill:#546e7a" in mermaid and re.search(r'\["ex:one"\]:::stated', mermaid)
+
+
+def test_a_section_says_what_it_holds_in_json_and_drawings(make_project, tmp_path, capsys):
+    # the audit: sections were "proved" in hover and on the page; a section holds claims
+    root = make_project(tmp_path, {"main.tex": doc(ROLES)})
+    _, out, _ = run(capsys, "dag", str(root), "--format", "json")
+    nodes = {n["id"]: n for n in json.loads(out)["nodes"]}
+    assert nodes["sec:results"]["holds"] == "1 of 2 open" and nodes["sec:results"]["status"] == "open"
+    assert nodes["sec:exercises"]["holds"] == "1 of 1 open"  # the conjecture; the rest owe nothing
+    assert nodes["sec:empty"]["holds"] == "nothing owed" and nodes["sec:empty"]["status"] == "proved"  # kept
+    assert "holds" not in nodes["thm:a"]
+    _, page, _ = run(capsys, "dag", str(root), "--format", "html")
+    drawn = {n["id"]: n for n in page_data(page)["nodes"]}
+    assert drawn["sec:empty"]["status"] == "stated" and drawn["sec:results"]["holds"] == "1 of 2 open"
+    assert 'data-kind="section">section: the colour of the least settled claim it holds' in page
+    _, dot, _ = run(capsys, "dag", str(root), "--format", "dot")
+    assert 'tooltip="section sec:results (holds: 1 of 2 open)' in dot
+
+
+def test_section_summaries_in_words():
+    from colosseum.graph.dag import DependencyGraph
+    from colosseum.graph.status import section_summary
+    graph = DependencyGraph()
+    assert section_summary(graph, "s", {"proved": 4, "formal": 1}) == "all 5 claims proved"
+    assert section_summary(graph, "s", {"proved": 1}) == "its claim proved"
+    assert section_summary(graph, "s", {"proved": 3, "open": 2}) == "2 of 5 open"
+    assert section_summary(graph, "s", {"proved": 1, "obligation": 1, "draft": 1, "stated": 4}) == \
+        "1 of 3 an open obligation, 1 of 3 a draft"
+    assert section_summary(graph, "s", {"stated": 2}) == "nothing owed (2 claims, none needing a proof)"
+    assert section_summary(graph, "s", {}) == "nothing owed"

@@ -90,9 +90,13 @@ def related(data: dict, start: str) -> set[str]:
     return found
 
 
-def assert_drawn(geometry: dict, edges: int) -> None:
+def assert_drawn(geometry: dict, edges: int, through_boxes: bool = False) -> None:
+    """Every node placed, no two boxes overlapping, an arrow on every edge; and (dagre's layout:
+    ``through_boxes``) no edge passing through a box it does not end at."""
     assert geometry["unplaced"] == 0 and geometry["overlapCount"] == 0, geometry["overlaps"]
     assert geometry["edges"] == edges and geometry["withArrow"] == edges and geometry["arrowDrawn"]
+    if through_boxes:
+        assert geometry["throughCount"] == 0, geometry["throughBoxes"]
 
 
 def test_small_page_laid_out_by_dagre_with_arrows_search_click_and_focus(make_project, tmp_path, capsys, browser_kit):
@@ -110,7 +114,7 @@ def test_small_page_laid_out_by_dagre_with_arrows_search_click_and_focus(make_pr
     assert report["errors"] == []  # no script error, no request beyond the file itself
     assert report["first"]["engine"] == "dagre" and report["first"]["note"] == ""
     assert report["lr"]["nodes"] == len(data["nodes"])
-    assert_drawn(report["lr"], len(data["edges"]))
+    assert_drawn(report["lr"], len(data["edges"]), through_boxes=True)
     assert report["lr"]["rightward"] == 1  # left to right: every edge ends right of where it starts
     assert abs(report["zoom"]["quarter"] - report["zoom"]["full"] / 4) <= 1  # the zoom at 25%
     assert report["search"] == ["thm:d"]
@@ -119,9 +123,32 @@ def test_small_page_laid_out_by_dagre_with_arrows_search_click_and_focus(make_pr
     focus = report["focus"]["geometry"]
     assert set(focus["visible"]) == related(data, "lem:b") == {"lem:a", "lem:b", "thm:d"}  # not lem:c, lem:lone, lem:e
     assert report["focus"]["layout"]["engine"] == "dagre"
-    assert_drawn(focus, focus["edges"])
+    assert_drawn(focus, focus["edges"], through_boxes=True)
     assert report["tb"]["layout"]["engine"] == "dagre" and report["tb"]["geometry"]["downward"] == 1
-    assert_drawn(report["tb"]["geometry"], len(data["edges"]))
+    assert_drawn(report["tb"]["geometry"], len(data["edges"]), through_boxes=True)
+
+
+def test_no_edge_runs_through_a_box_of_the_column_it_leaves(make_project, tmp_path, capsys, browser_kit):
+    """FLT's shape: a first column of sections (no dependency edges) between claims whose edges go
+    to claims far above or below; the edges ran up and down through the boxes of that column (61
+    crossings here, 219 on FLT, before each edge left its box on the side facing the next rank)."""
+    body = []
+    for k in range(16):
+        target = (k * 5 + 3) % 16
+        body.append(f"\\section{{Part {k}, a section that holds nothing the graph links}}\\label{{sec:{k}}}\n"
+                    f"\\begin{{lemma}}\\label{{lem:{k}}}Lemma {k}.\\end{{lemma}}\\begin{{proof}}ok\\end{{proof}}\n"
+                    f"\\begin{{theorem}}\\label{{thm:{k}}}T.\\end{{theorem}}\\begin{{proof}}By \\cref{{lem:{target}}} "
+                    f"and \\cref{{lem:{(target + 7) % 16}}}.\\end{{proof}}\n")
+    root = make_project(tmp_path, {"main.tex": "\\documentclass{article}\n\\usepackage{amsthm}\n\\begin{document}\n"
+                                   + "".join(body) + "\\end{document}\n"})
+    page, data = page_of(capsys, root, tmp_path / "page.html")
+    report = drive(page)
+    assert report["errors"] == [] and report["first"]["engine"] == "dagre"
+    assert len(data["edges"]) == 32
+    assert_drawn(report["lr"], 32, through_boxes=True)
+    assert report["lr"]["rightward"] == 1
+    assert_drawn(report["tb"]["geometry"], 32, through_boxes=True)
+    assert report["tb"]["geometry"]["downward"] == 1
 
 
 def test_a_title_with_a_script_tag_is_shown_as_text(make_project, tmp_path, capsys, browser_kit):

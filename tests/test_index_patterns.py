@@ -151,6 +151,21 @@ def test_inputs_of_files_the_build_writes_are_hints_and_check_exits_0(project, c
     assert code == 0
 
 
+def test_a_blueprints_input_of_what_lake_builds_is_a_generated_input_and_check_exits_0(tmp_path, capsys):
+    """infinity-cosmos and PrimeNumberTheoremAnd \\input{../../.lake/build/blueprint/library/X}: Lake
+    writes it (``lake build :blueprint``), so before that build it is a hint, not a missing input."""
+    root = tmp_path / "blueprint" / "src"
+    root.mkdir(parents=True)
+    (root / "web.tex").write_text("\\documentclass{report}\n\\begin{document}\n"
+                                  "\\input{../../.lake/build/blueprint/library/Project}\n"
+                                  "\\input{./.lake/build/other}\n\\end{document}\n")
+    index = ProjectIndex.open(root)
+    hints = findings(index, "generated-input")
+    assert len(hints) == 2 and all("Lake build" in d.message and d.severity == "hint" for d in hints)
+    assert not findings(index, "missing-input")
+    assert _check(capsys, "check", str(root))[0] == 0
+
+
 def test_a_missing_chapter_is_still_an_error_beside_generated_inputs(project, capsys):
     root = project("generated-inputs")
     book = root / "book.tex"
@@ -228,7 +243,7 @@ def test_a_claim_with_a_sketch_and_a_full_proof_is_proved(placed):
 def test_assumed_claims_owe_no_proof_and_make_nothing_conditional_open_ones_do(placed):
     status = placed.graph.status
     assert placed.claims["ax:choice"].role == placed.claims["hyp:grh"].role == "assumption"
-    assert status["ax:choice"] == status["hyp:grh"] == "proved" and status["thm:assumed"] == "proved"
+    assert status["ax:choice"] == status["hyp:grh"] == "stated" and status["thm:assumed"] == "proved"
     assert status["conj:twin"] == "open" and status["thm:open"] == "conditional"
     assert not placed.claims["q:y"].needs_proof and not placed.claims["conj:twin"].needs_proof
     [conditional] = findings(placed, "depends-on-open-obligation")

@@ -1,7 +1,11 @@
 """Findings about circular arguments: every claim on a circle of the dependency graph
 (colosseum.graph.dag.DependencyGraph.cycles), with the reference behind each step.
 
-Found again when the graph's circles are new, or a node on one was read afresh or moved."""
+Found again when the graph's circles are new, or a node on one was read afresh or moved. A claim
+that ``\\uses`` its own label (``\\begin{proof}\\uses{thm:a}`` under ``thm:a``) is a circle of
+length one: the graph keeps no edge from a node to itself (a statement's "see Theorem \\ref{thm:a}"
+of itself is no use), so that finding is made here, from the claim's own references, on the
+``\\uses``."""
 
 from __future__ import annotations
 
@@ -71,6 +75,7 @@ class Cycles:
     def __init__(self):
         self.cycles: list[list[str]] | None = None  # the circles the findings were made from
         self.files: set[Path] = set()  # the files they are in
+        self.self_users: set[str] = set()  # claims with a finding that they \uses themselves
 
     def judge(self, view: BuildView, edit: Edit, findings: Findings) -> None:
         dirty = set() if edit.full else edit.change.nodes | edit.moved_nodes
@@ -85,3 +90,35 @@ class Cycles:
             for path, entries in by_file.items():
                 findings.set(("cycles", path), entries)
             self.cycles, self.files = cycles, set(by_file)
+        self._judge_self_uses(view, edit, findings)
+
+    def _judge_self_uses(self, view: BuildView, edit: Edit, findings: Findings) -> None:
+        """The circles of length one, found again for the claims read afresh or moved (and those
+        that had one: a claim that is gone loses its finding)."""
+        claims = view.claims
+        again = claims.keys() if edit.full else (edit.change.nodes | edit.moved_nodes) & claims.keys()
+        for cid in set(again) | self.self_users:
+            found = self_use_findings(view, cid)
+            findings.set(("cycles", "self", cid), [(diag, None) for diag in found])
+            if found:
+                self.self_users.add(cid)
+            else:
+                self.self_users.discard(cid)
+
+
+def self_use_findings(view: BuildView, cid: str) -> list[Diagnostic]:
+    """A finding on each ``\\uses`` of ``cid``'s own label inside ``cid`` (its statement or its
+    proof): the claim rests on itself."""
+    claim = view.claims.get(cid)
+    if claim is None or not claim.label:
+        return []
+    out = []
+    for ref in claim.references:
+        if ref.command != "uses" or ref.label != claim.label or ref.owner != cid or ref.part == "proof-title":
+            continue
+        where = "its proof" if ref.part == "proof" else "its statement"
+        message = (f"circular argument: `{cid}` -> `{cid}` ({where} \\uses{{{ref.label}}}, the claim itself: "
+                   "a result cannot rest on itself)")
+        out.append(Diagnostic(ref.location.file, ref.location.range, "error", code("dependency-cycle"), message,
+                              (RelatedInfo(claim.location, f"`{cid}` is stated here"),)))
+    return out

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import networkx
 
 DEPENDENCY_KINDS = ("statement-uses", "proof-uses")
-STATUSES = ("proved", "open", "obligation", "conditional", "formal", "draft")
+STATUSES = ("proved", "open", "obligation", "conditional", "formal", "draft", "stated")
 
 
 class DependencyGraph:

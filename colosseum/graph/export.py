@@ -11,15 +11,17 @@ from typing import TYPE_CHECKING
 from colosseum.core.schema_version import SCHEMA_VERSION
 from colosseum.core.structure import Diagnostic
 from colosseum.graph.plain_text import latex_to_text
+from colosseum.graph.status import NOTHING_OWED, section_holdings, section_summary, status_words
 
 if TYPE_CHECKING:
     from colosseum.graph.view import DrawnProject as ProjectIndex  # what a drawing reads of the index
 
 # the drawings colour a claim Lean has checked apart ("formal"); in the JSON its status is "proved"
-# (the status values are public and may grow: proved, open, obligation, conditional, draft) and
-# "lean_checked" is true
+# (the status values are public and may grow: proved, open, obligation, conditional, draft, stated)
+# and "lean_checked" is true. "stated" (a definition, exercise, axiom: no proof owed, none given) is
+# settled but not proved: a colour of its own, not the proved green
 STATUS_COLOURS = {"proved": "#2e7d32", "open": "#9e9e9e", "obligation": "#c62828", "conditional": "#ef6c00",
-                 "formal": "#1565c0", "draft": "#8e24aa"}
+                 "formal": "#1565c0", "draft": "#8e24aa", "stated": "#546e7a"}
 
 
 # computational evidence (a probe checked small cases: catalog kind `computation`) is a mark on the
@@ -50,6 +52,8 @@ def computation_mark(node: dict) -> str | None:
 
 def drawn_status(node: dict) -> str:
     """The status a drawing colours a node record by."""
+    if node.get("holds", "").startswith(NOTHING_OWED):
+        return "stated"  # a section that owes nothing is not "proved": it holds no result to prove
     return "formal" if node.get("lean_checked") else node["status"]
 
 
@@ -81,10 +85,13 @@ def node_records(index: "ProjectIndex") -> list[dict]:
     graph = index.graph
     evidence = getattr(index, "claim_evidence", None)
     nodes = []
+    holdings = section_holdings(graph) if index.sections else {}
     for sid, section in index.sections.items():
+        # "status" is the worst of what it holds (kept as it was); "holds" says it in words, since
+        # "proved" is said of results: "all 5 claims proved", "2 of 5 open", "nothing owed"
         nodes.append({"id": sid, "kind": "section", "title": section.title, "file": index.relative(section.file),
                       "line": section.location.range.start.line + 1, "status": graph.status[sid], "formal": False,
-                      "lean_checked": False})
+                      "lean_checked": False, "holds": section_summary(graph, sid, holdings.get(sid, {}))})
     for cid, claim in index.claims.items():
         checked = graph.status[cid] == "formal"
         record = {"id": cid, "kind": claim.kind, "title": claim.title, "file": index.relative(claim.file),
@@ -165,7 +172,8 @@ def dag_dot(index: "ProjectIndex") -> str:
     for node in node_records(index):
         label = drawn_label(node)
         shape = "folder" if node["kind"] == "section" else "box"
-        tooltip = f"{node['kind']} {node['id']} ({drawn_status(node)}) {node['file']}:{node['line']}"
+        said = f"holds: {node['holds']}" if "holds" in node else status_words(drawn_status(node))
+        tooltip = f"{node['kind']} {node['id']} ({said}) {node['file']}:{node['line']}"
         mark = computation_mark(node)
         outline = ""
         if mark is not None:

@@ -93,7 +93,8 @@ for (const n of data.nodes) {  // each node's box; the layout places it by a tra
 }
 for (const e of data.edges) {
   if (!(e.source in pos) || !(e.target in pos)) continue;
-  edgeShapes.push([e, el("path", {"class": "edge " + e.kind, "marker-end": "url(#arrow)"}, edgeLayer)]);
+  edgeShapes.push([e, el("path", {"class": "edge " + e.kind, "marker-end": "url(#arrow)", "data-source": e.source,
+    "data-target": e.target}, edgeLayer)]);
 }
 function layoutWork(ids) {
   let work = ids.size;
@@ -107,10 +108,47 @@ function dagreLayout(ids, topDown) {  // ranks, crossings, coordinates and edge 
   for (const id of ids) g.setNode(id, {width: W, height: pos[id].h});
   edgeShapes.forEach(([e], i) => { if (ids.has(e.source) && ids.has(e.target)) g.setEdge(e.source, e.target, {}, "e" + i); });
   dagre.layout(g);
-  const at = {}, routes = {};
-  for (const id of ids) { const n = g.node(id); at[id] = {x: n.x - W / 2, y: n.y - pos[id].h / 2}; }
-  edgeShapes.forEach(([e], i) => { if (ids.has(e.source) && ids.has(e.target)) routes[i] = g.edge(e.source, e.target, "e" + i).points; });
+  const at = {}, routes = {}, bands = [];
+  for (const id of ids) {
+    const n = g.node(id); at[id] = {x: n.x - W / 2, y: n.y - pos[id].h / 2};
+    widen(bands, topDown ? n.y : n.x, topDown ? pos[id].h / 2 : W / 2);
+  }
+  edgeShapes.forEach(([e], i) => {
+    if (ids.has(e.source) && ids.has(e.target)) routes[i] = portRoute(g.edge(e.source, e.target, "e" + i).points, e, at, topDown, bands);
+  });
   return {at: at, routes: routes, width: g.graph().width, height: g.graph().height, engine: "dagre"};
+}
+// Every node of a rank has the same coordinate along the layout's axis (x left to right, y top
+// down): a rank is a band of boxes, and between two bands is a gap with no box. dagre's route
+// leaves a box on whatever side faces its first bend, so an edge to a box far below ran down
+// through the boxes under it in the same column (FLT's first column). Here an edge leaves on the
+// box's side that faces along the axis, crosses each band it passes in a straight line at the
+// height dagre kept free for it (its dummy node), and bends only inside gaps (pathOf's curves stay
+// between their two ends along the axis): no edge passes through a box it does not end at.
+function widen(bands, coord, half) {  // the rank at coord reaches half either side (its widest box)
+  const band = bands.find(b => Math.abs(b.at - coord) < 0.5);
+  if (band) band.half = Math.max(band.half, half); else bands.push({at: coord, half: half});
+}
+function bandAt(bands, coord) { const band = bands.find(b => Math.abs(b.at - coord) < 0.5); return band ? band.half : null; }
+function portRoute(points, e, at, topDown, bands) {
+  const ax = topDown ? "y" : "x", centre = id => ({x: at[id].x + W / 2, y: at[id].y + pos[id].h / 2});
+  const half = id => topDown ? pos[id].h / 2 : W / 2, moved = (p, by, straight) => {
+    const q = {x: p.x, y: p.y, straight: straight}; q[ax] += by; return q; };
+  const s = centre(e.source), t = centre(e.target), inner = points.slice(1, -1), out = [];
+  const dir = (from, to) => Math.sign(to[ax] - from[ax]) || 1;
+  const d0 = dir(s, inner.length ? inner[0] : t), sb = bandAt(bands, s[ax]) || half(e.source);
+  out.push(moved(s, d0 * half(e.source), false));
+  if (sb > half(e.source)) out.push(moved(s, d0 * sb, true));  // out of its rank's band, straight
+  inner.forEach((p, k) => {
+    const band = bandAt(bands, p[ax]);
+    if (band === null) { out.push({x: p.x, y: p.y, straight: false}); return; }  // a bend in a gap
+    const d = dir(out[out.length - 1], k + 1 < inner.length ? inner[k + 1] : t);
+    out.push(moved(p, -d * band, false), moved(p, d * band, true));  // across a band where dagre kept room
+  });
+  const d1 = dir(out[out.length - 1], t), tb = bandAt(bands, t[ax]) || half(e.target);
+  if (tb > half(e.target)) out.push(moved(t, -d1 * tb, false));
+  out.push(moved(t, -d1 * half(e.target), tb > half(e.target)));
+  return out;
 }
 function layeredLayout(ids, topDown) {  // by generation, each layer sorted by where its predecessors are: linear time
   const layers = data.layers.map(layer => layer.filter(id => ids.has(id))).filter(layer => layer.length), rel = {};
@@ -143,6 +181,16 @@ function layeredLayout(ids, topDown) {  // by generation, each layer sorted by w
 }
 function pathOf(points, topDown) {  // two points: one curve; dagre's bends: smoothed through their midpoints
   const a = points[0], b = points[points.length - 1];
+  if ("straight" in a) {  // portRoute's: straight across bands, curves that keep between their ends along the axis
+    let d = `M${a.x},${a.y}`;
+    for (let i = 1; i < points.length; i++) {
+      const p = points[i - 1], q = points[i];
+      if (q.straight) { d += ` L${q.x},${q.y}`; continue; }
+      d += topDown ? ` C${p.x},${(p.y + q.y) / 2} ${q.x},${(p.y + q.y) / 2} ${q.x},${q.y}`
+        : ` C${(p.x + q.x) / 2},${p.y} ${(p.x + q.x) / 2},${q.y} ${q.x},${q.y}`;
+    }
+    return d;
+  }
   if (points.length === 2) {
     const d = Math.max(30, Math.abs(topDown ? b.y - a.y : b.x - a.x) / 2);
     return topDown ? `M${a.x},${a.y} C${a.x},${a.y + d} ${b.x},${b.y - d} ${b.x},${b.y}`
@@ -158,11 +206,13 @@ for (const n of data.nodes) {
   const g = el("g", {"class": "node" + (n.mark ? " " + n.mark : ""), "data-id": n.id}, nodeLayer);
   el("rect", {x: p.x, y: p.y, width: W, height: p.h, rx: 4, fill: colours[n.status]}, g);
   p.lines.forEach((line, i) => { el("text", {x: p.x + 6, y: p.y + 15 + i * LINE}, g).textContent = line; });
-  el("title", {}, g).textContent = n.id + " (" + n.status + ") " + n.file + ":" + n.line +
+  el("title", {}, g).textContent = n.id + " (" + said(n) + ") " + n.file + ":" + n.line +
     (n.mark ? "; " + data.marks[n.mark][1] + " (not a proof)" : "");
   g.addEventListener("click", () => select(n.id));
   shapes[n.id] = g;
 }
+// a section is not proved or open: it holds claims ("all 5 claims proved"); a stated claim owes no proof
+function said(n) { return n.holds !== undefined ? "holds: " + n.holds : n.status === "stated" ? "stated, no proof expected" : n.status; }
 function reach(start, next) {
   const seen = new Set([start]), stack = [start];
   while (stack.length) for (const m of next[stack.pop()]) if (!seen.has(m)) { seen.add(m); stack.push(m); }
@@ -177,7 +227,8 @@ function select(id) {
   const n = byId[id];
   document.getElementById("details").innerHTML =
     `<h3>${esc(n.kind)} <code>${esc(n.id)}</code></h3><p>${esc(n.text || "(no title)")}</p>` +
-    `<p>status: <b style="color:${colours[n.status]}">${esc(n.status)}</b>${n.draft ? " (a model's draft)" : ""}</p>` +
+    (n.holds !== undefined ? `<p>holds: <b style="color:${colours[n.status]}">${esc(n.holds)}</b></p>`
+      : `<p>status: <b style="color:${colours[n.status]}">${esc(said(n))}</b>${n.draft ? " (a model's draft)" : ""}</p>`) +
     `<p>at <a class="where" href="${esc(n.uri || n.file)}">${esc(n.file)}:${n.line}</a></p>` +
     (n.computation && n.computation.length ? `<p>Computation (not a proof):</p><ul>${n.computation.map(c => `<li>${esc(c)}</li>`).join("")}</ul>` : "") +
     `<p>uses: ${pred[id].map(link).join(", ") || "nothing"}</p><p>used by: ${succ[id].map(link).join(", ") || "nothing"}</p>`;
@@ -285,6 +336,10 @@ def _computation_text(item: dict) -> str:
     return f"checked for {bounds or 'the cases its run lists'}: {found}" + (f" (run {item['run']})" if item.get("run") else "")
 
 
+# what the legend says beside a colour, where the status's name alone would mislead
+_LEGEND_WORDS = {"stated": "stated: no proof expected"}
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
@@ -296,8 +351,10 @@ def dag_html(index: "ProjectIndex", title: str = "Dependency graph") -> str:
     # sections of a textbook as "proved" made 120 claims read as 323 proved results
     claims = [n for n in nodes if n["kind"] != "section"]
     counts = {s: sum(1 for n in claims if n["status"] == s) for s in STATUS_COLOURS}
-    legend = "".join(f'<span data-status="{s}"><i style="background:{c}"></i>{s} ({counts[s]})</span>'
+    legend = "".join(f'<span data-status="{s}"><i style="background:{c}"></i>{_LEGEND_WORDS.get(s, s)} ({counts[s]})</span>'
                      for s, c in STATUS_COLOURS.items())
+    # a section's box takes the colour of the worst claim it holds: it is not itself proved
+    legend += '<span data-kind="section">section: the colour of the least settled claim it holds</span>'
     legend += "".join(f'<span data-mark="{m}"><i class="mark" style="border-color:{c}"></i>{meaning} '
                       f'({sum(1 for n in claims if n["mark"] == m)})</span>' for m, (c, meaning) in COMPUTATION_MARKS.items())
     # only the kinds of edge the page draws (dependency edges: no "contains" line is ever drawn)

@@ -1,7 +1,8 @@
 """What the dependency graph concludes about its nodes: each one's status, and which sit on a circle.
 
 A claim's own status (its base) follows from the claim alone: formal, proved, draft (a model's
-proof no person has accepted yet), open or an obligation. A proof that rests, along proof-uses
+proof no person has accepted yet), open, an obligation, or stated (a claim that needs no proof and
+has none: a definition, remark, example, exercise or axiom; settled, but not proved). A proof that rests, along proof-uses
 edges, on an open claim, an obligation or a draft is conditional; a section's status summarises what it holds. When a graph is made from the last
 one (colosseum.graph.update), statuses are computed again for the nodes whose data changed; the
 search for what is conditional on an open obligation runs again only when an obligation, or an
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 # what a proof resting on is conditional: a model's draft too, until a person accepts it
 ORIGINS = ("obligation", "open", "draft")
+# what a proof may rest on without being conditional: proved, checked by Lean, or owing no proof
+SETTLED = ("proved", "formal", "stated")
 # what a section's status summarises, worst first: a draft has a proof (better than open) that no
 # person has read (worse than a proof that merely rests on something unsettled)
 _RANK = {"obligation": 4, "open": 3, "draft": 2, "conditional": 1}
@@ -64,7 +67,9 @@ def claim_status(claim: Claim, formal: bool) -> str:
         return "obligation"
     if claim.needs_proof:
         return "open"
-    return "proved"  # definitions and remarks: nothing to prove
+    # definitions, remarks, exercises, axioms: nothing to prove, and nothing proved (an exercise
+    # shown as "proved" read as solved)
+    return "stated"
 
 
 def section_bases(graph: DependencyGraph, build: GraphInput) -> dict[str, str]:
@@ -80,7 +85,7 @@ def section_bases(graph: DependencyGraph, build: GraphInput) -> dict[str, str]:
     unproved: set[str] = set()
     parent, base = graph._section_parent, graph._base
     for cid, info in graph._claim_info.items():
-        settled = base.get(cid) in ("proved", "formal")
+        settled = base.get(cid) in SETTLED
         sec, steps = info[0], 0
         while sec is not None and steps < 64:
             if sec in marked:
@@ -335,3 +340,51 @@ def _reaches(adjacency: dict[str, set[str]], start: str, goal: str) -> bool:
                 seen.add(nxt)
                 stack.append(nxt)
     return False
+
+
+# ---- what a section holds, in words ------------------------------------------------------------------
+# a section's status is the worst of what it holds (kept for JSON readers); "proved" is said of
+# results, so a reader is told what the section holds instead: "all 5 claims proved", "2 of 5 open"
+NOTHING_OWED = "nothing owed"
+_HELD_WORDS = {"obligation": ("an open obligation", "open obligations"), "open": ("open", "open"),
+               "draft": ("a draft", "drafts"), "conditional": ("conditional", "conditional")}
+
+
+def section_holdings(graph: DependencyGraph) -> dict[str, dict[str, int]]:
+    """Each section -> how many of the claims in it (its subsections' too) have each status."""
+    parent, status = graph._section_parent, graph.status
+    held: dict[str, dict[str, int]] = {sid: {} for sid in parent}
+    for cid, info in graph._claim_info.items():
+        claim_status_now = status.get(cid)
+        sec, steps = info[0], 0
+        while sec is not None and steps < 64 and sec in held:
+            counts = held[sec]
+            counts[claim_status_now] = counts.get(claim_status_now, 0) + 1
+            sec, steps = parent.get(sec), steps + 1
+    return held
+
+
+def section_summary(graph: DependencyGraph, sid: str, counts: dict[str, int] | None = None) -> str:
+    """What a section holds, in words: "all 5 claims proved", "2 of 5 open, 1 of 5 a draft",
+    "nothing owed" (no claim in it needs a proof). ``counts`` as section_holdings gives them
+    (found here when not given)."""
+    if counts is None:
+        counts = section_holdings(graph).get(sid, {})
+    owed = sum(n for s, n in counts.items() if s != "stated")
+    if graph._base.get(sid) == "obligation" and not any(counts.get(s) for s in _HELD_WORDS):
+        return "marked as an obligation: open until it holds claims and all are proved"
+    if not owed:
+        return NOTHING_OWED + (f" ({_claims(sum(counts.values()))}, none needing a proof)" if counts else "")
+    parts = [f"{counts[s]} of {owed} {_HELD_WORDS[s][counts[s] != 1]}" for s in _HELD_WORDS if counts.get(s)]
+    if parts:
+        return ", ".join(parts)
+    return "its claim proved" if owed == 1 else f"all {owed} claims proved"
+
+
+def _claims(n: int) -> str:
+    return f"{n} claim" + ("" if n == 1 else "s")
+
+
+def status_words(status: str) -> str:
+    """A claim's status as a hover or page says it: a stated claim is not proved, and says why."""
+    return "stated (no proof expected)" if status == "stated" else status

@@ -1,7 +1,9 @@
 """Files a LaTeX run writes and a later line reads back: ``\\input{\\jobname.out}``, the table of
 contents, the bibliography (``.bbl``), answer and hint files an exercise package writes. Before
 the first build they do not exist; that is no error of the paper (colosseum.project.walk says
-so as a hint, ``colosseum/generated-input``, and goes on)."""
+so as a hint, ``colosseum/generated-input``, and goes on). A Lean blueprint's files under
+``.lake/build/`` (``\\input{../../.lake/build/blueprint/library/X}``) are the same: Lake writes them
+(``lake build :blueprint``), and before that build they are not there."""
 
 from __future__ import annotations
 
@@ -40,6 +42,8 @@ def generated_by_the_build(name: str, texts: list[str]) -> str | None:
     build, or None: its extension, a ``\\openout``/``\\Opensolutionfile`` of it in ``texts`` (the
     files read so far), or the name of an answer or hint file."""
     path = PurePosixPath(name)
+    if _under_lake_build(path):
+        return "a Lake build writes it, under .lake/build/"
     if "".join(path.suffixes[-2:]) in GENERATED_EXTENSIONS or path.suffix in GENERATED_EXTENSIONS:
         return f"a {path.suffix} file is written by the build"
     stem = name[:-4] if name.endswith(".tex") else name
@@ -49,3 +53,9 @@ def generated_by_the_build(name: str, texts: list[str]) -> str | None:
     if _ANSWER_NAME.search(path.name):
         return "an answer, solution or hint file, written by the build"
     return None
+
+
+def _under_lake_build(path: PurePosixPath) -> bool:
+    """Whether ``path`` runs through ``.lake/build/``, the folder a Lake build writes."""
+    parts = path.parts
+    return any(parts[i] == ".lake" and parts[i + 1] == "build" for i in range(len(parts) - 1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from colosseum.core.structure import Position
+from colosseum.graph.status import section_summary, status_words
 from colosseum_lsp.context import FeatureContext
 from colosseum_lsp.convert import location, markdown_hover, utf16_to_index
 from colosseum_lsp.features.catalog_view import cite_key_at, claim_catalog_lines, claim_evidence_text, literature_text
@@ -79,7 +80,7 @@ def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
         if name != owner:
             head += f" (label `{name}` inside it)"
         body = as_text(claim.statement_text, describe)
-        facts = f"status: **{status}** · rests on {rests_on} result{'s' if rests_on != 1 else ''}"
+        facts = f"status: **{status_words(status)}** · rests on {rests_on} result{'s' if rests_on != 1 else ''}"
         assumed = snap.graph.assumptions_of(owner, snap.claims)
         if assumed:  # what it is proved from without being conditional on it (claim roles)
             facts += " · assumes " + ", ".join(f"{snap.kind_name(snap.claims[a].kind)} `{a}`" for a in assumed)
@@ -91,7 +92,8 @@ def hover(fc: FeatureContext, pos: Position) -> types.Hover | None:
         value = (f"{head}\n\n{facts}\n\n---\n\n```text\n{body}\n```" + claim_evidence_text(project, owner)
                  + claim_catalog_lines(project, owner))
     elif section is not None:
-        value = f"**{section.level.capitalize()}** `{owner}` — {section.title}\n\nstatus: **{snap.graph.status.get(owner)}**"
+        # what it holds ("all 5 claims proved", "nothing owed"): "proved" is said of results
+        value = f"**{section.level.capitalize()}** `{owner}` — {section.title}\n\nholds: **{section_summary(snap.graph, owner)}**"
     else:
         loc = labels[0].location
         value = f"label `{name}` at {loc.file.name}:{loc.range.start.line + 1}"

@@ -156,8 +156,9 @@ def test_dag_json_schema(broken, capsys):
     data = json.loads(out)
     assert set(data) == {"schema_version", "nodes", "edges"} and data["schema_version"] == SCHEMA_VERSION
     for node in data["nodes"]:
-        assert set(node) == {"id", "kind", "title", "file", "line", "status", "formal", "lean_checked"}
-        assert node["status"] in ("proved", "open", "obligation", "conditional")
+        section_only = {"holds"} if node["kind"] == "section" else set()
+        assert set(node) == {"id", "kind", "title", "file", "line", "status", "formal", "lean_checked"} | section_only
+        assert node["status"] in ("proved", "open", "obligation", "conditional", "stated")
         assert isinstance(node["formal"], bool)
         assert node["line"] >= 1
     for edge in data["edges"]:

@@ -18,6 +18,7 @@ from colosseum.core.structure import Diagnostic
 from colosseum.graph.dag import DependencyGraph
 from colosseum.graph.view import GraphInput
 from colosseum.index.declarations import DeclaredEnvironments
+from colosseum.index.one_reading import OneReading
 from colosseum.index.snapshot import BuildWork, IndexSnapshot
 from colosseum.latex.events import ScanResult
 from colosseum.latex.incremental import rescan
@@ -314,21 +315,26 @@ class ProjectIndex:
         else:
             self._link_order = link_order(walks, self.relative)
             file_chunks = {}
-            for _root, visit in self._link_order:
-                self._chunk_tree(visit, env_key, {}, file_chunks)
+            if self.for_edits:  # else cut as the linker reads (OneReading)
+                for _root, visit in self._link_order:
+                    self._chunk_tree(visit, env_key, {}, file_chunks)
             rank = reading_rank(self._link_order)
-        self._file_chunks = file_chunks
-        if not self.for_edits:  # every chunk is analysed: the events are read no more
-            for entry in self._scans.values():
-                for result in entry.results.values():
-                    result.release_events()
         reuse = env_key == self._link_memo_key and rank == self._file_rank
         if not reuse:  # claims' order numbers and roles change everywhere: link afresh
             self._link_state = LinkState()
-        linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank)
+        reading = None if self.for_edits else OneReading(self._link_order,
+                                                         lambda visit: self._chunk_visit(visit, env_key))
+        linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank, reading)
         edited = walk.reused if reuse and walk.reused is not None else ()
         # roots are linked in an order of their own (colosseum.project.root_order), not their names'
         results = {root: linker.link_root(root, visit, edited) for root, visit in self._link_order}
+        if not self.for_edits:
+            for _root, visit in self._link_order:  # the files' chunks in reading order (and those never linked)
+                self._chunk_tree(visit, env_key, {}, file_chunks)
+            for entry in self._scans.values():  # every chunk is analysed: the events are read no more
+                for result in entry.results.values():
+                    result.release_events()
+        self._file_chunks = file_chunks
         snap.root_results = [results[root] for root, _visit in walks]
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
         if not self.for_edits:  # linked once: the chunks' records and the linker's memo are read no more

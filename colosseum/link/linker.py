@@ -50,8 +50,12 @@ SECTION_RANK = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubs
 
 class Linker(Splicing):
     def __init__(self, root_dir: Path, theorem_styles: dict[str, tuple[str, str]], memo: dict | None = None,
-                 file_rank: dict[Path, int] | None = None):
+                 file_rank: dict[Path, int] | None = None, reading=None):
         self.root_dir = root_dir
+        # an index built for one report (colosseum.index.one_reading): each file is cut into chunks
+        # when first read here (reading.enter), and its chunks' records let go after its last reading
+        # (reading.leave), so that the records of all files never live at once
+        self.reading = reading
         self.styles = theorem_styles  # env -> (title, style)
         self.claims: dict[str, Claim] = {}
         self.sections: dict[str, Section] = {}
@@ -141,6 +145,15 @@ class Linker(Splicing):
 
     def _visit(self, visit: Visit, state: _State, result: RootResult, units: list[Unit],
                record_file: bool = True) -> None:
+        if self.reading is None:
+            self._read_visit(visit, state, result, units, record_file)
+        else:
+            self.reading.enter(visit)
+            self._read_visit(visit, state, result, units, record_file)
+            self.reading.leave(visit)
+
+    def _read_visit(self, visit: Visit, state: _State, result: RootResult, units: list[Unit],
+                    record_file: bool = True) -> None:
         if record_file:
             result.files.append(visit.path)
         path = visit.path

@@ -348,6 +348,8 @@ class ProjectIndex:
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
                                                             self._moved_chunks)
         work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
+        if not self.for_edits:
+            self._link_state.freeze()
         if change.full and not self.for_edits:
             # every name is new: the graph and the checks read which names changed only after an edit
             change.names, change.owners, change.root_names = set(), set(), {}

@@ -336,8 +336,8 @@ class Linker(Splicing):
                 unit.claim_ids[index] = known_claims[index] = cid
                 reading.add_names(crec.label, crec.inner_labels, crec.refs, cid)
                 enclosing = open_proofs.get(crec.in_proof) if crec.in_proof is not None else None
-                if enclosing is not None and cid not in enclosing.nested:
-                    enclosing.nested.append(cid)
+                if enclosing is not None:
+                    enclosing.add_nested(cid)
             elif kind == "proof":
                 # named or not, the claim it follows is what it proves when no name settles it
                 prec = fa.proofs[index]
@@ -479,8 +479,9 @@ class _SegmentReading:
         owner = fallback if prec.named is None else None
         if prec.named is None and fallback is None:
             unit.problems.append(EnvProblem(path, prec.begin[0], prec.begin[1], "orphan-proof", ORPHAN_PROOF, anchor))
-        refs = [self.add_ref(r, owner) for r in prec.refs]
-        labels = [self.add_label(lab, owner, True) for lab in prec.labels]
+        # most proofs hold no label, some no reference: those share the empty tuple
+        refs = [self.add_ref(r, owner) for r in prec.refs] if prec.refs else ()
+        labels = [self.add_label(lab, owner, True) for lab in prec.labels] if prec.labels else ()
         pending = places.take(places.pendings, prec.begin[0] + self.chunk.start, unit) if places is not None else None
         if pending is None:
             spans = prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin)
@@ -493,7 +494,7 @@ class _SegmentReading:
             more = ([r for r in refs if not any(r is p for p in pending.refs)],
                     [lab for lab in labels if not any(lab is p for p in pending.labels)])
             if more[0] or more[1]:
-                pending.extra[unit] = more
+                pending.add_extra(unit, more)
         unit.pendings.append(pending)
         return pending
 

@@ -4,7 +4,7 @@ results per root."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -15,6 +15,9 @@ from colosseum.project.chunks import Chunk
 from colosseum.project.analysis import FileAnalysis
 from colosseum.project.walk import Visit  # noqa: F401 (the linker's vocabulary: what it reads)
 from colosseum.core.structure import ORDER_SHIFT, Claim, Label, Proof, Reference, Section
+
+
+_NO_ENTRIES = MappingProxyType({})
 
 
 @dataclass(slots=True)
@@ -105,25 +108,39 @@ class PendingProof:
     labels: list[Label]
     rank: int
     target: str | None = None  # the claim it proves, as last settled
-    # what other readings of the same proof found beyond these (another root's macros)
-    extra: dict = field(default_factory=dict)  # Unit -> (references, labels)
+    # what other readings of the same proof found beyond these (another root's macros); most
+    # proofs have none and share one empty mapping, replaced by a dict at the first (add_extra)
+    extra: Mapping = field(default_factory=lambda: _NO_ENTRIES)  # Unit -> (references, labels)
     # the claims stated inside it (a claim proved within a theorem's proof): the claim it proves
-    # rests on them (colosseum.graph.update makes the edges)
-    nested: list[str] = field(default_factory=list)
+    # rests on them (colosseum.graph.update makes the edges); most have none: () until the first
+    nested: Sequence[str] = ()
 
     @property
     def order(self) -> int:
         return (self.rank << ORDER_SHIFT) | self.proof.spans[0]
 
-    def every_ref(self) -> list[Reference]:
+    def every_ref(self) -> Sequence[Reference]:
         if not self.extra:
             return self.refs
-        return self.refs + [r for refs, _labels in self.extra.values() for r in refs]
+        return [*self.refs, *(r for refs, _labels in self.extra.values() for r in refs)]
 
-    def every_label(self) -> list[Label]:
+    def every_label(self) -> Sequence[Label]:
         if not self.extra:
             return self.labels
-        return self.labels + [lab for _refs, labels in self.extra.values() for lab in labels]
+        return [*self.labels, *(lab for _refs, labels in self.extra.values() for lab in labels)]
+
+    def add_extra(self, unit, more: tuple) -> None:
+        if not self.extra:
+            self.extra = {}
+        self.extra[unit] = more
+
+    def add_nested(self, claim_id: str) -> None:
+        if claim_id in self.nested:
+            return
+        if type(self.nested) is tuple:  # the shared empty one
+            self.nested = [claim_id]
+        else:
+            self.nested.append(claim_id)
 
 
 @dataclass(slots=True, eq=False)
@@ -241,13 +258,13 @@ def filed(table, key) -> Sequence | Set:
     found = table.get(key)
     if found is None:
         return ()
-    return found if type(found) in (list, set) else (found,)
+    return found if type(found) in _COLLECTIONS else (found,)
 
 
+_COLLECTIONS = (list, set, tuple)  # what a table holds from two items on (LinkState.freeze: a tuple)
 _SEALED_LISTS = ("claims", "sections", "labels", "refs", "pendings", "problems", "marked_sections", "named")
 _SEALED_MAPS = ("claim_map", "claim_bases", "section_map", "section_bases", "labels_by_name", "refs_by_owner",
                 "refs_by_label", "by_target", "claim_ids", "section_ids")
-_NO_ENTRIES = MappingProxyType({})
 _NO_NODES: frozenset[str] = frozenset()
 
 

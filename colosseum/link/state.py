@@ -77,11 +77,14 @@ class LinkState:
 
     def freeze(self) -> None:
         """An index built for one report is never updated: a table's units from two on are a
-        tuple, not a set (a set of a few units costs four times as much; filed reads either)."""
+        tuple, not a set (a set of a few units costs four times as much; filed reads either), and
+        the units keep only what the graph and the checks read (Unit.release_for_report)."""
         for table in (self.by_name, self.by_node, self.by_ref):
             for key, found in table.items():
                 if type(found) is set:
                     table[key] = tuple(found)
+        for unit in self.units:
+            unit.release_for_report()
 
     # ---- the update ---------------------------------------------------------------------------
     def update(self, linker: Linker, claims: dict[str, Claim], sections: dict[str, Section],

@@ -228,6 +228,16 @@ class Unit:
             self.nodes = _NO_NODES
 
 
+    def release_for_report(self) -> None:
+        """An index built for one report, linked: let go of what only the next build reads (its
+        memo key, the state it left, the claims' and sections' indices and bases, the nodes it
+        feeds); kept is what the graph and the checks read."""
+        self.key, self.exit, self.borrowed = (), None, ()
+        self.claims = self.sections = self.marked_sections = ()
+        self.claim_ids = self.section_ids = self.claim_bases = self.section_bases = _NO_ENTRIES
+        self.nodes = _NO_NODES
+
+
 def _file(table: dict, key, item) -> None:
     """File ``item`` under ``key``: the item itself for the first (most names have one definition
     and one reference in a unit: no container at all), a list from the second on. Read with

@@ -328,21 +328,11 @@ class ProjectIndex:
         edited = walk.reused if reuse and walk.reused is not None else ()
         # roots are linked in an order of their own (colosseum.project.root_order), not their names'
         results = {root: linker.link_root(root, visit, edited) for root, visit in self._link_order}
-        if not self.for_edits:
-            for _root, visit in self._link_order:  # the files' chunks in reading order (and those never linked)
-                self._chunk_tree(visit, env_key, {}, file_chunks)
-            for entry in self._scans.values():  # every chunk is analysed: the events are read no more
-                for result in entry.results.values():
-                    result.release_events()
         self._file_chunks = file_chunks
         snap.root_results = [results[root] for root, _visit in walks]
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
-        if not self.for_edits:  # linked once: the chunks' records and the linker's memo are read no more
-            self._link_memo = {}
-            for entry in self._scans.values():
-                for chunks in entry.chunks.values():
-                    for chunk in chunks:
-                        chunk.analysis.release_records()
+        if not self.for_edits:
+            self._linked_for_report(env_key, file_chunks)
         snap.claims = linker.claims
         snap.sections = linker.sections
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
@@ -371,6 +361,20 @@ class ProjectIndex:
         if snap.file_roots == self.snapshot.file_roots:
             snap.file_roots = self.snapshot.file_roots  # the same: keep the last one
         snap.graph = DependencyGraph.build(self._graph_input(), self.snapshot.graph, self.last_change)
+
+    def _linked_for_report(self, env_key: str, file_chunks: dict) -> None:
+        """An index built for one report, linked: the files' chunks in reading order (and those of
+        the visits never linked, after \\end{document}); the events, the chunks' records and the
+        linker's memo are read no more."""
+        for _root, visit in self._link_order:
+            self._chunk_tree(visit, env_key, {}, file_chunks)
+        self._link_memo = {}
+        for entry in self._scans.values():
+            for result in entry.results.values():
+                result.release_events()
+            for chunks in entry.chunks.values():
+                for chunk in chunks:
+                    chunk.analysis.release_records()
 
     def _discover(self) -> None:
         self._walker.forget()

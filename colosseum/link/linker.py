@@ -39,6 +39,8 @@ from colosseum.link.units import (  # noqa: F401 (re-exported: the linker's voca
     _FileRecord,
     _Places,
     _State,
+    segments,
+    timeline,
 )
 from colosseum.core.structure import Claim, Label, Proof, Reference, Section
 
@@ -182,12 +184,12 @@ class Linker(Splicing):
             fa = chunk.analysis
             claim_ids: dict[int, str] = {}
             section_ids: dict[int, str] = {}
-            segments = _segments(fa)
+            cuts = segments(fa)
             bare_first = not (fa.incoming_labels or fa.incoming_refs or fa.incoming_obligation)
-            for number, (lo, hi) in enumerate(segments):
-                if hi - lo == 1 and number < len(segments) - 1 and (number or bare_first):
+            for number, (lo, hi) in enumerate(cuts):
+                if hi - lo == 1 and number < len(cuts) - 1 and (number or bare_first):
                     # nothing but an include (a root's list of chapters): no unit to keep
-                    self._include(visit, fa, _timeline(fa)[lo], chunk, claim_ids, state, result, units)
+                    self._include(visit, fa, timeline(fa)[lo], chunk, claim_ids, state, result, units)
                     continue
                 key = (path, chunk, number, state.signature(),
                        tuple(claim_ids.items()) if number else (), tuple(section_ids.items()) if number else ())
@@ -202,7 +204,7 @@ class Linker(Splicing):
                     self._add_unit(unit, units)
                 else:
                     unit = Unit(path, chunk, fa, key[3:], key=key)
-                    self._execute(visit, chunk, lo, hi, number == len(segments) - 1, state, unit, units, claim_ids,
+                    self._execute(visit, chunk, lo, hi, number == len(cuts) - 1, state, unit, units, claim_ids,
                                   section_ids, again)
                     self.memo[key] = unit
                     self._note_fresh(path, chunk)
@@ -316,7 +318,7 @@ class Linker(Splicing):
             reading.add_names(None, fa.incoming_labels, fa.incoming_refs, entry_section)
             if fa.incoming_obligation and entry_section is not None:
                 unit.marked_sections.append(entry_section)
-        for offset, kind, index in _timeline(fa)[lo:hi]:
+        for offset, kind, index in timeline(fa)[lo:hi]:
             if state.ended:
                 break
             if fa.document_end >= 0 and offset > fa.document_end:
@@ -533,32 +535,3 @@ def _end_of_chunk(fa: FileAnalysis, state: _State, unit: Unit, path: Path, ancho
         state.last_claim = known_claims[closed]
     if fa.document_end >= 0:
         state.ended = True
-
-
-def _segments(fa: FileAnalysis) -> list[tuple[int, int]]:
-    """The timeline of a chunk cut after each include: (first item, one past the last)."""
-    found = fa.segments
-    if found is None:
-        timeline = _timeline(fa)
-        found, lo = [], 0
-        for i, (_offset, kind, _index) in enumerate(timeline):
-            if kind == "include":
-                found.append((lo, i + 1))
-                lo = i + 1
-        found.append((lo, len(timeline)))
-        fa.segments = found
-    return found
-
-
-def _timeline(fa: FileAnalysis) -> list[tuple[int, str, int]]:
-    if fa.timeline is not None:
-        return fa.timeline
-    items: list[tuple[int, str, int]] = []
-    items += [(s.begin[0], "section", i) for i, s in enumerate(fa.sections)]
-    items += [(c.begin[0], "claim", i) for i, c in enumerate(fa.claims)]
-    items += [(p.begin[0], "proof", i) for i, p in enumerate(fa.proofs)]
-    items += [(ev.start, "include", i) for i, ev in enumerate(fa.includes)]
-    items += [(ev.start, "end", i) for i, ev in enumerate(fa.dangling_ends)]
-    items.sort(key=lambda item: (item[0], item[1] != "section"))
-    fa.timeline = items
-    return items

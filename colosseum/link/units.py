@@ -373,3 +373,32 @@ def _merged(units: list[Unit]) -> tuple[dict, dict, set]:
         if unit.section_map:
             sections.update(unit.section_map)
     return claims, sections, {unit.path for unit in units}
+
+
+def segments(fa: FileAnalysis) -> list[tuple[int, int]]:
+    """The timeline of a chunk cut after each include: (first item, one past the last)."""
+    found = fa.segments
+    if found is None:
+        items = timeline(fa)
+        found, lo = [], 0
+        for i, (_offset, kind, _index) in enumerate(items):
+            if kind == "include":
+                found.append((lo, i + 1))
+                lo = i + 1
+        found.append((lo, len(items)))
+        fa.segments = found
+    return found
+
+
+def timeline(fa: FileAnalysis) -> list[tuple[int, str, int]]:
+    if fa.timeline is not None:
+        return fa.timeline
+    items: list[tuple[int, str, int]] = []
+    items += [(s.begin[0], "section", i) for i, s in enumerate(fa.sections)]
+    items += [(c.begin[0], "claim", i) for i, c in enumerate(fa.claims)]
+    items += [(p.begin[0], "proof", i) for i, p in enumerate(fa.proofs)]
+    items += [(ev.start, "include", i) for i, ev in enumerate(fa.includes)]
+    items += [(ev.start, "end", i) for i, ev in enumerate(fa.dangling_ends)]
+    items.sort(key=lambda item: (item[0], item[1] != "section"))
+    fa.timeline = items
+    return items

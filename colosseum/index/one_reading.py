@@ -9,6 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from colosseum.latex.scanner import scan
+from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
+from colosseum.project.chunks import split
+
 
 class OneReading:
     __slots__ = ("chunk_visit", "left")
@@ -30,3 +34,44 @@ class OneReading:
         if left == 0:  # read for the last time in this build (a reading the linker skips keeps them to the end)
             for chunk in visit.chunks:
                 chunk.analysis.release_records()
+
+
+class EarlyChunks:
+    """An index built for one report cuts each file into analysed chunks right after scanning it
+    (ProjectIndex.scan_file) and lets its scan's events go at once: the events of every file then
+    never live at once (they were the largest part of the peak, and left the memory they took
+    scattered). The theorem-like environments are not all known before the walk ends; a file is
+    cut with those declared so far (the defaults, the settings' and every file scanned before it,
+    itself included), which is the project's set unless a later file declares more. A file cut
+    with another set than the project's is scanned and cut again when the linker reads it."""
+
+    __slots__ = ("envs", "cut", "frozen")
+
+    def __init__(self, configured):
+        self.envs = set(DEFAULT_THEOREM_ENVIRONMENTS) | set(configured)
+        self.frozen = frozenset(self.envs)
+        self.cut: dict[int, tuple] = {}  # id(scan) -> (environments, chunks, table, updates)
+
+    def scanned(self, text: str, result, table, updates) -> None:
+        declared = {decl.env for decl in result.theorem_declarations(theorem_declarations)}
+        if not declared <= self.envs:
+            self.envs |= declared
+            self.frozen = frozenset(self.envs)
+        chunks, _moved = split(text, result, self.frozen)
+        result.release_events()
+        for chunk in chunks:
+            chunk.read_in_place(text)
+        self.cut[id(result)] = (self.frozen, chunks, table, updates)
+
+    def chunks(self, visit, envs: frozenset[str]):
+        """The chunks cut from ``visit``'s scan with ``envs``; None when cut with another set."""
+        found = self.cut.get(id(visit.scan))
+        if found is None:
+            return None
+        if found[0] == envs:
+            return found[1]
+        rescanned = scan(visit.text.text, found[2], found[3])
+        chunks, _moved = split(visit.text.text, rescanned, envs)
+        for chunk in chunks:
+            chunk.read_in_place(visit.text.text)
+        return chunks

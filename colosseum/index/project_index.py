@@ -18,7 +18,7 @@ from colosseum.core.structure import Diagnostic
 from colosseum.graph.dag import DependencyGraph
 from colosseum.graph.view import GraphInput
 from colosseum.index.declarations import DeclaredEnvironments
-from colosseum.index.one_reading import OneReading
+from colosseum.index.one_reading import EarlyChunks, OneReading
 from colosseum.index.snapshot import BuildWork, IndexSnapshot
 from colosseum.latex.events import ScanResult
 from colosseum.latex.incremental import rescan
@@ -99,6 +99,7 @@ class ProjectIndex:
         self._tex_files: list[Path] = []  # the project's .tex files, as the last discovery listed them
         self._signatures: dict[Path, tuple[str, tuple]] = {}  # path -> (a text, its root_signature)
         self._declarations = DeclaredEnvironments()  # the project's theorem declarations, kept with the walk
+        self._early: EarlyChunks | None = None  # a report's build: files cut as they are scanned
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -265,6 +266,7 @@ class ProjectIndex:
                           reference_commands=frozenset(self.config.index.label_reference_commands),
                           include_commands=frozenset(self.config.index.include_commands))
         snap = self._building = IndexSnapshot()
+        self._early = None if self.for_edits else EarlyChunks(self.config.index.theorem_environments)
         # a rebuild allocates many small objects that all live on; the cyclic collector
         # would walk the whole index again and again meanwhile (a third of the time)
         collecting = gc.isenabled()
@@ -279,7 +281,7 @@ class ProjectIndex:
             self._forget_build_state()  # half updated: the next build starts from nothing
             raise
         finally:
-            self._building = None
+            self._building = self._early = None
             self._previous_scans.clear()
             self._rescanned.clear()
             self._moved_chunks = set()
@@ -419,6 +421,8 @@ class ProjectIndex:
                     self._rescanned[id(result)] = (previous[0], old_result)
             if result is None:
                 result = scan(ft.text, table, updates)
+                if self._early is not None:  # a report: cut into chunks now, the events let go
+                    self._early.scanned(ft.text, result, table, updates)
             entry.results[key] = result
         return result
 
@@ -435,6 +439,9 @@ class ProjectIndex:
         entry = self._scans[visit.path]
         key = (id(visit.scan), env_key)
         chunks = entry.chunks.get(key)
+        if chunks is None and self._early is not None:
+            chunks = entry.chunks[key] = self._early.chunks(visit, self.theorem_environments)
+            self._structural_dirty = True
         if chunks is None:
             previous = None
             origin = self._rescanned.get(id(visit.scan))

@@ -156,3 +156,19 @@ def test_a_report_index_states_claims_from_the_files_text(tmp_path):
     for cid, claim in editor.claims.items():
         assert report.claims[cid].statement_text == claim.statement_text
         assert report.claims[cid].location == claim.location
+
+
+def test_a_report_reads_a_theorem_declared_after_its_use_like_the_editor_index(tmp_path):
+    """A report's index cuts each file into chunks as soon as it is scanned, with the theorem-like
+    environments declared so far (colosseum.index.one_reading.EarlyChunks); a file read before the
+    declaration of an environment it uses is cut again with the project's set."""
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\input{early}\n\\input{late}\n\\end{document}\n")
+    (tmp_path / "early.tex").write_text(
+        "\\begin{axiomx}\\label{ax} A.\\end{axiomx}\n\\begin{lemma}\\label{l} By \\ref{ax}.\\end{lemma}\n"
+        "\\begin{proof} \\ref{ax} and \\ref{missing}.\\end{proof}\n")
+    (tmp_path / "late.tex").write_text("\\newtheorem{axiomx}{Axiom}\n\\begin{axiomx}\\label{ay} B by \\ref{l}.\\end{axiomx}\n")
+    report, editor = ProjectIndex.open(tmp_path, for_edits=False), ProjectIndex.open(tmp_path)
+    assert {"ax", "ay", "l"} <= set(report.claims)
+    assert report.claims["ax"].kind == "axiomx"
+    assert _findings_and_graph(report) == _findings_and_graph(editor)

@@ -341,7 +341,7 @@ class ProjectIndex:
                                                             self._moved_chunks)
         work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
         if not self.for_edits:
-            self._link_state.freeze()
+            self._link_state.freeze(linker.claims)
         if change.full and not self.for_edits:
             # every name is new: the graph and the checks read which names changed only after an edit
             change.names, change.owners, change.root_names = set(), set(), {}

@@ -75,10 +75,16 @@ class LinkState:
         self._shared = 0  # units holding objects of another reading
         self._named: set[Unit] = set()  # units holding named proofs
 
-    def freeze(self) -> None:
+    def freeze(self, claims: dict[str, Claim]) -> None:
         """An index built for one report is never updated: a table's units from two on are a
-        tuple, not a set (a set of a few units costs four times as much; filed reads either), and
-        the units keep only what the graph and the checks read (Unit.release_for_report)."""
+        tuple, not a set (a set of a few units costs four times as much; filed reads either), the
+        units keep only what the graph and the checks read (Unit.release_for_report), and claims
+        with no Lean names or inner labels (most) share the empty tuple."""
+        for claim in claims.values():
+            if not claim.inner_labels:
+                claim.inner_labels = ()
+            if not claim.lean_decls:
+                claim.lean_decls = ()
         for table in (self.by_name, self.by_node, self.by_ref):
             for key, found in table.items():
                 if type(found) is set:

@@ -85,7 +85,8 @@ class LinkState:
                 claim.inner_labels = ()
             if not claim.lean_decls:
                 claim.lean_decls = ()
-        for table in (self.by_name, self.by_node, self.by_ref):
+        self.by_name = {}  # read only to update the label table
+        for table in (self.by_node, self.by_ref):
             for key, found in table.items():
                 if type(found) is set:
                     table[key] = tuple(found)

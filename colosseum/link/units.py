@@ -178,7 +178,6 @@ class Unit:
     by_target: dict[str, PendingProof | list[PendingProof]] = field(default_factory=dict)  # unnamed proofs (filed)
     named: list[PendingProof] = field(default_factory=list)
     nodes: set[str] = field(default_factory=set)  # ids whose derived data this unit feeds
-    semantic: tuple = ()  # equal for two readings that differ only in where the chunk sits
     edge_counts: dict | None = None  # its share of the dependency graph (colosseum.graph.dag)
     claim_ids: dict[int, str] = field(default_factory=dict)  # claim index in the chunk -> id
     section_ids: dict[int, str] = field(default_factory=dict)
@@ -212,9 +211,6 @@ class Unit:
         nodes.update(owner for owner in self.refs_by_owner if owner is not None)
         nodes.update(self.by_target)
         nodes.update(self.marked_sections)
-        # objects taken from another reading carry that reading's owners: the lenders are part of it
-        self.semantic = (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
-                         self.fallbacks, tuple(self.borrowed))
         # sealed: nothing is added to these any more. Most units leave most of them empty, and
         # twenty empty containers cost a unit more than its own slots: empties share one
         # immutable value (an addition after this point would fail loudly)
@@ -228,13 +224,22 @@ class Unit:
             self.nodes = _NO_NODES
 
 
+    @property
+    def semantic(self) -> tuple:
+        """Equal for two readings that differ only in where the chunk sits (made when asked: the
+        graph compares the units an edit added with those it removed). Objects taken from another
+        reading carry that reading's owners: the lenders are part of it."""
+        return (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
+                self.fallbacks, tuple(self.borrowed))
+
     def release_for_report(self) -> None:
         """An index built for one report, linked: let go of what only the next build reads (its
         memo key, the state it left, the claims' and sections' indices and bases, the nodes it
         feeds); kept is what the graph and the checks read."""
-        self.key, self.exit, self.borrowed = (), None, ()
-        self.claims = self.sections = self.marked_sections = ()
+        self.key, self.entry, self.exit, self.borrowed = (), (), None, ()
+        self.claims = self.sections = self.marked_sections = self.named = ()
         self.claim_ids = self.section_ids = self.claim_bases = self.section_bases = _NO_ENTRIES
+        self.refs_by_owner = self.by_target = _NO_ENTRIES  # read when claims and sections are settled
         self.nodes = _NO_NODES
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from colosseum.latex.scanner import scan
 from colosseum.project.analysis import DEFAULT_THEOREM_ENVIRONMENTS, theorem_declarations
-from colosseum.project.chunks import split
+from colosseum.project.chunks import whole
 
 
 class OneReading:
@@ -57,7 +57,7 @@ class EarlyChunks:
         if not declared <= self.envs:
             self.envs |= declared
             self.frozen = frozenset(self.envs)
-        chunks, _moved = split(text, result, self.frozen)
+        chunks = whole(text, result, self.frozen)
         result.release_events()
         for chunk in chunks:
             chunk.read_in_place(text)
@@ -71,7 +71,7 @@ class EarlyChunks:
         if found[0] == envs:
             return found[1]
         rescanned = scan(visit.text.text, found[2], found[3])
-        chunks, _moved = split(visit.text.text, rescanned, envs)
+        chunks = whole(visit.text.text, rescanned, envs)
         for chunk in chunks:
             chunk.read_in_place(visit.text.text)
         return chunks

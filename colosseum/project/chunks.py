@@ -109,6 +109,13 @@ def split(text: str, scan: ScanResult, envs: frozenset[str], previous: list[Chun
     return _analysed(out, text, events, envs), moved
 
 
+def whole(text: str, scan: ScanResult, envs: frozenset[str]) -> list[Chunk]:
+    """The file as one analysed chunk: what an index built for one report reads (it is never
+    edited, so cuts would buy nothing, and each chunk costs its own analysis, line index, anchor
+    and unit)."""
+    return _analysed([_whole(text, scan.events)], text, scan.events, envs)
+
+
 def _whole(text: str, events: list[Event]) -> Chunk:
     return Chunk(0, len(text), 0, 0, len(events), (), 0, 0, text)
 

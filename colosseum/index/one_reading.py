@@ -52,15 +52,14 @@ class EarlyChunks:
         self.frozen = frozenset(self.envs)
         self.cut: dict[int, tuple] = {}  # id(scan) -> (environments, chunks, table, updates)
 
-    def scanned(self, text: str, result, table, updates) -> None:
+    def scanned(self, ft, result, table, updates) -> None:
+        text = ft.text
         declared = {decl.env for decl in result.theorem_declarations(theorem_declarations)}
         if not declared <= self.envs:
             self.envs |= declared
             self.frozen = frozenset(self.envs)
-        chunks = whole(text, result, self.frozen)
+        chunks = whole(text, result, self.frozen, ft.lines)
         result.release_events()
-        for chunk in chunks:
-            chunk.read_in_place(text)
         self.cut[id(result)] = (self.frozen, chunks, table, updates)
 
     def chunks(self, visit, envs: frozenset[str]):
@@ -71,7 +70,4 @@ class EarlyChunks:
         if found[0] == envs:
             return found[1]
         rescanned = scan(visit.text.text, found[2], found[3])
-        chunks = whole(visit.text.text, rescanned, envs)
-        for chunk in chunks:
-            chunk.read_in_place(visit.text.text)
-        return chunks
+        return whole(visit.text.text, rescanned, envs, visit.text.lines)

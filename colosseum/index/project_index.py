@@ -422,7 +422,7 @@ class ProjectIndex:
             if result is None:
                 result = scan(ft.text, table, updates)
                 if self._early is not None:  # a report: cut into chunks now, the events let go
-                    self._early.scanned(ft.text, result, table, updates)
+                    self._early.scanned(ft, result, table, updates)
             entry.results[key] = result
         return result
 

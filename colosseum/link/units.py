@@ -240,6 +240,9 @@ class Unit:
         self.claims = self.sections = self.marked_sections = self.named = ()
         self.claim_ids = self.section_ids = self.claim_bases = self.section_bases = _NO_ENTRIES
         self.refs_by_owner = self.by_target = _NO_ENTRIES  # read when claims and sections are settled
+        for pending in self.pendings:  # settled: the graph reads what it proves and the claims inside it
+            pending.refs = pending.labels = ()
+            pending.extra = _NO_ENTRIES
         self.nodes = _NO_NODES
 
 

@@ -18,6 +18,7 @@ from colosseum.core.structure import Diagnostic
 from colosseum.graph.dag import DependencyGraph
 from colosseum.graph.view import GraphInput
 from colosseum.index.declarations import DeclaredEnvironments
+from colosseum.index.one_reading import EarlyChunks, OneReading
 from colosseum.index.snapshot import BuildWork, IndexSnapshot
 from colosseum.latex.events import ScanResult
 from colosseum.latex.incremental import rescan
@@ -98,6 +99,7 @@ class ProjectIndex:
         self._tex_files: list[Path] = []  # the project's .tex files, as the last discovery listed them
         self._signatures: dict[Path, tuple[str, tuple]] = {}  # path -> (a text, its root_signature)
         self._declarations = DeclaredEnvironments()  # the project's theorem declarations, kept with the walk
+        self._early: EarlyChunks | None = None  # a report's build: files cut as they are scanned
 
     # the current snapshot's contents (during a rebuild: the one being built)
     def _current(self) -> IndexSnapshot:
@@ -264,6 +266,7 @@ class ProjectIndex:
                           reference_commands=frozenset(self.config.index.label_reference_commands),
                           include_commands=frozenset(self.config.index.include_commands))
         snap = self._building = IndexSnapshot()
+        self._early = None if self.for_edits else EarlyChunks(self.config.index.theorem_environments)
         # a rebuild allocates many small objects that all live on; the cyclic collector
         # would walk the whole index again and again meanwhile (a third of the time)
         collecting = gc.isenabled()
@@ -278,7 +281,7 @@ class ProjectIndex:
             self._forget_build_state()  # half updated: the next build starts from nothing
             raise
         finally:
-            self._building = None
+            self._building = self._early = None
             self._previous_scans.clear()
             self._rescanned.clear()
             self._moved_chunks = set()
@@ -314,34 +317,31 @@ class ProjectIndex:
         else:
             self._link_order = link_order(walks, self.relative)
             file_chunks = {}
-            for _root, visit in self._link_order:
-                self._chunk_tree(visit, env_key, {}, file_chunks)
+            if self.for_edits:  # else cut as the linker reads (OneReading)
+                for _root, visit in self._link_order:
+                    self._chunk_tree(visit, env_key, {}, file_chunks)
             rank = reading_rank(self._link_order)
-        self._file_chunks = file_chunks
-        if not self.for_edits:  # every chunk is analysed: the events are read no more
-            for entry in self._scans.values():
-                for result in entry.results.values():
-                    result.release_events()
         reuse = env_key == self._link_memo_key and rank == self._file_rank
         if not reuse:  # claims' order numbers and roles change everywhere: link afresh
             self._link_state = LinkState()
-        linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank)
+        reading = None if self.for_edits else OneReading(self._link_order,
+                                                         lambda visit: self._chunk_visit(visit, env_key))
+        linker = Linker(self.root_dir, styles, self._link_memo if reuse else None, rank, reading)
         edited = walk.reused if reuse and walk.reused is not None else ()
         # roots are linked in an order of their own (colosseum.project.root_order), not their names'
         results = {root: linker.link_root(root, visit, edited) for root, visit in self._link_order}
+        self._file_chunks = file_chunks
         snap.root_results = [results[root] for root, _visit in walks]
         self._link_memo, self._link_memo_key, self._file_rank = linker.memo_for_next(), env_key, rank
-        if not self.for_edits:  # linked once: the chunks' records and the linker's memo are read no more
-            self._link_memo = {}
-            for entry in self._scans.values():
-                for chunks in entry.chunks.values():
-                    for chunk in chunks:
-                        chunk.analysis.release_records()
+        if not self.for_edits:
+            self._linked_for_report(env_key, file_chunks)
         snap.claims = linker.claims
         snap.sections = linker.sections
         self.last_change = change = self._link_state.update(linker, linker.claims, linker.sections, rank,
                                                             self._moved_chunks)
         work.units_linked, work.units_moved, work.nodes_settled = len(change.added), len(change.moved), len(change.nodes)
+        if not self.for_edits:
+            self._link_state.freeze(linker.claims)
         if change.full and not self.for_edits:
             # every name is new: the graph and the checks read which names changed only after an edit
             change.names, change.owners, change.root_names = set(), set(), {}
@@ -363,6 +363,20 @@ class ProjectIndex:
         if snap.file_roots == self.snapshot.file_roots:
             snap.file_roots = self.snapshot.file_roots  # the same: keep the last one
         snap.graph = DependencyGraph.build(self._graph_input(), self.snapshot.graph, self.last_change)
+
+    def _linked_for_report(self, env_key: str, file_chunks: dict) -> None:
+        """An index built for one report, linked: the files' chunks in reading order (and those of
+        the visits never linked, after \\end{document}); the events, the chunks' records and the
+        linker's memo are read no more."""
+        for _root, visit in self._link_order:
+            self._chunk_tree(visit, env_key, {}, file_chunks)
+        self._link_memo = {}
+        for entry in self._scans.values():
+            for result in entry.results.values():
+                result.release_events()
+            for chunks in entry.chunks.values():
+                for chunk in chunks:
+                    chunk.analysis.release_records()
 
     def _discover(self) -> None:
         self._walker.forget()
@@ -407,6 +421,8 @@ class ProjectIndex:
                     self._rescanned[id(result)] = (previous[0], old_result)
             if result is None:
                 result = scan(ft.text, table, updates)
+                if self._early is not None:  # a report: cut into chunks now, the events let go
+                    self._early.scanned(ft, result, table, updates)
             entry.results[key] = result
         return result
 
@@ -423,6 +439,9 @@ class ProjectIndex:
         entry = self._scans[visit.path]
         key = (id(visit.scan), env_key)
         chunks = entry.chunks.get(key)
+        if chunks is None and self._early is not None:
+            chunks = entry.chunks[key] = self._early.chunks(visit, self.theorem_environments)
+            self._structural_dirty = True
         if chunks is None:
             previous = None
             origin = self._rescanned.get(id(visit.scan))

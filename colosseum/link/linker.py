@@ -39,6 +39,8 @@ from colosseum.link.units import (  # noqa: F401 (re-exported: the linker's voca
     _FileRecord,
     _Places,
     _State,
+    segments,
+    timeline,
 )
 from colosseum.core.structure import Claim, Label, Proof, Reference, Section
 
@@ -50,8 +52,12 @@ SECTION_RANK = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubs
 
 class Linker(Splicing):
     def __init__(self, root_dir: Path, theorem_styles: dict[str, tuple[str, str]], memo: dict | None = None,
-                 file_rank: dict[Path, int] | None = None):
+                 file_rank: dict[Path, int] | None = None, reading=None):
         self.root_dir = root_dir
+        # an index built for one report (colosseum.index.one_reading): each file is cut into chunks
+        # when first read here (reading.enter), and its chunks' records let go after its last reading
+        # (reading.leave), so that the records of all files never live at once
+        self.reading = reading
         self.styles = theorem_styles  # env -> (title, style)
         self.claims: dict[str, Claim] = {}
         self.sections: dict[str, Section] = {}
@@ -141,6 +147,15 @@ class Linker(Splicing):
 
     def _visit(self, visit: Visit, state: _State, result: RootResult, units: list[Unit],
                record_file: bool = True) -> None:
+        if self.reading is None:
+            self._read_visit(visit, state, result, units, record_file)
+        else:
+            self.reading.enter(visit)
+            self._read_visit(visit, state, result, units, record_file)
+            self.reading.leave(visit)
+
+    def _read_visit(self, visit: Visit, state: _State, result: RootResult, units: list[Unit],
+                    record_file: bool = True) -> None:
         if record_file:
             result.files.append(visit.path)
         path = visit.path
@@ -169,12 +184,12 @@ class Linker(Splicing):
             fa = chunk.analysis
             claim_ids: dict[int, str] = {}
             section_ids: dict[int, str] = {}
-            segments = _segments(fa)
+            cuts = segments(fa)
             bare_first = not (fa.incoming_labels or fa.incoming_refs or fa.incoming_obligation)
-            for number, (lo, hi) in enumerate(segments):
-                if hi - lo == 1 and number < len(segments) - 1 and (number or bare_first):
+            for number, (lo, hi) in enumerate(cuts):
+                if hi - lo == 1 and number < len(cuts) - 1 and (number or bare_first):
                     # nothing but an include (a root's list of chapters): no unit to keep
-                    self._include(visit, fa, _timeline(fa)[lo], chunk, claim_ids, state, result, units)
+                    self._include(visit, fa, timeline(fa)[lo], chunk, claim_ids, state, result, units)
                     continue
                 key = (path, chunk, number, state.signature(),
                        tuple(claim_ids.items()) if number else (), tuple(section_ids.items()) if number else ())
@@ -189,7 +204,7 @@ class Linker(Splicing):
                     self._add_unit(unit, units)
                 else:
                     unit = Unit(path, chunk, fa, key[3:], key=key)
-                    self._execute(visit, chunk, lo, hi, number == len(segments) - 1, state, unit, units, claim_ids,
+                    self._execute(visit, chunk, lo, hi, number == len(cuts) - 1, state, unit, units, claim_ids,
                                   section_ids, again)
                     self.memo[key] = unit
                     self._note_fresh(path, chunk)
@@ -303,7 +318,7 @@ class Linker(Splicing):
             reading.add_names(None, fa.incoming_labels, fa.incoming_refs, entry_section)
             if fa.incoming_obligation and entry_section is not None:
                 unit.marked_sections.append(entry_section)
-        for offset, kind, index in _timeline(fa)[lo:hi]:
+        for offset, kind, index in timeline(fa)[lo:hi]:
             if state.ended:
                 break
             if fa.document_end >= 0 and offset > fa.document_end:
@@ -323,8 +338,8 @@ class Linker(Splicing):
                 unit.claim_ids[index] = known_claims[index] = cid
                 reading.add_names(crec.label, crec.inner_labels, crec.refs, cid)
                 enclosing = open_proofs.get(crec.in_proof) if crec.in_proof is not None else None
-                if enclosing is not None and cid not in enclosing.nested:
-                    enclosing.nested.append(cid)
+                if enclosing is not None:
+                    enclosing.add_nested(cid)
             elif kind == "proof":
                 # named or not, the claim it follows is what it proves when no name settles it
                 prec = fa.proofs[index]
@@ -466,8 +481,9 @@ class _SegmentReading:
         owner = fallback if prec.named is None else None
         if prec.named is None and fallback is None:
             unit.problems.append(EnvProblem(path, prec.begin[0], prec.begin[1], "orphan-proof", ORPHAN_PROOF, anchor))
-        refs = [self.add_ref(r, owner) for r in prec.refs]
-        labels = [self.add_label(lab, owner, True) for lab in prec.labels]
+        # most proofs hold no label, some no reference: those share the empty tuple
+        refs = [self.add_ref(r, owner) for r in prec.refs] if prec.refs else ()
+        labels = [self.add_label(lab, owner, True) for lab in prec.labels] if prec.labels else ()
         pending = places.take(places.pendings, prec.begin[0] + self.chunk.start, unit) if places is not None else None
         if pending is None:
             spans = prec.begin + (prec.end if prec.end[0] >= 0 else prec.begin)
@@ -480,7 +496,7 @@ class _SegmentReading:
             more = ([r for r in refs if not any(r is p for p in pending.refs)],
                     [lab for lab in labels if not any(lab is p for p in pending.labels)])
             if more[0] or more[1]:
-                pending.extra[unit] = more
+                pending.add_extra(unit, more)
         unit.pendings.append(pending)
         return pending
 
@@ -519,32 +535,3 @@ def _end_of_chunk(fa: FileAnalysis, state: _State, unit: Unit, path: Path, ancho
         state.last_claim = known_claims[closed]
     if fa.document_end >= 0:
         state.ended = True
-
-
-def _segments(fa: FileAnalysis) -> list[tuple[int, int]]:
-    """The timeline of a chunk cut after each include: (first item, one past the last)."""
-    found = fa.segments
-    if found is None:
-        timeline = _timeline(fa)
-        found, lo = [], 0
-        for i, (_offset, kind, _index) in enumerate(timeline):
-            if kind == "include":
-                found.append((lo, i + 1))
-                lo = i + 1
-        found.append((lo, len(timeline)))
-        fa.segments = found
-    return found
-
-
-def _timeline(fa: FileAnalysis) -> list[tuple[int, str, int]]:
-    if fa.timeline is not None:
-        return fa.timeline
-    items: list[tuple[int, str, int]] = []
-    items += [(s.begin[0], "section", i) for i, s in enumerate(fa.sections)]
-    items += [(c.begin[0], "claim", i) for i, c in enumerate(fa.claims)]
-    items += [(p.begin[0], "proof", i) for i, p in enumerate(fa.proofs)]
-    items += [(ev.start, "include", i) for i, ev in enumerate(fa.includes)]
-    items += [(ev.start, "end", i) for i, ev in enumerate(fa.dangling_ends)]
-    items.sort(key=lambda item: (item[0], item[1] != "section"))
-    fa.timeline = items
-    return items

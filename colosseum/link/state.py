@@ -75,6 +75,24 @@ class LinkState:
         self._shared = 0  # units holding objects of another reading
         self._named: set[Unit] = set()  # units holding named proofs
 
+    def freeze(self, claims: dict[str, Claim]) -> None:
+        """An index built for one report is never updated: a table's units from two on are a
+        tuple, not a set (a set of a few units costs four times as much; filed reads either), the
+        units keep only what the graph and the checks read (Unit.release_for_report), and claims
+        with no Lean names or inner labels (most) share the empty tuple."""
+        for claim in claims.values():
+            if not claim.inner_labels:
+                claim.inner_labels = ()
+            if not claim.lean_decls:
+                claim.lean_decls = ()
+        self.by_name = {}  # read only to update the label table
+        for table in (self.by_node, self.by_ref):
+            for key, found in table.items():
+                if type(found) is set:
+                    table[key] = tuple(found)
+        for unit in self.units:
+            unit.release_for_report()
+
     # ---- the update ---------------------------------------------------------------------------
     def update(self, linker: Linker, claims: dict[str, Claim], sections: dict[str, Section],
                rank: dict[Path, int], moved_chunks=frozenset()) -> LinkChange:
@@ -166,7 +184,7 @@ class LinkState:
                 if pending.target is not None:
                     nodes.add(pending.target)
             for pending in unit.pendings:
-                if pending.extra.pop(unit, None) is not None:  # a reading of a shared proof is gone
+                if pending.extra and pending.extra.pop(unit, None) is not None:  # a reading of a shared proof is gone
                     target = pending.target if pending.named is not None else pending.fallback
                     if target is not None:
                         nodes.add(target)

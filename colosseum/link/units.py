@@ -4,7 +4,7 @@ results per root."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -15,6 +15,9 @@ from colosseum.project.chunks import Chunk
 from colosseum.project.analysis import FileAnalysis
 from colosseum.project.walk import Visit  # noqa: F401 (the linker's vocabulary: what it reads)
 from colosseum.core.structure import ORDER_SHIFT, Claim, Label, Proof, Reference, Section
+
+
+_NO_ENTRIES = MappingProxyType({})
 
 
 @dataclass(slots=True)
@@ -105,25 +108,39 @@ class PendingProof:
     labels: list[Label]
     rank: int
     target: str | None = None  # the claim it proves, as last settled
-    # what other readings of the same proof found beyond these (another root's macros)
-    extra: dict = field(default_factory=dict)  # Unit -> (references, labels)
+    # what other readings of the same proof found beyond these (another root's macros); most
+    # proofs have none and share one empty mapping, replaced by a dict at the first (add_extra)
+    extra: Mapping = field(default_factory=lambda: _NO_ENTRIES)  # Unit -> (references, labels)
     # the claims stated inside it (a claim proved within a theorem's proof): the claim it proves
-    # rests on them (colosseum.graph.update makes the edges)
-    nested: list[str] = field(default_factory=list)
+    # rests on them (colosseum.graph.update makes the edges); most have none: () until the first
+    nested: Sequence[str] = ()
 
     @property
     def order(self) -> int:
         return (self.rank << ORDER_SHIFT) | self.proof.spans[0]
 
-    def every_ref(self) -> list[Reference]:
+    def every_ref(self) -> Sequence[Reference]:
         if not self.extra:
             return self.refs
-        return self.refs + [r for refs, _labels in self.extra.values() for r in refs]
+        return [*self.refs, *(r for refs, _labels in self.extra.values() for r in refs)]
 
-    def every_label(self) -> list[Label]:
+    def every_label(self) -> Sequence[Label]:
         if not self.extra:
             return self.labels
-        return self.labels + [lab for _refs, labels in self.extra.values() for lab in labels]
+        return [*self.labels, *(lab for _refs, labels in self.extra.values() for lab in labels)]
+
+    def add_extra(self, unit, more: tuple) -> None:
+        if not self.extra:
+            self.extra = {}
+        self.extra[unit] = more
+
+    def add_nested(self, claim_id: str) -> None:
+        if claim_id in self.nested:
+            return
+        if type(self.nested) is tuple:  # the shared empty one
+            self.nested = [claim_id]
+        else:
+            self.nested.append(claim_id)
 
 
 @dataclass(slots=True, eq=False)
@@ -161,7 +178,6 @@ class Unit:
     by_target: dict[str, PendingProof | list[PendingProof]] = field(default_factory=dict)  # unnamed proofs (filed)
     named: list[PendingProof] = field(default_factory=list)
     nodes: set[str] = field(default_factory=set)  # ids whose derived data this unit feeds
-    semantic: tuple = ()  # equal for two readings that differ only in where the chunk sits
     edge_counts: dict | None = None  # its share of the dependency graph (colosseum.graph.dag)
     claim_ids: dict[int, str] = field(default_factory=dict)  # claim index in the chunk -> id
     section_ids: dict[int, str] = field(default_factory=dict)
@@ -195,9 +211,6 @@ class Unit:
         nodes.update(owner for owner in self.refs_by_owner if owner is not None)
         nodes.update(self.by_target)
         nodes.update(self.marked_sections)
-        # objects taken from another reading carry that reading's owners: the lenders are part of it
-        self.semantic = (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
-                         self.fallbacks, tuple(self.borrowed))
         # sealed: nothing is added to these any more. Most units leave most of them empty, and
         # twenty empty containers cost a unit more than its own slots: empties share one
         # immutable value (an addition after this point would fail loudly)
@@ -209,6 +222,28 @@ class Unit:
                 setattr(self, name, _NO_ENTRIES)
         if not self.nodes:
             self.nodes = _NO_NODES
+
+
+    @property
+    def semantic(self) -> tuple:
+        """Equal for two readings that differ only in where the chunk sits (made when asked: the
+        graph compares the units an edit added with those it removed). Objects taken from another
+        reading carry that reading's owners: the lenders are part of it."""
+        return (self.path, id(self.analysis), self.entry, tuple(self.claim_map), tuple(self.section_map),
+                self.fallbacks, tuple(self.borrowed))
+
+    def release_for_report(self) -> None:
+        """An index built for one report, linked: let go of what only the next build reads (its
+        memo key, the state it left, the claims' and sections' indices and bases, the nodes it
+        feeds); kept is what the graph and the checks read."""
+        self.key, self.entry, self.exit, self.borrowed = (), (), None, ()
+        self.claims = self.sections = self.marked_sections = self.named = ()
+        self.claim_ids = self.section_ids = self.claim_bases = self.section_bases = _NO_ENTRIES
+        self.refs_by_owner = self.by_target = _NO_ENTRIES  # read when claims and sections are settled
+        for pending in self.pendings:  # settled: the graph reads what it proves and the claims inside it
+            pending.refs = pending.labels = ()
+            pending.extra = _NO_ENTRIES
+        self.nodes = _NO_NODES
 
 
 def _file(table: dict, key, item) -> None:
@@ -241,13 +276,13 @@ def filed(table, key) -> Sequence | Set:
     found = table.get(key)
     if found is None:
         return ()
-    return found if type(found) in (list, set) else (found,)
+    return found if type(found) in _COLLECTIONS else (found,)
 
 
+_COLLECTIONS = (list, set, tuple)  # what a table holds from two items on (LinkState.freeze: a tuple)
 _SEALED_LISTS = ("claims", "sections", "labels", "refs", "pendings", "problems", "marked_sections", "named")
 _SEALED_MAPS = ("claim_map", "claim_bases", "section_map", "section_bases", "labels_by_name", "refs_by_owner",
                 "refs_by_label", "by_target", "claim_ids", "section_ids")
-_NO_ENTRIES = MappingProxyType({})
 _NO_NODES: frozenset[str] = frozenset()
 
 
@@ -346,3 +381,32 @@ def _merged(units: list[Unit]) -> tuple[dict, dict, set]:
         if unit.section_map:
             sections.update(unit.section_map)
     return claims, sections, {unit.path for unit in units}
+
+
+def segments(fa: FileAnalysis) -> list[tuple[int, int]]:
+    """The timeline of a chunk cut after each include: (first item, one past the last)."""
+    found = fa.segments
+    if found is None:
+        items = timeline(fa)
+        found, lo = [], 0
+        for i, (_offset, kind, _index) in enumerate(items):
+            if kind == "include":
+                found.append((lo, i + 1))
+                lo = i + 1
+        found.append((lo, len(items)))
+        fa.segments = found
+    return found
+
+
+def timeline(fa: FileAnalysis) -> list[tuple[int, str, int]]:
+    if fa.timeline is not None:
+        return fa.timeline
+    items: list[tuple[int, str, int]] = []
+    items += [(s.begin[0], "section", i) for i, s in enumerate(fa.sections)]
+    items += [(c.begin[0], "claim", i) for i, c in enumerate(fa.claims)]
+    items += [(p.begin[0], "proof", i) for i, p in enumerate(fa.proofs)]
+    items += [(ev.start, "include", i) for i, ev in enumerate(fa.includes)]
+    items += [(ev.start, "end", i) for i, ev in enumerate(fa.dangling_ends)]
+    items.sort(key=lambda item: (item[0], item[1] != "section"))
+    fa.timeline = items
+    return items

@@ -91,6 +91,16 @@ def _moved(ev: Event, base: int) -> Event:
                  ev.vstart - base if ev.vstart >= 0 else -1, ev.vend - base if ev.vend >= 0 else -1, ev.extra)
 
 
+# offsets in a chunk (they are relative to its start): one int object per value, shared by every
+# chunk's records and the labels, references, claims and proofs made from them (an index held
+# four int objects per value; the first 8192 ints take 260 KB once)
+_SHARED_INTS = tuple(range(1 << 13))
+
+
+def _shared(n: int) -> int:
+    return _SHARED_INTS[n] if 0 <= n < 8192 else n
+
+
 # the kinds of event after which a section still waits for its \label: a label or a marker (they
 # may stand between a heading and its label), an \inputleannode (a claim of its own, labelled by
 # its node), a section (it starts waiting)
@@ -108,7 +118,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
     readers = _EVENT_READERS
     for ev in events:
         kind = ev.kind
-        start = ev.start - base
+        start = _shared(ev.start - base)
         carry_to_new = False
         if reading.pending_marker is not None and kind != "marker":
             carry_to_new = _settle_pending_marker(reading, ev, start)
@@ -116,7 +126,7 @@ def analyse(text: str, events: list[Event], lines: LineIndex, theorem_envs: froz
         # section waiting for its own \label
         keeps_section_label = kind in _KEEP_SECTION_LABEL or start < reading.section_title_end
         reader = readers.get(kind)
-        if reader is not None and reader(reading, ev, start, ev.end - base, carry_to_new):
+        if reader is not None and reader(reading, ev, start, _shared(ev.end - base), carry_to_new):
             break  # \end{document}: LaTeX reads nothing after it
         if not keeps_section_label:
             reading.pending_section_label = None
@@ -326,7 +336,7 @@ def _read_label(reading: _Reading, ev: Event, start: int, end: int, carry_to_new
     the innermost claim or proof, else the section's."""
     fa = reading.fa
     base = reading.base
-    rec = LabelRec(ev.value, ev.name, ev.vstart - base, ev.vend - base)
+    rec = LabelRec(ev.value, ev.name, _shared(ev.vstart - base), _shared(ev.vend - base))
     inner = reading.innermost()
     if reading.pending_section_label is not None and inner is None:
         sec = fa.sections[reading.pending_section_label]
@@ -362,7 +372,7 @@ def _read_ref(reading: _Reading, ev: Event, start: int, end: int, carry_to_new: 
     fa = reading.fa
     inner = reading.innermost()
     base = reading.base
-    vstart, vend = ev.vstart - base, ev.vend - base
+    vstart, vend = _shared(ev.vstart - base), _shared(ev.vend - base)
     if inner is None:
         rec = RefRec(ev.value, ev.name, vstart, vend, "prose")
         if reading.current_section == INCOMING:

@@ -109,6 +109,16 @@ def split(text: str, scan: ScanResult, envs: frozenset[str], previous: list[Chun
     return _analysed(out, text, events, envs), moved
 
 
+def whole(text: str, scan: ScanResult, envs: frozenset[str], lines: LineIndex) -> list[Chunk]:
+    """The file as one analysed chunk: what an index built for one report reads (it is never
+    edited, so cuts would buy nothing, and each chunk costs its own analysis, line index, anchor
+    and unit). ``lines``: the file's own line index (of ``text``), shared."""
+    chunk = _whole(text, scan.events)
+    chunk.analysis = analyse(text, scan.events, lines, envs)
+    chunk.anchor = Anchor(lines, 0, 0)
+    return [chunk]
+
+
 def _whole(text: str, events: list[Event]) -> Chunk:
     return Chunk(0, len(text), 0, 0, len(events), (), 0, 0, text)
 

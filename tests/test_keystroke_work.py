@@ -127,11 +127,17 @@ def test_a_keystroke_in_a_paragraph_runs_no_project_wide_stage(project, monkeypa
 
 
 def test_a_structural_keystroke_still_runs_them(project, monkeypatch):
-    """The counters count: typing a citation reads the file afresh, a declaration gathers them."""
+    """The counters count: typing a citation across a line break reads the file afresh (a typed
+    citation on one line reads that line only), a declaration gathers them."""
     index = ProjectIndex.open(project)
     counts = Counts(monkeypatch)
     one = (project / "chapters" / "one.tex").resolve()
-    cited = ONE.replace("Plain words", "Plain \\cite{knuth84} words")
+    index.update_document(one, ONE.replace("Plain words", "Plain \\cite{knuth84} words"))
+    assert counts.calls["citations read afresh"] == 0
+    cited = ONE.replace("Plain words", "Plain \\cite{knuth84,\n} words")
+    index.update_document(one, cited)
+    assert counts.calls["citations read afresh"] == 0
+    cited = ONE.replace("Plain words", "Plain \\cite{knuth84} words\n\\begin{verbatim}\n\\end{verbatim}")
     index.update_document(one, cited)
     assert counts.calls["citations read afresh"] == 1
     one.write_text(cited, encoding="utf-8")

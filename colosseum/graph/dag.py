@@ -163,30 +163,9 @@ class DependencyGraph:
         circular: dict[str, int] = {}
         succ = self.truth_succ
         for component in _circular_groups(succ):
-            members = set(component)
             for member in component:
                 circular[member] = len(out)
-            start = component[0]
-            parent = {start: None}
-            queue = deque([start])
-            found = None
-            while queue and found is None:
-                node = queue.popleft()
-                for nxt in sorted(succ.get(node, ())):
-                    if nxt not in members:
-                        continue
-                    if nxt == start:
-                        found = node
-                        break
-                    if nxt not in parent:
-                        parent[nxt] = node
-                        queue.append(nxt)
-            path = [start]
-            node = found
-            while node is not None and node != start:
-                path.append(node)
-                node = parent[node]
-            path = [start] + list(reversed(path[1:])) + [start]
+            path = shortest_cycle(component, succ)
             out.append(path)
         self._cycles, self._circular = out, circular
         return out
@@ -253,6 +232,33 @@ class DependencyGraph:
                     g.add_edge(edge.source, edge.target, kind=edge.kind, kinds={edge.kind})
             self._nx = g
         return self._nx
+
+
+def shortest_cycle(component: list[str], succ: dict[str, set[str]]) -> list[str]:
+    """One shortest closed path through the first (smallest) node of a circular group, its
+    successors taken in name order: the same path however the group was found."""
+    members = set(component)
+    start = component[0]
+    parent = {start: None}
+    queue = deque([start])
+    found = None
+    while queue and found is None:
+        node = queue.popleft()
+        for nxt in sorted(succ.get(node, ())):
+            if nxt not in members:
+                continue
+            if nxt == start:
+                found = node
+                break
+            if nxt not in parent:
+                parent[nxt] = node
+                queue.append(nxt)
+    path = [start]
+    node = found
+    while node is not None and node != start:
+        path.append(node)
+        node = parent[node]
+    return [start] + list(reversed(path[1:])) + [start]
 
 
 def _circular_groups(succ: dict[str, set[str]]) -> list[list[str]]:

@@ -303,9 +303,10 @@ def _keep_several_proofs(graph: DependencyGraph, previous: DependencyGraph, clai
 
 def keep_cycles(graph: DependencyGraph, previous: DependencyGraph,
                 truth_added: list[tuple[str, str]], truth_removed: list[tuple[str, str]]) -> None:
-    """Hand the last graph's circular groups to this one when the truth edges that came
-    (``truth_added``) and went (``truth_removed``) cannot have changed them; else leave them to
-    be found when cycles() is first asked."""
+    """The circular groups of ``graph`` from those of ``previous`` and the truth edges that came
+    (``truth_added``) and went (``truth_removed``): the groups no such edge touches are kept with
+    their cycles, and the groups are found again only among the nodes a changed edge can affect
+    (``_affected``); else they are left to be found when cycles() is first asked."""
     if graph._backward is not None and not graph._backward:
         graph._cycles, graph._circular = [], {}  # every truth edge goes forward: no circle
         return
@@ -314,18 +315,86 @@ def keep_cycles(graph: DependencyGraph, previous: DependencyGraph,
         return
     if not previous._cycles and previous._cycles is not None and graph._backward is not None:
         return  # none before: whether one closes now is asked when cycles() is (cheaply)
-    if previous._cycles is None:
-        return  # found when first asked
+    if previous._cycles is None or len(truth_added) + len(truth_removed) > MAX_CHANGED_TRUTH_EDGES:
+        return  # found when first asked (the whole graph searched once costs less)
+    graph._cycles, graph._circular = _updated_cycles(graph, previous, truth_added, truth_removed)
+
+
+# past this many truth edges changed at once (a file read afresh), one search of the whole graph
+MAX_CHANGED_TRUTH_EDGES = 400
+
+
+def _updated_cycles(graph: DependencyGraph, previous: DependencyGraph, truth_added: list[tuple[str, str]],
+                    truth_removed: list[tuple[str, str]]) -> tuple[list[list[str]], dict[str, int]]:
+    """The circular groups after an edit, as cycles() would find them afresh.
+
+    Every group of the new graph is one of: a group of the last graph that no changed edge lies
+    inside (its edges are all still there, and a group that grew would hold an added edge); a
+    group holding an added edge ``used -> user`` (all its nodes are reached from ``user`` and reach
+    ``used``); or a part of a last group that a changed edge lay inside. The last two lie in
+    ``_affected``, a union of whole groups of the new graph: the groups are searched for there
+    only, and the others are kept with their cycles."""
+    from colosseum.graph.dag import _components, shortest_cycle
+
+    succ = graph.truth_succ
+    members: dict[int, list[str]] = {}
+    for node, group in previous._circular.items():
+        members.setdefault(group, []).append(node)
     circular = previous._circular
-    touched = truth_added + truth_removed
-    if any(u in circular and circular.get(u) == circular.get(v) for u, v in touched):
-        return  # an edge inside a circular group changed: its shortest cycle may differ
-    if len(truth_added) > 8:
-        return  # many new edges (nodes renamed): finding the groups again costs less than asking each
-    for used, user in truth_added:
-        if _reaches(graph.truth_succ, user, used):
-            return  # the new edge closes a circle
-    graph._cycles, graph._circular = previous._cycles, circular
+    touched = {circular[u] for u, v in truth_added + truth_removed if u in circular and circular.get(v) == circular[u]}
+    area = _affected(graph, truth_added)
+    for group in touched:
+        area.update(members[group])
+    kept = {group for group in members if group not in touched and not area.intersection(members[group])}
+    inside = {node: {nxt for nxt in succ.get(node, ()) if nxt in area} for node in area}
+    found = _components(inside, [node for node, users in inside.items() if users], iter, smallest=2)
+    old_groups = {tuple(sorted(members[group])): group for group in kept}
+    groups = sorted([list(g) for g in old_groups] + found)
+    cycles, out_circular = [], {}
+    for n, component in enumerate(groups):
+        group = old_groups.get(tuple(component))
+        cycles.append(previous._cycles[group] if group is not None else shortest_cycle(component, succ))
+        for member in component:
+            out_circular[member] = n
+    return cycles, out_circular
+
+
+def _affected(graph: DependencyGraph, truth_added: list[tuple[str, str]]) -> set[str]:
+    """The nodes that are reached from the user of an added truth edge and reach its used node:
+    every group holding an added edge lies in them. A circle lies between the earliest end and the
+    latest start of the truth edges that go backward in reading order (dag._closes_a_circle): the
+    searches keep to them."""
+    succ, backward, order = graph.truth_succ, graph._backward, graph._order
+    low, high = -1, float("inf")
+    if backward is not None:
+        if not backward:
+            return set()
+        low = min(order.get(user, 0) for _used, user in backward)
+        high = max(order.get(used, 0) for used, _user in backward)
+    starts = [(used, user) for used, user in truth_added
+              if used != user and low <= order.get(used, 0) <= high and low <= order.get(user, 0) <= high]
+    if not starts:
+        return set()
+    reached = {user for _used, user in starts}
+    stack = list(reached)
+    while stack:
+        for nxt in succ.get(stack.pop(), ()):
+            if nxt not in reached and low <= order.get(nxt, 0) <= high:
+                reached.add(nxt)
+                stack.append(nxt)
+    back: dict[str, list[str]] = {}
+    for node in reached:
+        for nxt in succ.get(node, ()):
+            if nxt in reached:
+                back.setdefault(nxt, []).append(node)
+    affected = {used for used, _user in starts if used in reached}
+    stack = list(affected)
+    while stack:
+        for prev in back.get(stack.pop(), ()):
+            if prev not in affected:
+                affected.add(prev)
+                stack.append(prev)
+    return affected
 
 
 def _reaches(adjacency: dict[str, set[str]], start: str, goal: str) -> bool:

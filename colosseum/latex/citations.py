@@ -113,6 +113,15 @@ def read_citations(text: str) -> Citations:
         return out
     text = _without_comments(text)
     out.thebibliography = _THEBIBLIOGRAPHY.search(text) is not None
+    _read_commands(text, out)
+    return out
+
+
+def _read_commands(text: str, out: Citations) -> bool:
+    """Every command of a text (comments blanked) read into ``out``; returns whether a reading
+    stopped at an argument left open (an unclosed brace or bracket, or blanks to the text's end):
+    read in a window of a longer text, what follows the window would have been read too."""
+    open_ended = False
     for m in _COMMAND.finditer(text):
         name, pos = m.group(1), m.end()
         lower = name.lower()
@@ -136,8 +145,10 @@ def read_citations(text: str) -> Citations:
                 pos = opt.end()
         while pos < len(text) and text[pos].isspace():  # what the last look for an argument read
             pos += 1
+        if pos >= len(text) or text[pos] in "{[":
+            open_ended = True
         out.extents.append((m.start(), pos + 1))
-    return out
+    return open_ended
 
 
 # what an edit may change outside every command's extent and still leave the reading as it was:
@@ -161,16 +172,16 @@ def reread(old_text: str, new_text: str, old: Citations, prefix: int, suffix: in
     old_end, new_end = len(old_text) - suffix, len(new_text) - suffix
     removed, inserted = old_text[prefix:old_end], new_text[prefix:new_end]
     if not _EDIT_BREAKS.isdisjoint(removed) or not _EDIT_BREAKS.isdisjoint(inserted):
-        return None
+        return _reread_lines(old_text, new_text, old, prefix, suffix)
     if not _PLAIN.issuperset(removed + inserted) and ("\\verb" in old_text or "\\verb" in new_text):
-        return None
+        return _reread_lines(old_text, new_text, old, prefix, suffix)
     back = prefix - 1
     while back >= 0 and old_text[back] in _WORD and prefix - back < _MAX_WALK:
         back -= 1
     if back >= 0 and (old_text[back] in "\\{" or prefix - back >= _MAX_WALK):
-        return None
+        return _reread_lines(old_text, new_text, old, prefix, suffix)
     if any(start <= old_end and end >= prefix for start, end in old.extents):
-        return None
+        return _reread_lines(old_text, new_text, old, prefix, suffix)
     delta = len(new_text) - len(old_text)
     if not delta:
         return old
@@ -180,3 +191,45 @@ def reread(old_text: str, new_text: str, old: Citations, prefix: int, suffix: in
         bibitems=[(k, s + delta, e + delta) if s >= old_end else (k, s, e) for k, s, e in old.bibitems],
         thebibliography=old.thebibliography,
         extents=[(s + delta, e + delta) if s >= old_end else (s, e) for s, e in old.extents])
+
+
+def _reread_lines(old_text: str, new_text: str, old: Citations, prefix: int, suffix: int) -> Citations | None:
+    """The reading of ``new_text`` with only the lines the edit touched read again (a reference or
+    label typed in a 10,000-line file): the window is the whole lines around the edit, widened
+    to every command whose extent meets it. A comment ends with its line, and a command's reading
+    looks only at its extent: the commands outside the window read as before, moved by the edit.
+    None (read the whole text) where that cannot be shown: a text with verbatim-like or
+    \\iffalse parts (they span lines), a ``thebibliography`` in the window, or a reading in the
+    window that runs to its end (an argument left open)."""
+    if any(mark in new_text or mark in old_text for mark in _SKIPPED_MARKS):
+        return None
+    delta = len(new_text) - len(old_text)
+    lo, hi = prefix, len(old_text) - suffix
+    extents = old.extents
+    while True:
+        lo = old_text.rfind("\n", 0, lo) + 1
+        hi = old_text.find("\n", hi)
+        hi = len(old_text) if hi < 0 else hi
+        met = [(s, min(e, len(old_text))) for s, e in extents if s <= hi and e >= lo]
+        if not met or (min(s for s, _ in met) >= lo and max(e for _, e in met) <= hi):
+            break
+        lo, hi = min([lo] + [s for s, _ in met]), max([hi] + [e for _, e in met])
+    if "thebibliography" in old_text[lo:hi] or "thebibliography" in new_text[lo:hi + delta]:
+        return None
+    window = Citations()
+    if _read_commands(_without_comments(new_text[lo:hi + delta]), window):
+        return None
+
+    def moved(items, at):
+        before = [item for item in items if item[at] < lo]
+        after = [item[:at] + (item[at] + delta, item[at + 1] + delta) + item[at + 2:] for item in items if item[at] >= hi]
+        return before, after
+
+    def placed(items, at):
+        return [item[:at] + (item[at] + lo, item[at + 1] + lo) + item[at + 2:] for item in items]
+
+    out = Citations(thebibliography=old.thebibliography)
+    for name, at in (("keys", 1), ("resources", 2), ("bibitems", 1), ("extents", 0)):
+        before, after = moved(getattr(old, name), at)
+        setattr(out, name, before + placed(getattr(window, name), at) + after)
+    return out

@@ -325,10 +325,11 @@ def test_console_entry_point(broken):
 def test_check_starts_without_the_model_layer(clean):
     """`colosseum check` runs many times a day: building the parser must not import what only the
     model-driven commands need (asyncio alone is a quarter of a cold check's start-up), nor the
-    knowledge catalog's code and YAML when the paper has no catalog (a fifth of check's imports)."""
+    knowledge catalog's code and YAML when the paper has no catalog (a fifth of check's imports), nor
+    json for a text report."""
     probe = ("import sys\nfrom colosseum.cli.main import main\ncode = main(['check', sys.argv[1]])\n"
              "heavy = sorted(m for m in ('asyncio', 'ssl', 'anthropic', 'colosseum.models', 'colosseum.loops.inner', "
-             "'tomllib', 'yaml', 'jsonschema', 'referencing', 'attr', 'attrs', 'colosseum.catalog.curator', "
+             "'tomllib', 'yaml', 'json', 'jsonschema', 'referencing', 'attr', 'attrs', 'colosseum.catalog.curator', "
              "'colosseum.catalog.store') if m in sys.modules)\n"
              "print('HEAVY', heavy)\n")
     out = subprocess.run([sys.executable, "-c", probe, str(clean)], capture_output=True, text=True, timeout=60)

@@ -326,10 +326,12 @@ def test_console_entry_point(broken):
 def test_check_starts_without_the_model_layer(clean):
     """`colosseum check` runs many times a day: building the parser must not import what only the
     model-driven commands need (asyncio alone is a quarter of a cold check's start-up), nor the
-    knowledge catalog's code and YAML when the paper has no catalog (a fifth of check's imports)."""
+    knowledge catalog's code and YAML when the paper has no catalog (a fifth of check's imports), nor
+    json for a text report."""
     probe = ("import sys\nfrom colosseum.cli.main import main\ncode = main(['check', sys.argv[1]])\n"
              "heavy = sorted(m for m in ('asyncio', 'ssl', 'anthropic', 'colosseum.models', 'colosseum.loops.inner', "
-             "'tomllib', 'yaml', 'colosseum.catalog.curator', 'colosseum.catalog.store') if m in sys.modules)\n"
+             "'tomllib', 'yaml', 'json', 'jsonschema', 'referencing', 'attr', 'attrs', 'colosseum.catalog.curator', "
+             "'colosseum.catalog.store') if m in sys.modules)\n"
              "print('HEAVY', heavy)\n")
     out = subprocess.run([sys.executable, "-c", probe, str(clean)], capture_output=True, text=True, timeout=60)
     assert "HEAVY" in out.stdout, out.stderr
@@ -339,14 +341,16 @@ def test_check_starts_without_the_model_layer(clean):
 HEAVY_FOR_A_REPORT = ("asyncio", "ssl", "subprocess", "anthropic", "openai", "httpx", "networkx", "yaml", "tomllib",
                       "pygls", "colosseum_lsp", "colosseum.models", "colosseum.loops", "colosseum.lean",
                       "colosseum.catalog", "colosseum.probe", "colosseum.app.solve", "colosseum.app.research",
-                      "colosseum.app.review", "colosseum.graph.html", "colosseum.graph.exchange")
+                      "colosseum.app.review", "colosseum.graph.html", "colosseum.graph.exchange",
+                      "jsonschema", "jsonschema_specifications", "referencing", "attr", "attrs")
 
 
 @pytest.mark.parametrize("command", [["check"], ["dag"], ["dag", "--format", "dot"], ["obligations"]])
 def test_a_report_imports_none_of_the_heavy_packages(clean, command):
     """check, dag and obligations (issue #15: their start-up is a third of a blueprint's run): none
     of the model layer, the loops, Lean, the catalog, the server, networkx, nor a drawing they
-    were not asked for; a package counts with every module under it."""
+    were not asked for, nor jsonschema/referencing/attrs (catalog validation only); a package counts
+    with every module under it."""
     probe = ("import sys, contextlib, io\nfrom colosseum.cli.main import main\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n    main(sys.argv[2:] + [sys.argv[1]])\n"
              f"heavy = sorted(m for m in sys.modules if m in {HEAVY_FOR_A_REPORT!r} "

@@ -14,6 +14,8 @@ from colosseum.settings.project import load_config, table
 
 @dataclass(frozen=True)
 class Retraction:
+    """A retracted catalog entry and what the retraction left behind."""
+
     entry_id: str
     problems: list  # the catalog's problems after the retraction (file, field, message)
     suspect: list[str]  # entries that rest on the retracted one

@@ -9,17 +9,17 @@ label (or of a label within one edit of it) changed; a label's when its definiti
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
 
 from colosseum.checks.family import Edit, Findings, code
 from colosseum.checks.view import BuildView
+from colosseum.core.lazy_regex import lazy_regex
 from colosseum.core.structure import Diagnostic, Label, Reference, RelatedInfo
 from colosseum.link.units import Unit, filed
 
-_LABEL = re.compile(r"\\label\{([^{}]*)\}")
+_LABEL = lazy_regex(r"\\label\{([^{}]*)\}")  # compiled when a label is first looked for
 MAX_PLACES = 5  # other places named in a duplicate-label message
 DIRECT_COMPARISONS = 1_000_000  # undefined references x labels compared directly before a NearMisses index
 

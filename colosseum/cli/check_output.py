@@ -3,7 +3,6 @@ SARIF 2.1.0 for CI annotations (GitHub code scanning and other SARIF readers).""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -112,6 +111,8 @@ def report(index, diagnostics: list, args) -> int:
 
         print_json({"diagnostics": [diagnostic_record(index, d) for d in shown]})
     elif args.format == "sarif":
+        import json  # only for SARIF: a text report starts without it
+
         print(json.dumps(sarif_log(index, shown), indent=2, ensure_ascii=False))
     else:
         text = diagnostics_text(index, shown, use_colour(args.color, sys.stdout))

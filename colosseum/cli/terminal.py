@@ -3,7 +3,6 @@ project opened through the application layer."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -14,6 +13,8 @@ from colosseum.core.schema_version import SCHEMA_VERSION
 def print_json(data: dict) -> None:
     """One JSON object on stdout, ``schema_version`` first: every ``--format json`` output goes
     through here, so a reader can tell which shape it reads."""
+    import json  # only for --format json: a text report starts without it
+
     print(json.dumps({"schema_version": SCHEMA_VERSION, **data}, indent=2, ensure_ascii=False))
 
 

@@ -107,6 +107,8 @@ def _moved_with(anchor, rel: tuple[int, ...]) -> tuple[int, ...]:
 
 @dataclass(slots=True)
 class Proof:
+    """A proof environment and the claim it proves."""
+
     file: Path
     named_target: str | None = None  # label named by [Proof of \cref{x}] or \proves{x}
     leanok: bool = False
@@ -147,6 +149,8 @@ class Proof:
 
 @dataclass(slots=True)
 class Claim:
+    """A theorem-like environment: its label, kind, statement and the proofs found for it."""
+
     id: str
     kind: str  # environment name, e.g. "lemma"
     title: str | None
@@ -219,6 +223,8 @@ class Claim:
 
 @dataclass(slots=True)
 class Section:
+    """A sectioning command (part ... subparagraph), its title, label and parent section."""
+
     id: str
     level: str  # part, chapter, section, ... subparagraph
     title: str
@@ -255,12 +261,16 @@ class Edge(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class RelatedInfo:
+    """A second place a diagnostic points to, with a sentence saying why."""
+
     location: Location
     message: str
 
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """A finding on a range of a file, as check and the server report it."""
+
     file: Path
     range: Range
     severity: str

@@ -30,6 +30,8 @@ class Event:
 
 @dataclass(slots=True)
 class ScanResult:
+    """What scanning one file found."""
+
     events: list[Event] = field(default_factory=list)
     table_out: MacroTable | None = None
     skips: list[tuple[int, int]] = field(default_factory=list)

@@ -19,6 +19,8 @@ _KEY = lazy_regex(r"\s*([^\s,{}()=\"#%'~\\]+)\s*,?")
 
 @dataclass(frozen=True, slots=True)
 class BibEntry:
+    """One entry of a .bib file."""
+
     key: str
     entry_type: str  # article, book, ... (lowercased)
     fields: dict[str, str]  # field name (lowercased) -> its value, braces and quotes removed
@@ -28,6 +30,8 @@ class BibEntry:
 
 @dataclass(slots=True)
 class BibFile:
+    """A .bib file and the entries read from it."""
+
     entries: list[BibEntry] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)  # (offset, what could not be read)
 

@@ -64,6 +64,8 @@ class ProjectListing:
 
 @dataclass(slots=True)
 class Discovery:
+    """The candidate roots and the .tex files found by walking the project folder, and the paths refused."""
+
     roots: list[Path] = field(default_factory=list)
     tex_files: list[Path] = field(default_factory=list)
     problems: list[str | PathProblem] = field(default_factory=list)

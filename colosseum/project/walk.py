@@ -72,6 +72,8 @@ class Visit:
 
 @dataclass(slots=True)
 class IncludeProblem:
+    """An \\input or \\include that could not be followed, and why."""
+
     file: Path
     event: Event  # the include command (its offsets follow edits of the file)
     code: str
@@ -91,6 +93,8 @@ class IncludeProblem:
 
 @dataclass
 class Walk:
+    """What following the includes from the roots found."""
+
     walks: list[tuple[Path, Visit]]  # each root kept, with its tree of visits
     visits: list[Visit] = field(default_factory=list)  # every visit, in reading order
     by_path: dict[Path, list[Visit]] = field(default_factory=dict)

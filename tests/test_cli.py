@@ -406,3 +406,23 @@ def test_a_closed_stdout_ends_the_command_quietly(broken, command):
     assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()
     assert err == b""
     assert proc.returncode == 141  # as a shell reports a command ended by SIGPIPE
+
+
+def test_solve_refuses_a_marked_claim_whose_proof_is_already_in_the_paper(make_project, tmp_path, capsys):
+    # carleson: `% colosseum: obligation` before a lemma with a proof and \leanok; `solve --dry-run`
+    # planned 49 calls ($3.92) and the run wrote a "model-reviewed proof" of it to the catalog
+    project = make_project(tmp_path, {"main.tex": doc(
+        "% colosseum: obligation\n"
+        "\\begin{lemma}\\label{lem:done}\\leanok Done.\\end{lemma}\n"   # line 5
+        "\\begin{proof}\\leanok By hand.\\end{proof}\n"                  # line 6
+        "% colosseum: obligation\n"
+        "\\begin{lemma}\\label{lem:owed}Owed.\\end{lemma}\n"
+        "% colosseum: obligation\n"
+        "\\begin{lemma}\\label{lem:sketch}Sketched.\\end{lemma}\n"
+        "\\begin{proof}\\obligation A sketch.\\end{proof}\n")})
+    assert main(["solve", str(project), "--label", "lem:done", "--dry-run"]) == 2
+    captured = capsys.readouterr()
+    assert "`lem:done` already has its proof (main.tex:6)" in captured.err and captured.out == ""
+    assert main(["solve", str(project), "--all-obligations", "--dry-run"]) == 0
+    planned = capsys.readouterr().out
+    assert "lem:owed" in planned and "lem:sketch" in planned and "lem:done" not in planned

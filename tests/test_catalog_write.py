@@ -144,3 +144,19 @@ def test_knowledge_add_quotes_the_statement_without_blueprint_metadata(tmp_path)
     entry, problems = read_entry(written_entry(project / "knowledge", "flt"))
     assert problems == []
     assert entry.data["statement"] == "There are no positive integers $a,b,c${} with\n  $a^n+b^n=c^n$."
+
+
+def test_knowledge_add_leaves_the_claims_title_out_of_its_statement(tmp_path):
+    # carleson: the entry for `monotone-cube-metrics` had title "monotone cube metrics" and a
+    # statement beginning "[monotone cube metrics]" (the environment's optional argument)
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\begin{lemma}[monotone {[cube]} metrics]\n"
+        "    \\label{lem:m}\n    \\leanok\n    Let $I \\subset J$. Then $[a, b]$ is closed.\n\\end{lemma}\n\\end{document}\n")
+    run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "lem:m"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    entry, problems = read_entry(written_entry(project / "knowledge", "lem-m"))
+    assert problems == [] and entry.data["title"] == "monotone {[cube]} metrics"
+    assert entry.data["statement"] == "Let $I \\subset J$. Then $[a, b]$ is closed."

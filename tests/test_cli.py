@@ -256,7 +256,18 @@ def test_the_check_summary_says_one_claim_not_one_claims(make_project, tmp_path,
     root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{lem:a}See \\ref{lem:none}.\\end{lemma}\n")})
     code, _, err = run(capsys, "check", str(root))
     assert code == 1
-    assert "1 claim, 0 sections, 0 edges in 1 root: 1 error, 0 warnings, 1 note" in err
+    assert "1 claim, 0 sections, 0 dependency edges in 1 root: 1 error, 0 warnings, 1 note" in err
+
+
+def test_the_check_summary_counts_the_dependency_edges_as_dag_does(make_project, tmp_path, capsys):
+    # carleson: check said "900 edges" and the graph page "689 dependency edges": check counted the
+    # 211 section-holds-claim edges too, which are no dependency
+    root = make_project(tmp_path, {"main.tex": doc(
+        "\\section{A}\\begin{lemma}\\label{lem:a}A.\\end{lemma}\\begin{proof}Easy.\\end{proof}\n"
+        "\\begin{theorem}\\label{thm:b}B.\\end{theorem}\\begin{proof}By \\ref{lem:a}.\\end{proof}\n")})
+    code, _, err = run(capsys, "check", str(root))
+    assert code == 0
+    assert "2 claims, 1 section, 1 dependency edge in 1 root:" in err
 
 
 def test_a_chapter_given_alone_is_said_to_be_checked_alone(make_project, tmp_path, capsys):

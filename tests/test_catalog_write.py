@@ -160,3 +160,18 @@ def test_knowledge_add_leaves_the_claims_title_out_of_its_statement(tmp_path):
     entry, problems = read_entry(written_entry(project / "knowledge", "lem-m"))
     assert problems == [] and entry.data["title"] == "monotone {[cube]} metrics"
     assert entry.data["statement"] == "Let $I \\subset J$. Then $[a, b]$ is closed."
+
+
+def test_knowledge_add_refuses_a_statement_kept_in_lean(tmp_path):
+    # infinity-cosmos: `knowledge add` of \inputleannode{defn:coherent-isomorphism} wrote a "result"
+    # entry whose statement was the label itself, "defn:coherent-isomorphism"
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "main.tex").write_text(
+        "\\documentclass{article}\n\\newcommand{\\inputleannode}[1]{}\n\\begin{document}\n"
+        "\\inputleannode{defn:iso}\n\\end{document}\n")
+    run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "defn:iso"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stdout == ""
+    assert "`defn:iso` is stated in Lean (\\inputleannode): the paper has no statement to quote" in run.stderr
+    assert not (project / "knowledge").exists() or not list((project / "knowledge").glob("defn-iso-*.md"))

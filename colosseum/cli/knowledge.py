@@ -50,7 +50,7 @@ def run_knowledge(args) -> int:
             print(f"{len(catalog.entries)} entries, {len(catalog.malformed())} malformed", file=sys.stderr)
         return 1 if catalog.malformed() else 0
     if args.action == "add":
-        from colosseum.app.knowledge import add_entry
+        from colosseum.app.knowledge import CatalogRefused, add_entry
         from colosseum.app.project import ProjectNotOpened, open_plain
 
         try:
@@ -62,7 +62,11 @@ def run_knowledge(args) -> int:
         if claim is None:
             print(f"colosseum: no claim `{args.entry}` in the paper", file=sys.stderr)
             return 2
-        written, problems = add_entry(path.resolve(), claim)
+        try:
+            written, problems = add_entry(path.resolve(), claim)
+        except CatalogRefused as exc:
+            print(f"colosseum: {exc}", file=sys.stderr)
+            return 2
         print(f"added {rel(written)}" + (": " + "; ".join(p.message for p in problems) if problems else ""))
         return 1 if problems else 0
     if args.action == "retract":

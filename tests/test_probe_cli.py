@@ -243,3 +243,19 @@ def test_a_malformed_answer_is_repaired_by_the_answer_tool_alone(tmp_path, sandb
     assert server.requests[0]["tool_choice"] == {"type": "any"}
     assert server.requests[1]["tool_choice"] == {"type": "tool", "name": "answer"}  # not another run
     assert not (folder / "knowledge").exists()  # --no-catalog
+
+
+def test_a_statement_kept_in_lean_is_not_probed(tmp_path):
+    # infinity-cosmos: `probe --label defn:simplex-category --dry-run` (an \inputleannode) planned
+    # 8 requests for a claim whose statement, as the prober would get it, is empty
+    from colosseum.app.probe import probe_setup
+    from colosseum.app.stops import RunRefused
+    from colosseum.index import ProjectIndex
+
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    (folder / "main.tex").write_text("\\documentclass{article}\n\\newcommand{\\inputleannode}[1]{}\n"
+                                     "\\begin{document}\n\\inputleannode{defn:simplex}\n\\end{document}\n")
+    with pytest.raises(RunRefused, match=r"`defn:simplex` is stated in Lean \(\\inputleannode\): the paper gives "
+                                         "the prober no statement to check"):
+        probe_setup(ProjectIndex.open(folder), "defn:simplex")

@@ -144,3 +144,53 @@ def test_knowledge_add_quotes_the_statement_without_blueprint_metadata(tmp_path)
     entry, problems = read_entry(written_entry(project / "knowledge", "flt"))
     assert problems == []
     assert entry.data["statement"] == "There are no positive integers $a,b,c${} with\n  $a^n+b^n=c^n$."
+
+
+def test_knowledge_add_leaves_the_claims_title_out_of_its_statement(tmp_path):
+    # carleson: the entry for `monotone-cube-metrics` had title "monotone cube metrics" and a
+    # statement beginning "[monotone cube metrics]" (the environment's optional argument)
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\begin{lemma}[monotone {[cube]} metrics]\n"
+        "    \\label{lem:m}\n    \\leanok\n    Let $I \\subset J$. Then $[a, b]$ is closed.\n\\end{lemma}\n\\end{document}\n")
+    run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "lem:m"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    entry, problems = read_entry(written_entry(project / "knowledge", "lem-m"))
+    assert problems == [] and entry.data["title"] == "monotone {[cube]} metrics"
+    assert entry.data["statement"] == "Let $I \\subset J$. Then $[a, b]$ is closed."
+
+
+def test_knowledge_add_refuses_a_statement_kept_in_lean(tmp_path):
+    # infinity-cosmos: `knowledge add` of \inputleannode{defn:coherent-isomorphism} wrote a "result"
+    # entry whose statement was the label itself, "defn:coherent-isomorphism"
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "main.tex").write_text(
+        "\\documentclass{article}\n\\newcommand{\\inputleannode}[1]{}\n\\begin{document}\n"
+        "\\inputleannode{defn:iso}\n\\end{document}\n")
+    run = subprocess.run([sys.executable, "-m", "colosseum", "knowledge", "add", str(project), "defn:iso"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stdout == ""
+    assert "`defn:iso` is stated in Lean (\\inputleannode): the paper has no statement to quote" in run.stderr
+    assert not (project / "knowledge").exists() or not list((project / "knowledge").glob("defn-iso-*.md"))
+
+
+def test_a_retraction_says_how_many_claims_of_the_paper_it_makes_suspect(tmp_path):
+    # carleson: "retracted `monotone-cube-metrics-fc8738`; now suspect: nothing else", then `check`
+    # gave 114 colosseum/suspect warnings: "nothing else" meant no other catalog entry
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\begin{lemma}\\label{lem:a}A.\\end{lemma}\n"
+        "\\begin{proof}Easy.\\end{proof}\n\\begin{theorem}\\label{thm:b}B.\\end{theorem}\n"
+        "\\begin{proof}By \\ref{lem:a}.\\end{proof}\n\\begin{lemma}\\label{lem:c}C.\\end{lemma}\n\\end{document}\n")
+    colosseum = [sys.executable, "-m", "colosseum", "knowledge"]
+    assert subprocess.run(colosseum + ["add", str(project), "lem:a"], capture_output=True, timeout=60).returncode == 0
+    entry = written_entry(project / "knowledge", "lem-a").stem
+    run = subprocess.run(colosseum + ["retract", str(project), entry, "--reason", "wrong constant"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == (f"retracted `{entry}`; now suspect: no other catalog entry; in the paper, 2 claims "
+                          "(`colosseum check` lists them)\n")

@@ -257,7 +257,18 @@ def test_the_check_summary_says_one_claim_not_one_claims(make_project, tmp_path,
     root = make_project(tmp_path, {"main.tex": doc("\\begin{lemma}\\label{lem:a}See \\ref{lem:none}.\\end{lemma}\n")})
     code, _, err = run(capsys, "check", str(root))
     assert code == 1
-    assert "1 claim, 0 sections, 0 edges in 1 root: 1 error, 0 warnings, 1 note" in err
+    assert "1 claim, 0 sections, 0 dependency edges in 1 root: 1 error, 0 warnings, 1 note" in err
+
+
+def test_the_check_summary_counts_the_dependency_edges_as_dag_does(make_project, tmp_path, capsys):
+    # carleson: check said "900 edges" and the graph page "689 dependency edges": check counted the
+    # 211 section-holds-claim edges too, which are no dependency
+    root = make_project(tmp_path, {"main.tex": doc(
+        "\\section{A}\\begin{lemma}\\label{lem:a}A.\\end{lemma}\\begin{proof}Easy.\\end{proof}\n"
+        "\\begin{theorem}\\label{thm:b}B.\\end{theorem}\\begin{proof}By \\ref{lem:a}.\\end{proof}\n")})
+    code, _, err = run(capsys, "check", str(root))
+    assert code == 0
+    assert "2 claims, 1 section, 1 dependency edge in 1 root:" in err
 
 
 def test_a_chapter_given_alone_is_said_to_be_checked_alone(make_project, tmp_path, capsys):
@@ -411,3 +422,23 @@ def test_a_closed_stdout_ends_the_command_quietly(broken, command):
     assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()
     assert err == b""
     assert proc.returncode == 141  # as a shell reports a command ended by SIGPIPE
+
+
+def test_solve_refuses_a_marked_claim_whose_proof_is_already_in_the_paper(make_project, tmp_path, capsys):
+    # carleson: `% colosseum: obligation` before a lemma with a proof and \leanok; `solve --dry-run`
+    # planned 49 calls ($3.92) and the run wrote a "model-reviewed proof" of it to the catalog
+    project = make_project(tmp_path, {"main.tex": doc(
+        "% colosseum: obligation\n"
+        "\\begin{lemma}\\label{lem:done}\\leanok Done.\\end{lemma}\n"   # line 5
+        "\\begin{proof}\\leanok By hand.\\end{proof}\n"                  # line 6
+        "% colosseum: obligation\n"
+        "\\begin{lemma}\\label{lem:owed}Owed.\\end{lemma}\n"
+        "% colosseum: obligation\n"
+        "\\begin{lemma}\\label{lem:sketch}Sketched.\\end{lemma}\n"
+        "\\begin{proof}\\obligation A sketch.\\end{proof}\n")})
+    assert main(["solve", str(project), "--label", "lem:done", "--dry-run"]) == 2
+    captured = capsys.readouterr()
+    assert "`lem:done` already has its proof (main.tex:6)" in captured.err and captured.out == ""
+    assert main(["solve", str(project), "--all-obligations", "--dry-run"]) == 0
+    planned = capsys.readouterr().out
+    assert "lem:owed" in planned and "lem:sketch" in planned and "lem:done" not in planned

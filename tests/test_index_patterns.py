@@ -487,3 +487,18 @@ def test_edges_across_documents_follow_edits_like_a_cold_index(project, tmp_path
         mirror.edit(rel, change(before))
         assert mirror.texts[rel] != before, what
         mirror.check(what)
+
+
+def test_a_digression_a_recall_and_a_non_example_owe_no_proof(make_project, tmp_path):
+    # infinity-cosmos: \newtheorem{dig}[theorem]{Digression} made `dig:simplicial-cat` an open claim,
+    # shown as owing a proof; so would \newtheorem{rec}{Recall} and \newtheorem{nex}{Non-Example}
+    from colosseum.project.claim_roles import claim_role
+    assert claim_role("dig", "Digression") == claim_role("rec", "Recall") == claim_role("nex", "Non-Example") == "other"
+    assert claim_role("recurrence") == claim_role("digraphlemma") == "assertion"  # names that only begin alike
+    root = make_project(tmp_path, {"main.tex": (
+        "\\documentclass{amsart}\n\\newtheorem{theorem}{Theorem}\n\\newtheorem{dig}[theorem]{Digression}\n"
+        "\\begin{document}\n\\begin{dig}[aside]\\label{dig:a}Simplicial categories are simplicial objects.\\end{dig}\n"
+        "\\begin{theorem}\\label{thm:b}B.\\end{theorem}\n\\begin{proof}By Digression \\ref{dig:a}.\\end{proof}\n"
+        "\\end{document}\n")})
+    index = ProjectIndex.open(root)
+    assert index.graph.status["dig:a"] == "proved" and index.graph.status["thm:b"] == "proved"

@@ -234,6 +234,22 @@ def test_obligation_comment_on_line_before(make_project, tmp_path):
     assert index.graph.status["lem:marked"] == "obligation"
 
 
+def test_obligation_comment_with_blank_lines_before_the_claim_marks_the_claim(make_project, tmp_path):
+    # a researcher's first marker in carleson, with a blank line before \\begin{lemma}: the whole
+    # section became the obligation (listed alone by `obligations`), and `solve --label` of the
+    # lemma was refused as "not an obligation"
+    body = ("\\section{Grids}\\label{sec:grid}\n"
+            "\\begin{lemma}\\label{lem:before}A\\end{lemma}\n\\begin{proof}Easy.\\end{proof}\n"
+            "% colosseum: obligation\n\n  \n"
+            "\\begin{lemma}\\label{lem:marked}B\\end{lemma}\n"
+            "% colosseum: obligation\nWe now prove:\n"
+            "\\begin{lemma}\\label{lem:prose}C\\end{lemma}")
+    index = open_doc(make_project, tmp_path, body)
+    assert index.claims["lem:marked"].obligation and index.graph.status["lem:marked"] == "obligation"
+    assert not index.claims["lem:before"].obligation and not index.claims["lem:prose"].obligation
+    assert index.sections["sec:grid"].obligation  # the second marker, followed by prose, marks where it is
+
+
 def test_obligation_comment_inside_claim(make_project, tmp_path):
     body = ("\\begin{lemma}\\label{lem:in}\n  % colosseum: obligation\n  B\n\\end{lemma}\n"
             "\\begin{lemma}\\label{lem:next}C\\end{lemma}")

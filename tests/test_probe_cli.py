@@ -265,3 +265,19 @@ def test_a_rerun_replays_from_the_answer_cache_and_runs_nothing(tmp_path, sandbo
     for ran in (first, fresh):
         (execution,) = json.loads((Path(json.loads(ran.stdout)["run"]) / "run.json").read_text())["executions"]
         assert not execution.get("replayed") and execution["stdout"] == "first failure 40\n"
+
+
+def test_a_statement_kept_in_lean_is_not_probed(tmp_path):
+    # infinity-cosmos: `probe --label defn:simplex-category --dry-run` (an \inputleannode) planned
+    # 8 requests for a claim whose statement, as the prober would get it, is empty
+    from colosseum.app.probe import probe_setup
+    from colosseum.app.stops import RunRefused
+    from colosseum.index import ProjectIndex
+
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    (folder / "main.tex").write_text("\\documentclass{article}\n\\newcommand{\\inputleannode}[1]{}\n"
+                                     "\\begin{document}\n\\inputleannode{defn:simplex}\n\\end{document}\n")
+    with pytest.raises(RunRefused, match=r"`defn:simplex` is stated in Lean \(\\inputleannode\): the paper gives "
+                                         "the prober no statement to check"):
+        probe_setup(ProjectIndex.open(folder), "defn:simplex")

@@ -383,3 +383,20 @@ def test_obligations_list_their_computations_apart(tmp_path):
             f"(run {EULER_RUN})") in text
     (item,) = json.loads(_cli("obligations", str(root), "--format", "json").stdout)["obligations"]
     assert item["id"] == "lem:euler" and item["computation"][0]["verdict"] == "counterexample"
+
+
+def test_a_long_model_review_is_not_cut_mid_sentence_and_keeps_who_read_it():
+    # carleson, hover after `solve`: "...verdict unrefuted; critiques left on the  (run ...)": the cut
+    # at 200 characters dropped "final proof: none. Not yet read by a person."
+    from colosseum.catalog.evidence import ClaimEvidence, EvidenceItem
+
+    run = "20261204-185106-monotone-cube-metrics"
+    description = (f"Proof written by claude-sonnet-4-5 in run {run}: 16 candidate proofs were each attacked by "
+                   "refuters and merged by aggregation; verdict unrefuted; critiques left on the final proof: none. "
+                   "Not yet read by a person.")
+    short = EvidenceItem("proof-of-x", "model_review", description, run=run)
+    text = "\n".join(evidence_sections(ClaimEvidence("x", (short,))))
+    assert f"critiques left on the final proof: none. Not yet read by a person. (run {run})" in text
+    long = EvidenceItem("proof-of-y", "model_review", "word " * 200 + "end. Not yet read by a person.", run=run)
+    line = "\n".join(evidence_sections(ClaimEvidence("y", (long,)))).splitlines()[-1]
+    assert line.endswith(f"word … Not yet read by a person. (run {run})") and len(line) < 600

@@ -36,13 +36,13 @@ def responder(global_critiques: list[dict], local: dict | None = None):
     return answer
 
 
-def run(project: Path, url: str, *extra: str, key: str | None = "sk-test") -> subprocess.CompletedProcess:
+def run(project: Path, url: str, *extra: str, key: str | None = "sk-test", cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "ANTHROPIC_BASE_URL": url}
     env.pop("ANTHROPIC_API_KEY", None)
     if key is not None:
         env["ANTHROPIC_API_KEY"] = key
     return subprocess.run([sys.executable, "-m", "colosseum", "review", str(project), *extra], capture_output=True,
-                          text=True, timeout=120, env=env)
+                          text=True, timeout=120, env=env, cwd=cwd)
 
 
 @pytest.fixture
@@ -148,3 +148,16 @@ def test_a_document_past_the_window_is_split_with_counts_from_the_api(project):
     assert "## Read in parts" in report and "counted by the API's token counter" in report
     data = json.loads(done.stdout)
     assert data["critiques"][0]["line"] == 17 and data["usage"]["token_counts"] == len(server.count_requests)
+
+
+def test_the_report_named_is_one_the_user_can_open_from_where_they_ran_it(project, tmp_path):
+    # cosmos, reviewed from another folder: "report in .colosseum/reviews/…-global.md" was relative
+    # to the project, not to where the command ran
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with MessagesAPIDouble([], responder=responder([])) as server:
+        done = run(project, server.url, cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    named = done.stderr.rstrip().rsplit("; report in ", 1)[1]
+    (report,) = (project / ".colosseum" / "reviews").glob("*-global.md")
+    assert (elsewhere / named).resolve() == report.resolve()

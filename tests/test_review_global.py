@@ -299,3 +299,19 @@ async def test_different_critiques_under_one_long_quote_keep_their_own_ranges(pr
     chained = await review_document(index, provider, ReviewConfig(reviewers=3))
     groups = sorted(sorted((x.message, *x.also)) for x in chained.critiques)
     assert groups == [["A", "B"], ["C"]]
+
+
+async def test_the_reviewers_are_told_a_statement_kept_in_lean_is_not_in_the_paper(tmp_path):
+    # infinity-cosmos: 45 lines `\inputleannode{defn:...}` reached the reviewers with no word that
+    # each stands for a statement kept in the Lean project, an invitation to report them as missing
+    root = tmp_path / "paper"
+    root.mkdir()
+    (root / "main.tex").write_text(
+        "\\documentclass{amsbook}\n\\newcommand{\\inputleannode}[1]{}\n\\newtheorem{lemma}{Lemma}\n"
+        "\\begin{document}\n\\inputleannode{defn:iso}\n\\begin{lemma}\\label{lem:a}\\uses{defn:iso}Isos compose.\\end{lemma}\n"
+        "\\begin{proof}By Definition \\ref{defn:iso}.\\end{proof}\n\\end{document}\n")
+    provider = ScriptedProvider(reviewers({}))
+    await review_document(ProjectIndex.open(root), provider, ReviewConfig(reviewers=1))
+    (call,) = provider.calls
+    assert "\\inputleannode{defn:iso}" in call.system
+    assert "A line like \\inputleannode{X} stands for a statement kept in the project's Lean code" in call.system

@@ -203,3 +203,16 @@ async def test_a_claim_with_no_proof_costs_no_call(project):
     empty = await reviewer.review(index, "lem:resampling", proof="  ")  # an empty draft fails, for free
     assert not empty.passed and "empty" in empty.reasons[0]
     assert provider.calls == []
+
+
+def test_a_used_statement_kept_in_lean_is_said_to_be_there_not_given_empty(tmp_path):
+    # infinity-cosmos, `review --label lem:equiv-htpy-equiv`: "statements it uses (take them as
+    # given, with their hypotheses)" listed "[defn:cosmos]: " with nothing after it
+    root = tmp_path / "paper"
+    root.mkdir()
+    (root / "main.tex").write_text(
+        "\\documentclass{amsbook}\n\\newcommand{\\inputleannode}[1]{}\n\\newtheorem{lemma}{Lemma}\n"
+        "\\begin{document}\n\\inputleannode{defn:cosmos}\n\\begin{lemma}\\label{lem:a}\\uses{defn:cosmos}A.\\end{lemma}\n"
+        "\\begin{proof}By Definition \\ref{defn:cosmos}.\\end{proof}\n\\end{document}\n")
+    used = dict(material(ProjectIndex.open(root), "lem:a").used)
+    assert used["defn:cosmos"] == "(stated in the project's Lean code, not in the paper: take it as stated there)"

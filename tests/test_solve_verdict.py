@@ -46,10 +46,10 @@ def copy_example(tmp_path: Path) -> Path:
     return project
 
 
-def solve(project: Path, url: str, *extra: str, label: str = LABEL) -> subprocess.CompletedProcess:
+def solve(project: Path, url: str, *extra: str, label: str = LABEL, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": url}
     return subprocess.run([sys.executable, "-m", "colosseum", "solve", str(project), "--label", label, *extra],
-                          capture_output=True, text=True, timeout=120, env=env)
+                          capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
 
 
 def only_run(project: Path) -> Path:
@@ -161,3 +161,16 @@ def test_each_way_a_solve_ends_has_its_exit_code():
         "failed": ("incomplete", 1), "cancelled": ("incomplete", 130), "refused": ("incomplete", 2)}
     assert ends["refuted"].proof_environment == "\\begin{proof} % colosseum: draft r1\nBy counting.\n\\end{proof}"
     assert ends["budget"].proof_environment is None
+
+
+def test_the_run_folder_printed_is_one_the_user_can_open_from_where_they_ran_it(tmp_path):
+    # carleson, solved from another folder: "run written to .colosseum/runs/…", a path relative to
+    # the project, which does not exist where the command ran
+    project = copy_example(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with MessagesAPIDouble([], responder=scripted("minor")) as server:
+        done = solve(project, server.url, cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout.rstrip().rsplit("run written to ", 1)[1]
+    assert (elsewhere / printed).resolve() == only_run(project).resolve()

@@ -51,11 +51,15 @@ class CatalogOutsideProject(CatalogRefused, RunRefused):
 
 
 def add_entry(root_dir: Path, claim) -> tuple[Path, list]:
-    """The claim as a new project entry, by the person at the keyboard; (file, problems of the entry)."""
+    """The claim as a new project entry, by the person at the keyboard; (file, problems of the entry).
+    Raises CatalogRefused for a claim whose statement the paper does not hold."""
     # the curator brings YAML: loaded when an entry is written, not by every `check` that finds the catalog
     from colosseum.catalog.curator import add_claim_entry, person
     from colosseum.catalog.store import read_entry
 
+    if claim.kind == "leannode":
+        raise CatalogRefused(f"`{claim.label or claim.id}` is stated in Lean (\\inputleannode): the paper has no "
+                             "statement to quote; write the entry by hand (knowledge/FORMAT.md)")
     written = add_claim_entry(catalog_directory(root_dir), claim, person())
     return written, read_entry(written)[1]
 

@@ -52,10 +52,12 @@ class ProbeOutcome:
 
 
 def probe_setup(index, label: str) -> ProbeSetup:
-    """The probe of ``label``; RunRefused when the paper has no such claim."""
+    """The probe of ``label``; RunRefused when the paper has no such claim, or no text of it."""
     claim = index.claims.get(label)
     if claim is None:
         raise RunRefused(f"no claim labelled {label!r} in the project")
+    if claim.kind == "leannode":
+        raise RunRefused(f"`{label}` is stated in Lean (\\inputleannode): the paper gives the prober no statement to check")
     settings = table(index.config, "probe")
     return ProbeSetup(index, label, claim.statement_text.strip(), probe_limits(index.config),
                       int(settings.max_tool_calls), sandbox_problem())

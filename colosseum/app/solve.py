@@ -198,6 +198,27 @@ def refuse_unless_obligation(index, label: str) -> None:
     if not claim.obligation:
         raise RunRefused(f"`{label}` is not an obligation: mark it with \\obligation or a line "
                          "`% colosseum: obligation` in its statement to solve it")
+    if has_its_proof(claim):
+        where = claim.proof.location
+        raise RunRefused(f"`{label}` already has its proof ({relative_location(index, where)}): solve writes a "
+                         "proof for an obligation with none; remove that proof, or put \\obligation in it "
+                         "to keep it as a sketch, to solve it again")
+
+
+def has_its_proof(claim) -> bool:
+    """A claim marked as an obligation whose proof the author has since written: the obligation is
+    settled (its status is proved), so a run would only write a second proof of it. A proof holding
+    \\obligation is a sketch, and a model's draft not yet accepted is no settled proof either."""
+    proof = claim.proof
+    return proof is not None and proof.has_content and not proof.obligation and proof.draft_run is None
+
+
+def relative_location(index, where) -> str:
+    try:
+        name = Path(where.file).resolve().relative_to(Path(index.root_dir).resolve()).as_posix()
+    except ValueError:
+        name = str(where.file)
+    return f"{name}:{where.range.start.line + 1}"
 
 
 def plan_solve(index, label: str, overrides: RunOverrides) -> SolvePlan:

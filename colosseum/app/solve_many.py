@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colosseum.app.run_settings import RunOverrides
-from colosseum.app.solve import SolveOutcome, SolvePlan, SolveRun, StageProgress, plan_resume, plan_solve, solve_summary
+from colosseum.app.solve import (SolveOutcome, SolvePlan, SolveRun, StageProgress, has_its_proof, plan_resume, plan_solve,
+                                 solve_summary)
 from colosseum.app.stops import RunRefused, StopReason
 
 # the exit codes of several runs, worst first: the command exits with the first one any run has
@@ -38,8 +39,9 @@ def label_list(text: str) -> list[str]:
 
 
 def obligation_labels(index) -> list[str]:
-    """Every claim marked as an obligation, in reading order (``--all-obligations``)."""
-    return [label for label, claim in sorted(index.claims.items(), key=lambda item: item[1].order) if claim.obligation]
+    """Every claim marked as an obligation and not yet proved, in reading order (``--all-obligations``)."""
+    return [label for label, claim in sorted(index.claims.items(), key=lambda item: item[1].order)
+            if claim.obligation and not has_its_proof(claim)]
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,18 @@ def suspect_entries(catalog) -> dict[str, list[str]]:
     return chains
 
 
+def suspect_claims(catalog, index, entry_ids) -> set[str]:
+    """The paper's claims linked to these entries and those that rest on them in the DAG: what
+    catalog_diagnostics calls suspect once the entries are retracted (or rest on a retracted one)."""
+    found: set[str] = set()
+    for entry_id in entry_ids:
+        entry = catalog.entries.get(entry_id)
+        for label in (entry.links.get("labels") or []) if entry is not None else ():
+            if label in index.claims:
+                found |= {label} | {later for later in index.graph.descendants(label) if later in index.claims}
+    return found
+
+
 def catalog_diagnostics(catalog, index) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     chains = suspect_entries(catalog)

@@ -21,6 +21,7 @@ import yaml
 
 from colosseum.catalog.store import CATALOG_FORMAT_VERSION, load_catalog
 from colosseum.catalog.write import catalog_lock, write_atomically
+from colosseum.latex.arguments import after_optional
 
 
 def approach_key(text: str) -> str:
@@ -194,9 +195,10 @@ _BLUEPRINT_METADATA = re.compile(r"\\(?:lean|uses|proves|discussion|label)\s*\{[
 
 
 def _entry_statement(statement: str) -> str:
-    """A claim's statement as a result entry quotes it: without blueprint metadata, and without
+    """A claim's statement as a result entry quotes it: without its title, blueprint metadata and
     the lines that leaves empty."""
-    kept = (_BLUEPRINT_METADATA.sub("", line) for line in _clean_statement(statement).splitlines())
+    # the claim's [title] is the entry's title already: the statement starts after it
+    kept = (_BLUEPRINT_METADATA.sub("", line) for line in _clean_statement(after_optional(statement)).splitlines())
     return "\n".join(line.rstrip() for line in kept if line.strip()).strip()
 
 

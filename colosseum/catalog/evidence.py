@@ -157,7 +157,18 @@ def computation_line(item: EvidenceItem) -> str:
 
 
 def review_line(item: EvidenceItem) -> str:
-    return f"{item.description[:200]}" + (f" (run {item.run})" if item.run else f" (entry {item.entry})")
+    return _shortened(item.description) + (f" (run {item.run})" if item.run else f" (entry {item.entry})")
+
+
+def _shortened(text: str, limit: int = 400) -> str:
+    """``text`` cut between words with "…" when longer than ``limit``, keeping its last sentence when
+    that is short: the curator ends a model review with who read it ("Not yet read by a person.")."""
+    if len(text) <= limit:
+        return text
+    head, _, last = text.rstrip().rpartition(". ")
+    tail = last if head and len(last) <= 80 else ""
+    room = limit - len(tail) - 3
+    return text[:room].rsplit(" ", 1)[0] + " …" + (f" {tail}" if tail else "")
 
 
 SECTION_TITLES = {"computation": "Computation (not a proof)", "model_review": "Model review",

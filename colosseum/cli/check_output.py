@@ -121,8 +121,10 @@ def report(index, diagnostics: list, args) -> int:
     if not args.quiet and args.format == "text":
         _say_when_a_part_is_checked_alone(index)
         counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in SEVERITIES}
+        # what `dag` draws and counts: a section holding a claim is no dependency
+        uses = sum(1 for edge in index.graph.edges if edge.kind != "contains")
         print(f"{_count(len(index.claims), 'claim')}, {_count(len(index.sections), 'section')}, "
-              f"{_count(len(index.graph.edges), 'edge')} in {_count(len(index.roots), 'root')}: "
+              f"{_count(uses, 'dependency edge')} in {_count(len(index.roots), 'root')}: "
               f"{_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')}, "
               f"{_count(counts['hint'] + counts['information'], 'note')}", file=sys.stderr)
     return 1 if any(d.severity == "error" for d in diagnostics) else 0

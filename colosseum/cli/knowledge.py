@@ -50,7 +50,7 @@ def run_knowledge(args) -> int:
             print(f"{len(catalog.entries)} entries, {len(catalog.malformed())} malformed", file=sys.stderr)
         return 1 if catalog.malformed() else 0
     if args.action == "add":
-        from colosseum.app.knowledge import add_entry
+        from colosseum.app.knowledge import CatalogRefused, add_entry
         from colosseum.app.project import ProjectNotOpened, open_plain
 
         try:
@@ -62,24 +62,15 @@ def run_knowledge(args) -> int:
         if claim is None:
             print(f"colosseum: no claim `{args.entry}` in the paper", file=sys.stderr)
             return 2
-        written, problems = add_entry(path.resolve(), claim)
-        print(f"added {rel(written)}" + (": " + "; ".join(p.message for p in problems) if problems else ""))
-        return 1 if problems else 0
-    if args.action == "retract":
-        from colosseum.app.knowledge import CatalogRefused, retract
-
-        if not args.reason:
-            print("colosseum: say why: --reason '...'", file=sys.stderr)
-            return 2
         try:
-            retraction = retract(path.resolve(), args.entry or "", args.reason)
+            written, problems = add_entry(path.resolve(), claim)
         except CatalogRefused as exc:
             print(f"colosseum: {exc}", file=sys.stderr)
             return 2
-        for p in retraction.problems:
-            print(f"{rel(p.file)}: {p.field}: {p.message}", file=sys.stderr)
-        print(f"retracted `{args.entry}`; now suspect: {', '.join(retraction.suspect) or 'nothing else'}")
-        return 1 if retraction.problems else 0
+        print(f"added {rel(written)}" + (": " + "; ".join(p.message for p in problems) if problems else ""))
+        return 1 if problems else 0
+    if args.action == "retract":
+        return _retract(args, path, directory, rel)
     if args.action == "list":
         return _list(catalog, args, rel)
     entry = catalog.entries.get(args.entry or "")
@@ -91,6 +82,39 @@ def run_knowledge(args) -> int:
     else:
         print(entry.file.read_text(encoding="utf-8"))
     return 0
+
+
+def _retract(args, path: Path, directory: Path, rel) -> int:
+    from colosseum.app.knowledge import CatalogRefused, retract
+
+    if not args.reason:
+        print("colosseum: say why: --reason '...'", file=sys.stderr)
+        return 2
+    try:
+        retraction = retract(path.resolve(), args.entry or "", args.reason)
+    except CatalogRefused as exc:
+        print(f"colosseum: {exc}", file=sys.stderr)
+        return 2
+    for p in retraction.problems:
+        print(f"{rel(p.file)}: {p.field}: {p.message}", file=sys.stderr)
+    print(f"retracted `{args.entry}`; now suspect: {', '.join(retraction.suspect) or 'no other catalog entry'}"
+          f"{_suspect_in_the_paper(path, directory, [args.entry, *retraction.suspect])}")
+    return 1 if retraction.problems else 0
+
+
+def _suspect_in_the_paper(path: Path, directory: Path, entry_ids: list) -> str:
+    """"; in the paper, N claims ...": what `check` will call suspect (the catalog's own list says
+    nothing of the paper); empty when the paper cannot be read."""
+    from colosseum.app.project import ProjectNotOpened, open_plain
+    from colosseum.catalog.checks import suspect_claims
+
+    try:
+        index = open_plain(path)
+    except ProjectNotOpened:
+        return ""
+    count = len(suspect_claims(load_catalog(directory), index, entry_ids))
+    return f"; in the paper, {count} claim{'' if count == 1 else 's'} (`colosseum check` lists them)" if count else \
+        "; in the paper, no claim"
 
 
 def _list(catalog, args, rel) -> int:

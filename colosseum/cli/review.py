@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
+from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, openable, price_phrase,
                                     print_cache_reuse, print_json, progress_for, say, say_stale_answers,
                                     show_batch_progress)
 from colosseum.core.paths import STATE_DIR_NAME
@@ -186,7 +186,7 @@ async def _global(index, provider, model, setup, args, progress) -> int:
         _print_computation(outcome.computation or {})
     if not args.quiet:
         print(_cost_line(report.usage, report.cache_hits, report.token_counts, report.model, prices)
-              + f"; report in {index.relative(path)}", file=sys.stderr)
+              + f"; report in {openable(path)}", file=sys.stderr)
     return EXIT_REJECTED if report.verdict == "rejected" else 0
 
 

@@ -5,8 +5,9 @@ input, 130 interrupted: app.solve.VERDICT_EXIT)."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, price_phrase,
+from colosseum.cli.terminal import (add_batch_argument, add_quiet_argument, open_project, openable, price_phrase,
                                     print_cache_reuse, print_json, progress_for, say, say_stale_answers,
                                     show_batch_progress)
 
@@ -88,7 +89,7 @@ def run_solve(args) -> int:
     if args.format == "json":
         print_json(summary)
     else:
-        _print_result(outcome, summary, plan.context.computation)
+        _print_result(outcome, summary, plan.context.computation, index.root_dir)
     return outcome.exit_code
 
 
@@ -121,10 +122,11 @@ def _stopped(outcome) -> None:
         print(f"colosseum: the model could not be reached: {stop.detail}", file=sys.stderr)
 
 
-def _print_result(outcome, summary: dict, computation=()) -> None:
+def _print_result(outcome, summary: dict, computation=(), root_dir=".") -> None:
     """The text output says what the JSON says, the verdict first."""
     if summary["proof"] is None:  # stopped: stderr said why
-        print(f"verdict: incomplete ({summary['stopped']['kind']}); what was done is in {summary['run']}")
+        print(f"verdict: incomplete ({summary['stopped']['kind']}); what was done is in "
+              f"{openable(Path(root_dir) / summary['run'])}")
         return
     blocking = sum(1 for c in summary["critiques"] if c["severity"] in ("fatal", "major"))
     why = (f"{blocking} fatal or major critique(s) survived the final check" if summary["verdict"] == "refuted"
@@ -141,7 +143,7 @@ def _print_result(outcome, summary: dict, computation=()) -> None:
     usage = summary["usage"]
     spent = f", about ${usage['cost_usd']:.2f}" if usage["cost_usd"] is not None else ""
     print(f"\n{usage['calls']} model calls{spent}, {usage['response_cache_hits']} answers from the cache; "
-          f"run written to {summary['run']}")
+          f"run written to {openable(Path(root_dir) / summary['run'])}")
 
 
 def print_computation(items) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 from colosseum.core.schema_version import SCHEMA_VERSION
 
@@ -49,6 +50,16 @@ def say_stale_answers(root_dir, args) -> None:
     line = stale_line(root_dir)
     if line:
         say(line)
+
+
+def openable(path) -> str:
+    """``path`` as the user can open it from where the command runs: relative to the working folder
+    when it is inside it, else absolute (a path relative to the project is not, run from elsewhere)."""
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def is_terminal(stream) -> bool:

@@ -77,6 +77,16 @@ def match_group(text: str, open_pos: int, limit: int, close: str = "}") -> int:
             pos = nl + 1
 
 
+def after_optional(text: str) -> str:
+    """``text`` without the ``[...]`` it opens with (a theorem's title: ``[Hall {[1935]}]``, ended
+    as LaTeX ends it, by the first ``]`` outside braces); ``text`` itself when it opens with none."""
+    start = skip_space(text, 0)
+    if not text.startswith("[", start):
+        return text
+    close = match_group(text, start, MAX_LONG_ARGUMENT, "]")
+    return text if close < 0 else text[close + 1:]
+
+
 def read_group(state: ScanState, pos: int, limit: int = MAX_SHORT_ARGUMENT,
                command: str = "") -> tuple[int, int, int] | None:
     """Read ``{...}`` at ``pos`` (after spaces): (inner start, inner end, offset after). A group

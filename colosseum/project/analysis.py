@@ -138,7 +138,7 @@ class _Reading:
     environments open, the section in effect, and what waits for the next event."""
 
     __slots__ = ("fa", "text", "lines", "theorem_envs", "base", "stack", "open_count", "current_section",
-                 "section_title_end", "pending_section_label", "pending_marker", "pending_marker_owner",
+                 "section_title_end", "pending_section_label", "pending_marker", "pending_marker_end", "pending_marker_owner",
                  "last_claim_closed", "closed_after_include", "last_proved", "aside")
 
     def __init__(self, fa: FileAnalysis, text: str, lines: LineIndex, theorem_envs: frozenset[str], base: int):
@@ -155,6 +155,7 @@ class _Reading:
         self.section_title_end = -1
         self.pending_section_label: int | None = None  # a section that may still get its \label
         self.pending_marker: int | None = None  # line of a "% colosseum: obligation" comment
+        self.pending_marker_end = -1  # where that comment ends
         self.pending_marker_owner: tuple[str, int] = ("section", INCOMING)
         self.last_claim_closed: int | None = INCOMING
         self.closed_after_include = False
@@ -200,12 +201,13 @@ class _Reading:
 
 def _settle_pending_marker(reading: _Reading, ev: Event, start: int) -> bool:
     """The event after a "% colosseum: obligation" comment: whether the obligation goes to the
-    item it starts (the comment is on the line right before it), else it goes to the owner where
-    the comment was."""
+    item it starts (nothing but blank lines between the comment and it), else it goes to the
+    owner where the comment was."""
     kind = ev.kind
     starts_item = kind == "section" or (
         kind == "begin" and (_claim_env(ev) in reading.theorem_envs or ev.name in PROOF_ENVIRONMENTS))
-    carry = starts_item and reading.lines.line_of(start) == reading.pending_marker + 1
+    # the comment's event ends with its line: only blank lines may follow it up to the item
+    carry = starts_item and not reading.text[reading.pending_marker_end:start].strip()
     if not carry:
         reading.mark_obligation(reading.pending_marker_owner)
     reading.pending_marker = None
@@ -401,6 +403,7 @@ def _read_marker(reading: _Reading, ev: Event, start: int, end: int, carry_to_ne
         if reading.pending_marker is not None:
             reading.mark_obligation(reading.pending_marker_owner)
         reading.pending_marker = reading.lines.line_of(start)
+        reading.pending_marker_end = end
         reading.pending_marker_owner = owner
         return
     role, idx = owner

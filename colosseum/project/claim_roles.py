@@ -12,7 +12,8 @@ from colosseum.core.lazy_regex import lazy_regex
 _ASSERTION = lazy_regex(r"theorem|thm|lemma|lem\b|prop|corollar|cor\b|claim|fact|observ|sublem|result", re.I)
 _NON_ASSERTION = lazy_regex(
     r"^(def|dfn|rem|ex|note|notation|conv|conj|question|problem|assum|hyp|axiom|algo|setup|param|"
-    r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice)",
+    r"constr|war|ih|quest|open|case|situation|task|goal|idea|heur|motiv|comment|caveat|notice|"
+    r"digress|dig\b|recall|rec\b|non-?ex|nex\b|aside)",
     re.I,
 )
 

@@ -57,6 +57,8 @@ def _text(index, path: Path, start: int, end: int) -> str:
 
 def _statement_of(index, label: str) -> str:
     claim = index.claims.get(label)
+    if claim is not None and claim.kind == "leannode":  # \inputleannode: the paper holds no text of it
+        return "(stated in the project's Lean code, not in the paper: take it as stated there)"
     return claim.statement_text.strip() if claim is not None else ""
 
 

@@ -83,18 +83,10 @@ def plan_research_many(index, labels: list[str], overrides: RunOverrides, option
 def _resumed_by_label(index, labels: list[str], runs, model: str) -> dict[str, ResumedResearch]:
     """The runs to resume by the theorem each one recorded: at most one per label, each of ``labels``,
     each resumable and of the model the theorems share (one provider serves them all)."""
-    from colosseum.app.runs import find_run, read_run
+    from colosseum.app.runs import runs_by_label
 
     by_label: dict[str, ResumedResearch] = {}
-    for run in runs:
-        folder = find_run(index.root_dir, run)
-        if folder is None:
-            raise RunRefused(f"no run {run!r} to resume")
-        label = read_run(folder).get("label")
-        if label not in labels:
-            raise RunRefused(f"run {folder.name} researched {label!r}, which is not among the labels")
-        if label in by_label:
-            raise RunRefused(f"two runs to resume for {label!r}: {by_label[label].folder.name} and {folder.name}")
+    for label, (run, folder) in runs_by_label(index.root_dir, labels, runs, "researched").items():
         again = research_to_resume(index, label, run)
         if again.model and again.model != model:
             raise RunRefused(f"run {folder.name} used {again.model}, and the theorems of --labels share one "

@@ -76,6 +76,25 @@ def _parse_time(text) -> datetime | None:
     return beat if beat.tzinfo else beat.replace(tzinfo=timezone.utc)
 
 
+def runs_by_label(root_dir: Path, labels: list[str], runs, verb: str) -> dict[str, tuple[str, Path]]:
+    """The runs to resume, by the label each one recorded: at most one per label, each of ``labels``.
+    Maps a label to the run as it was given and its folder; ``verb`` says what the runs did ("solved")."""
+    from colosseum.app.refusals import RunRefused
+
+    by_label: dict[str, tuple[str, Path]] = {}
+    for run in runs:
+        folder = find_run(root_dir, run)
+        if folder is None:
+            raise RunRefused(f"no run {run!r} to resume")
+        label = read_run(folder).get("label")
+        if label not in labels:
+            raise RunRefused(f"run {folder.name} {verb} {label!r}, which is not among the labels")
+        if label in by_label:
+            raise RunRefused(f"two runs to resume for {label!r}: {by_label[label][1].name} and {folder.name}")
+        by_label[label] = (run, folder)
+    return by_label
+
+
 def find_run(root_dir: Path, run: str) -> Path | None:
     """The run folder named ``run``: a folder under ``.colosseum/runs/`` or a path to one."""
     for folder in (runs_dir(root_dir) / run, Path(run)):

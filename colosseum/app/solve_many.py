@@ -90,20 +90,9 @@ def plan_many(index, labels: list[str], overrides: RunOverrides, resume: list[st
 
 def _runs_by_label(index, labels: list[str], resume) -> dict[str, str]:
     """The runs to resume, by the label each one recorded: at most one per label, each of ``labels``."""
-    from colosseum.app.runs import find_run, read_run
+    from colosseum.app.runs import runs_by_label
 
-    by_label: dict[str, str] = {}
-    for run in resume:
-        folder = find_run(index.root_dir, run)
-        if folder is None:
-            raise RunRefused(f"no run {run!r} to resume")
-        label = read_run(folder).get("label")
-        if label not in labels:
-            raise RunRefused(f"run {folder.name} solved {label!r}, which is not among the labels to solve")
-        if label in by_label:
-            raise RunRefused(f"two runs to resume for {label!r}: {by_label[label]} and {run}")
-        by_label[label] = run
-    return by_label
+    return {label: run for label, (run, _) in runs_by_label(index.root_dir, labels, resume, "solved").items()}
 
 
 @dataclass

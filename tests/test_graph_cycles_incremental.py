@@ -64,8 +64,8 @@ def test_renaming_a_claim_on_a_circle_searches_only_its_group(make_project, tmp_
     mirror = Mirror(make_project(tmp_path / "src", CIRCLE), tmp_path / "work")
     assert len(mirror.index.graph.cycles()) == 2
     searches = []
-    whole = dag._circular_groups
-    monkeypatch.setattr(dag, "_circular_groups", lambda succ: searches.append(1) or whole(succ))
+    whole = dag.circular_groups
+    monkeypatch.setattr(dag, "circular_groups", lambda succ: searches.append(1) or whole(succ))
     steps = [("\\label{lem:1}", "\\label{lem:one}", "\\cref{lem:1}", "\\cref{lem:one}"),  # renamed: edges go and come
              ("By \\cref{lem:0}.\\end{proof}\n\\begin{lemma}\\label{lem:3}", "By \\cref{lem:3}.\\end{proof}\n"
               "\\begin{lemma}\\label{lem:3}", "", ""),  # the two circles joined

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from colosseum.core.structure import Claim
+from colosseum.graph.cycles import components, shortest_cycle
 from colosseum.graph.view import GraphInput
 
 if TYPE_CHECKING:
@@ -334,8 +335,6 @@ def _updated_cycles(graph: DependencyGraph, previous: DependencyGraph, truth_add
     ``used``); or a part of a last group that a changed edge lay inside. The last two lie in
     ``_affected``, a union of whole groups of the new graph: the groups are searched for there
     only, and the others are kept with their cycles."""
-    from colosseum.graph.dag import _components, shortest_cycle
-
     succ = graph.truth_succ
     members: dict[int, list[str]] = {}
     for node, group in previous._circular.items():
@@ -347,7 +346,7 @@ def _updated_cycles(graph: DependencyGraph, previous: DependencyGraph, truth_add
         area.update(members[group])
     kept = {group for group in members if group not in touched and not area.intersection(members[group])}
     inside = {node: {nxt for nxt in succ.get(node, ()) if nxt in area} for node in area}
-    found = _components(inside, [node for node, users in inside.items() if users], iter, smallest=2)
+    found = components(inside, [node for node, users in inside.items() if users], iter, smallest=2)
     old_groups = {tuple(sorted(members[group])): group for group in kept}
     groups = sorted([list(g) for g in old_groups] + found)
     cycles, out_circular = [], {}
